@@ -1,0 +1,139 @@
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { OpenApiRegistry } from '../../server/openapi.ts';
+import { type AdminRoute, registerAdminRoute } from './admin-route.ts';
+import { deletedSchema, type IdParams, idParamsSchema } from './admin-schemas.ts';
+import {
+  type PageQuery,
+  type PageRequest,
+  pageQuerySchema,
+  pageRequest,
+  pageSchema,
+  toPage,
+} from './pagination.ts';
+
+/** The rules behind a CRUD resource. An absent row is `undefined` (or `false`); the routes make it a 404. */
+export interface CrudService<Row, Patch> {
+  list(page: PageRequest): Promise<Row[]>;
+  get(id: string): Promise<Row | undefined>;
+  update(id: string, patch: Patch): Promise<Row | undefined>;
+  delete(id: string): Promise<boolean>;
+}
+
+/** What the OpenAPI document says of one operation. */
+type OperationText = Pick<AdminRoute<never, never, never>, 'summary' | 'responseDescription'>;
+
+/** Everything that differs between two admin resources with create, list, read, change and delete. */
+export interface CrudResource<Row extends { id: string }, Create, Patch> {
+  /** The collection's fastify path under `/admin` (`/deployments`); an item is `${path}/:id`. */
+  path: string;
+  tag: string;
+  /** Named in a 404: `No ${noun} with id '...'.` */
+  noun: string;
+  service: CrudService<Row, Patch>;
+  /** The row as the API shows it, and the OpenAPI id of a page of them. */
+  view: { schema: z.ZodType; pageId: string; render(row: Row): unknown };
+  /** Create answers on its own terms (a virtual key shows its secret once), so it brings its handler. */
+  create: OperationText & {
+    body: z.ZodType<Create>;
+    response: z.ZodType;
+    handle(body: Create): Promise<unknown>;
+  };
+  list: OperationText;
+  get: OperationText;
+  patch: OperationText & { body: z.ZodType<Patch> };
+  delete: Pick<OperationText, 'summary'>;
+  /** Registers the resource's other collection routes right after create, where the document lists them. */
+  afterCreate?(): void;
+}
+
+/**
+ * Registers `POST` and `GET ${path}` and `GET`, `PATCH` and `DELETE ${path}/:id` with their
+ * OpenAPI entries, as thin handlers over the resource's service.
+ */
+export function registerCrudRoutes<Row extends { id: string }, Create, Patch>(
+  scope: FastifyInstance,
+  docs: OpenApiRegistry,
+  resource: CrudResource<Row, Create, Patch>,
+): void {
+  registerCollectionRoutes(scope, docs, resource);
+  registerItemRoutes(scope, docs, resource);
+}
+
+function registerCollectionRoutes<Row extends { id: string }, Create, Patch>(
+  scope: FastifyInstance,
+  docs: OpenApiRegistry,
+  { path, tag, service, view, create, list, afterCreate }: CrudResource<Row, Create, Patch>,
+): void {
+  registerAdminRoute<never, never, Create>(scope, docs, {
+    method: 'post',
+    path,
+    summary: create.summary,
+    tag,
+    body: create.body,
+    status: 201,
+    response: create.response,
+    responseDescription: create.responseDescription,
+    handle: ({ body }) => create.handle(body),
+  });
+  afterCreate?.();
+  registerAdminRoute<never, PageQuery, never>(scope, docs, {
+    method: 'get',
+    path,
+    ...list,
+    tag,
+    query: pageQuerySchema,
+    response: pageSchema(view.schema, view.pageId),
+    handle: async ({ query }) => {
+      const page = pageRequest(query);
+      return toPage(await service.list(page), page.limit, view.render);
+    },
+  });
+}
+
+function registerItemRoutes<Row extends { id: string }, Create, Patch>(
+  scope: FastifyInstance,
+  docs: OpenApiRegistry,
+  resource: CrudResource<Row, Create, Patch>,
+): void {
+  const { tag, service, view } = resource;
+  const path = `${resource.path}/:id`;
+  const shown = (id: string, row: Row | undefined): unknown =>
+    view.render(row ?? notFound(resource.noun, id));
+  registerAdminRoute<IdParams, never, never>(scope, docs, {
+    method: 'get',
+    path,
+    ...resource.get,
+    tag,
+    params: idParamsSchema,
+    response: view.schema,
+    handle: async ({ params }) => shown(params.id, await service.get(params.id)),
+  });
+  registerAdminRoute<IdParams, never, Patch>(scope, docs, {
+    method: 'patch',
+    path,
+    ...resource.patch,
+    tag,
+    params: idParamsSchema,
+    response: view.schema,
+    handle: async ({ params, body }) => shown(params.id, await service.update(params.id, body)),
+  });
+  registerAdminRoute<IdParams, never, never>(scope, docs, {
+    method: 'delete',
+    path,
+    ...resource.delete,
+    tag,
+    params: idParamsSchema,
+    response: deletedSchema,
+    responseDescription: 'Deleted.',
+    handle: async ({ params }) => {
+      if (!(await service.delete(params.id))) notFound(resource.noun, params.id);
+      return { id: params.id, deleted: true };
+    },
+  });
+}
+
+function notFound(noun: string, id: string): never {
+  throw new GatewayError('not_found', { param: 'id', message: `No ${noun} with id '${id}'.` });
+}

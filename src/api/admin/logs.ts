@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { decodeCursor } from '../../records/queries/cursor.ts';
+import { OPERATION_STATUSES, queryOperationLog } from '../../records/queries/operation-log-query.ts';
+import type { RouteModule } from '../../server/app.ts';
+import type { Db } from '../../store/database.ts';
+import { registerAdminRoute } from './admin-route.ts';
+
+/** Page size of `GET /admin/logs` when `limit` is absent, and its bound. */
+export const LOGS_DEFAULT_LIMIT = 50;
+export const LOGS_MAX_LIMIT = 500;
+
+const id = z.string().min(1).max(200);
+const time = z.iso.datetime({ offset: true });
+
+const logsQuery = z.strictObject({
+  requestId: id.optional().meta({ description: 'The `x-request-id` of the call.' }),
+  keyId: id.optional().meta({ description: 'Virtual key id (`key_…`).' }),
+  publicModel: id.optional(),
+  deploymentId: id
+    .optional()
+    .meta({ description: 'Operations served by this deployment or with an attempt on it.' }),
+  status: z.enum(OPERATION_STATUSES).optional(),
+  code: id.optional().meta({ description: 'Error code of the call (docs/api.md, Errors).' }),
+  since: time.optional().meta({ description: 'Inclusive lower bound of the start time (RFC 3339).' }),
+  until: time.optional().meta({ description: 'Exclusive upper bound of the start time (RFC 3339).' }),
+  limit: z.coerce.number().int().min(1).max(LOGS_MAX_LIMIT).default(LOGS_DEFAULT_LIMIT),
+  cursor: z.string().min(1).max(400).optional().meta({ description: '`nextCursor` of the previous page.' }),
+});
+
+const attemptSchema = z
+  .object({
+    index: z.number().int(),
+    deploymentId: z.string(),
+    provider: z.string(),
+    upstreamModel: z.string(),
+    publicModel: z.string(),
+    startedAt: z.string(),
+    outcome: z.enum(['in_progress', 'success', 'failure', 'abandoned']),
+    latencyMs: z.number().nullable(),
+    firstByteMs: z.number().nullable(),
+    httpStatus: z.number().nullable(),
+    errorClass: z.string().nullable(),
+    errorCode: z.string().nullable(),
+    errorDetail: z.unknown().meta({
+      description:
+        "For a failed attempt: `{ code, errorClass, status, detail }`, detail holding the provider's own status, message and body. Shown only here.",
+    }),
+  })
+  .meta({ id: 'UpstreamAttempt' });
+
+const operationSchema = z
+  .object({
+    id: z.string(),
+    requestId: z.string(),
+    startedAt: z.string(),
+    finishedAt: z.string().nullable(),
+    status: z.enum(OPERATION_STATUSES),
+    httpStatus: z.number().nullable(),
+    errorCode: z.string().nullable(),
+    errorClass: z.string().nullable(),
+    operation: z.string(),
+    keyId: z.string().nullable().meta({ description: 'Null for the master key.' }),
+    publicModel: z.string(),
+    deploymentId: z.string().nullable(),
+    stream: z.boolean(),
+    inputTokens: z.number().nullable(),
+    outputTokens: z.number().nullable(),
+    cachedInputTokens: z.number().nullable(),
+    costCents: z.number(),
+    latencyMs: z.number().nullable(),
+    prompt: z.string().nullable().meta({ description: 'Truncated to MAX_STRING_LENGTH_PROMPT_IN_DB.' }),
+    attempts: z.array(attemptSchema),
+  })
+  .meta({ id: 'GatewayOperation' });
+
+const logsPage = z
+  .object({ data: z.array(operationSchema), nextCursor: z.string().nullable() })
+  .meta({ id: 'GatewayOperationPage' });
+
+/** `GET /admin/logs` (variant B): request records, newest first, found by request id and filters. */
+export function logsModule(db: Db): RouteModule {
+  return {
+    surface: 'admin',
+    register: (scope, docs) => {
+      registerAdminRoute(scope, docs, {
+        method: 'get',
+        path: '/logs',
+        summary: 'Request records (operations with their upstream attempts), newest first',
+        tag: 'records',
+        query: logsQuery,
+        response: logsPage,
+        responseDescription: 'One page of operations; `nextCursor` is null on the last page.',
+        handle: async ({ query }) => {
+          const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+          if (cursor === null) {
+            throw new GatewayError('invalid_request', {
+              param: 'cursor',
+              message: "Invalid value for 'cursor': use the nextCursor of a previous page.",
+            });
+          }
+          return queryOperationLog(db, {
+            ...query,
+            since: dateOf(query.since),
+            until: dateOf(query.until),
+            cursor,
+          });
+        },
+      });
+    },
+  };
+}
+
+function dateOf(text: string | undefined): Date | undefined {
+  return text === undefined ? undefined : new Date(text);
+}

@@ -1,0 +1,32 @@
+import type { InferencePipeline } from '../../pipeline/pipeline.ts';
+import type { RouteModule } from '../../server/app.ts';
+import { ENDPOINTS } from './endpoints.ts';
+import { registerInferenceRoute } from './inference-route.ts';
+import { type ModelSource, registerModelsRoute } from './models-route.ts';
+
+export interface V1Deps {
+  pipeline: InferencePipeline;
+  directory: ModelSource;
+  /** The bound of a request body (BODY_LIMIT_BYTES); multipart uploads too. */
+  bodyLimitBytes: number;
+}
+
+/**
+ * The /v1 surface: every inference endpoint on the one generic handler, and `GET /v1/models`.
+ * multipart/form-data is not parsed here: its parser hands the raw request stream to the handler,
+ * which reads the text fields and streams the upload on (multipart-fields.ts). Registered on the
+ * v1 scope only, so the admin surface never accepts multipart.
+ */
+export function v1Module(deps: V1Deps): RouteModule {
+  const options = {
+    multipart: { maxLookaheadBytes: deps.bodyLimitBytes, maxBodyBytes: deps.bodyLimitBytes },
+  };
+  return {
+    surface: 'v1',
+    register: (scope, docs) => {
+      scope.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
+      for (const endpoint of ENDPOINTS) registerInferenceRoute(scope, docs, endpoint, deps.pipeline, options);
+      registerModelsRoute(scope, docs, deps.directory);
+    },
+  };
+}

@@ -1,0 +1,199 @@
+import type { ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { AttemptResult } from '../../pipeline/attempt.ts';
+import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
+import { type Endpoint, type EndpointBody, MULTIPART_UPLOAD } from '../../pipeline/endpoint.ts';
+import type { InferencePipeline } from '../../pipeline/pipeline.ts';
+import { sseErrorEvent, startSse, writeJson, writeSseEvent, writeText } from '../../pipeline/respond.ts';
+import { ClientAbortedError } from '../../pipeline/upstream-failure.ts';
+import { toGatewayError, writeRawError } from '../../server/error-response.ts';
+import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
+import { type MultipartLimits, readMultipartFields } from './multipart-fields.ts';
+
+/** What the handler needs besides the endpoint and the pipeline. */
+export interface InferenceRouteOptions {
+  multipart: MultipartLimits;
+}
+
+const MEDIA_TYPES = { json: 'application/json', multipart: 'multipart/form-data' } as const;
+
+/** Registers one endpoint on the generic inference handler (STYLE.md point 11: one handler, many descriptors). */
+export function registerInferenceRoute(
+  scope: FastifyInstance,
+  docs: OpenApiRegistry,
+  endpoint: Endpoint,
+  pipeline: InferencePipeline,
+  options: InferenceRouteOptions,
+): void {
+  scope.post(endpoint.path, (request, reply) => handle(endpoint, pipeline, options, request, reply));
+  docs.add({
+    method: 'post',
+    path: `/v1${endpoint.path}`,
+    operation: {
+      summary: endpoint.summary,
+      tags: ['inference'],
+      security: INFERENCE_SECURITY,
+      requestBody: {
+        required: true,
+        content: {
+          [MEDIA_TYPES[endpoint.requestFormat]]: { schema: endpoint.docSchema ?? endpoint.bodySchema },
+        },
+      },
+      responses: {
+        200: {
+          description: endpoint.streamable
+            ? 'The answer in the endpoint format; `text/event-stream` when `stream` is true.'
+            : 'The answer in the endpoint format (transcriptions in `text`, `srt` or `vtt`: as text).',
+        },
+        default: {
+          description: `An error in the ${endpoint.shape === 'anthropic' ? 'Anthropic' : 'OpenAI'} shape.`,
+        },
+      },
+    },
+  });
+}
+
+function unsupportedMediaType(endpoint: Endpoint): GatewayError {
+  return new GatewayError('invalid_request', {
+    status: 415,
+    message: `This endpoint takes ${MEDIA_TYPES[endpoint.requestFormat]}.`,
+  });
+}
+
+/**
+ * The validated body. A multipart body arrives as the raw request stream (see index.ts): its text
+ * fields are read and validated, and its upload rides on the body (MULTIPART_UPLOAD).
+ */
+async function bodyOf(
+  endpoint: Endpoint,
+  request: FastifyRequest,
+  options: InferenceRouteOptions,
+): Promise<EndpointBody> {
+  const raw = request.body instanceof Readable ? request.body : null;
+  if ((raw !== null) !== (endpoint.requestFormat === 'multipart')) throw unsupportedMediaType(endpoint);
+  if (raw === null) return endpoint.bodySchema.parse(request.body);
+  const form = await readMultipartFields(raw, request.headers['content-type'] ?? '', options.multipart);
+  const body = endpoint.bodySchema.parse(form.fields);
+  body[MULTIPART_UPLOAD] = form.upload;
+  return body;
+}
+
+async function createContext(
+  endpoint: Endpoint,
+  request: FastifyRequest,
+  options: InferenceRouteOptions,
+  signal: AbortSignal,
+): Promise<CallContext> {
+  // Taken before a multipart form is read: the call's latency includes reading its fields.
+  const startedAtMs = Date.now();
+  const body = await bodyOf(endpoint, request, options);
+  const stream = body.stream === true;
+  if (stream && !endpoint.streamable) {
+    throw new GatewayError('invalid_request', { param: 'stream', message: 'This endpoint does not stream.' });
+  }
+  return {
+    requestId: request.id,
+    endpoint,
+    principal: request.principal,
+    startedAtMs,
+    signal,
+    body,
+    stream,
+    publicModel: body.model,
+    servedBy: null,
+    responseHeaders: { 'x-request-id': request.id },
+    attempts: [],
+    usage: null,
+    costCents: 0,
+    stageState: new Map(),
+  };
+}
+
+async function handle(
+  endpoint: Endpoint,
+  pipeline: InferencePipeline,
+  options: InferenceRouteOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  reply.hijack();
+  const res = reply.raw;
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  let ctx: CallContext | undefined;
+  let outcome: CallOutcome = { status: 200, error: null, streamBroken: false };
+  try {
+    ctx = await createContext(endpoint, request, options, controller.signal);
+    const result = await pipeline.run(ctx);
+    outcome = await writeResult(res, ctx, result);
+  } catch (error) {
+    const cause = controller.signal.aborted ? new ClientAbortedError() : error;
+    outcome = failed(res, cause, endpoint, request, ctx?.responseHeaders);
+  } finally {
+    if (ctx !== undefined) pipeline.finish(ctx, outcome);
+    discardUnread(request);
+  }
+}
+
+/**
+ * An upload the upstream never read in full (refused before the call, or answered early) is read
+ * to its end and dropped, so the connection can carry the client's next request.
+ */
+function discardUnread(request: FastifyRequest): void {
+  const raw = request.raw;
+  if (!raw.readableEnded && !raw.destroyed) raw.resume();
+}
+
+function failed(
+  res: ServerResponse,
+  error: unknown,
+  endpoint: Endpoint,
+  request: FastifyRequest,
+  headers: Record<string, string> = {},
+): CallOutcome {
+  if (error instanceof ClientAbortedError) {
+    return { status: 499, error: null, streamBroken: false };
+  }
+  const gatewayError = toGatewayError(error);
+  if (gatewayError.status >= 500)
+    request.log.warn({ code: gatewayError.code, detail: gatewayError.detail }, 'call failed');
+  writeRawError(res, gatewayError, endpoint.shape, request.id, headers);
+  return { status: gatewayError.status, error: gatewayError, streamBroken: false };
+}
+
+async function writeResult(
+  res: ServerResponse,
+  ctx: CallContext,
+  result: AttemptResult,
+): Promise<CallOutcome> {
+  if (result.kind === 'json') {
+    ctx.usage = result.usage;
+    if (result.textContentType !== undefined && typeof result.answer === 'string') {
+      writeText(res, ctx.responseHeaders, result.answer, result.textContentType);
+    } else {
+      writeJson(res, ctx.responseHeaders, result.answer);
+    }
+    return { status: 200, error: null, streamBroken: false };
+  }
+  startSse(res, ctx.responseHeaders);
+  try {
+    for await (const event of result.events) {
+      if (res.destroyed) break;
+      await writeSseEvent(res, event);
+    }
+    return { status: 200, error: null, streamBroken: false };
+  } catch (error) {
+    if (error instanceof ClientAbortedError || res.destroyed)
+      return { status: 499, error: null, streamBroken: true };
+    const gatewayError = toGatewayError(error);
+    await writeSseEvent(res, sseErrorEvent(gatewayError, ctx.endpoint.shape));
+    return { status: gatewayError.status, error: gatewayError, streamBroken: true };
+  } finally {
+    ctx.usage = result.usage();
+    res.end();
+  }
+}

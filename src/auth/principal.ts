@@ -1,0 +1,36 @@
+import type { Credential } from './credentials.ts';
+
+/** A virtual key as the hot path sees it (DESIGN.md section 5, Virtual key). */
+export interface VirtualKey {
+  id: string;
+  name: string;
+  /** Public model names; `"*"` allows every model. */
+  allowedModels: readonly string[];
+  rpmLimit: number | null;
+  tpmLimit: number | null;
+  budgetCents: number | null;
+  /** Spend in the database when the key was loaded; seeds the hot-path budget counter. */
+  spendCents: number;
+  enabled: boolean;
+  expiresAt: Date | null;
+}
+
+/** Who is calling: the master key or a virtual key. */
+export type Principal = { kind: 'master' } | { kind: 'virtual'; key: VirtualKey };
+
+/** Looks up a virtual key by its secret; null when unknown. Implementations cache (issue: admin). */
+export interface VirtualKeyResolver {
+  resolve(credential: Credential): Promise<VirtualKey | null>;
+}
+
+/** True when `principal` may call `publicModel` (SPEC.md: allowedModels scope). */
+export function mayUseModel(principal: Principal, publicModel: string): boolean {
+  if (principal.kind === 'master') return true;
+  const allowed = principal.key.allowedModels;
+  return allowed.includes('*') || allowed.includes(publicModel);
+}
+
+/** Disabled or expired keys are refused like unknown ones (401). */
+export function isKeyUsable(key: VirtualKey, nowMs: number): boolean {
+  return key.enabled && (key.expiresAt === null || key.expiresAt.getTime() > nowMs);
+}

@@ -1,0 +1,89 @@
+/**
+ * The shared cache store (SPEC.md: "holds only ephemeral runtime state"). One interface, two
+ * implementations: Redis for replicas, in-process memory for the embedded default. Every
+ * operation that decides admission is atomic in both (a Lua script in Redis).
+ *
+ * Keys passed in are logical names such as `rl:{key_123}:rpm`; an implementation may prefix
+ * them (Redis: the configured prefix) but never reshapes the `{hash-tag}` part, so every key of one
+ * virtual key lands in one Redis Cluster slot.
+ */
+export interface CacheStore {
+  readonly kind: 'redis' | 'memory';
+
+  /** Atomically adds `by` (may be negative) and returns the new value; sets `ttlMs` when the key is created. */
+  incrBy(key: string, by: number, ttlMs: number): Promise<number>;
+
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+  /** Sets only when absent; true when it set. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  del(key: string): Promise<void>;
+  /** Remaining time to live in ms; null when the key does not exist or has no expiry. */
+  ttlMs(key: string): Promise<number | null>;
+
+  /**
+   * Sliding-window admission (a sliding log: exact at the boundary). Admits `cost` units under
+   * reservation `id` when the sum of the entries of the last `windowMs` plus `cost` stays within
+   * `limit`; otherwise records nothing. Either way, answers the window's state after the decision.
+   */
+  windowAdmit(key: string, request: WindowAdmitRequest): Promise<WindowDecision>;
+
+  /**
+   * Replaces the cost of reservation `id` with `cost` (0 releases it), keeping its timestamp:
+   * how a TPM reservation is reconciled with the upstream's actual usage. No-op when the entry
+   * has already left the window.
+   */
+  windowAdjust(key: string, id: string, cost: number, windowMs: number): Promise<void>;
+
+  /** The window's state without admitting anything. */
+  windowState(key: string, limit: number, windowMs: number): Promise<WindowDecision>;
+
+  /**
+   * Budget-style reservation on a counter: when the key exists and `value + amount <= limit`,
+   * adds `amount` and admits. When the key is missing, answers `missing` without creating it, so
+   * the caller can seed it (from the database) with `setIfAbsent` and try again.
+   */
+  counterReserve(key: string, amount: number, limit: number): Promise<CounterDecision>;
+
+  /** Publishes to every subscriber of `channel` in every replica (including this one). */
+  publish(channel: string, message: string): Promise<void>;
+  /** Subscribes; the returned function unsubscribes. */
+  subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
+
+  /** Resolves when the store answers; rejects quickly (about a second at most) when it does not. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface WindowAdmitRequest {
+  /** Unique reservation id (the request id), so the entry can be adjusted later. */
+  id: string;
+  cost: number;
+  limit: number;
+  windowMs: number;
+}
+
+export interface WindowDecision {
+  admitted: boolean;
+  /** Sum of the entries in the window after the decision. */
+  used: number;
+  limit: number;
+  remaining: number;
+  /** Milliseconds until enough of the window expires to free `cost` (0 when admitted). */
+  retryAfterMs: number;
+  /** Milliseconds until the whole window is clear (for x-ratelimit-reset-*). */
+  resetMs: number;
+}
+
+export type CounterDecision =
+  | { status: 'admitted'; value: number }
+  | { status: 'rejected'; value: number }
+  | { status: 'missing' };
+
+/** Raised when the store cannot be reached; the HTTP layer maps it to 503 service_unavailable. */
+export class CacheUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CacheUnavailableError';
+  }
+}

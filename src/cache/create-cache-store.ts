@@ -1,0 +1,20 @@
+import type { CacheStore } from './cache-store.ts';
+import { MemoryCacheStore } from './memory-cache-store.ts';
+import { RedisCacheStore } from './redis-cache-store.ts';
+
+export interface CreateCacheStoreOptions {
+  /** Redis for replicas when set; the in-process store of the embedded default otherwise. */
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key and channel (ignored by the memory store, which is private to the process). */
+  keyPrefix: string;
+}
+
+/**
+ * The cache store the configuration asks for. With Redis it resolves once connected or after
+ * about a second, whichever is first: a gateway started during an outage still starts, reports
+ * not ready, and the store connects when Redis comes back.
+ */
+export async function createCacheStore(options: CreateCacheStoreOptions): Promise<CacheStore> {
+  if (options.redisUrl === undefined || options.redisUrl === '') return new MemoryCacheStore();
+  return RedisCacheStore.connect({ url: options.redisUrl, keyPrefix: options.keyPrefix });
+}

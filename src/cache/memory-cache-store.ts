@@ -1,0 +1,213 @@
+import { deliverToSubscriber } from './cache-diagnostics.ts';
+import type { CacheStore, CounterDecision, WindowAdmitRequest, WindowDecision } from './cache-store.ts';
+import { CacheUnavailableError } from './cache-store.ts';
+import { emptyWindowDecision, SlidingLog } from './sliding-log.ts';
+
+export interface MemoryCacheStoreOptions {
+  /** How often idle keys and windows are swept; expiry is also checked lazily on every access. */
+  sweepIntervalMs?: number;
+}
+
+/** Long enough to cost nothing, short enough that idle windows do not pile up. */
+const DEFAULT_SWEEP_INTERVAL_MS = 10_000;
+
+interface ValueEntry {
+  /**
+   * The string as set, or the number the last arithmetic left: a counter is turned into text
+   * only when read, so incrBy and counterReserve neither parse nor format on every call.
+   */
+  value: string | number;
+  /** Monotonic ms; Infinity when the key has no expiry. */
+  expiresAt: number;
+}
+
+/**
+ * The in-process cache store of the embedded default (DESIGN.md section 1): the same semantics
+ * as the Redis store for one process. Every operation runs synchronously inside one call, so it
+ * is atomic by construction. Time is monotonic (`performance.now()`), so a wall-clock jump never
+ * stretches or shrinks a window. A `ttlMs` of 0 or less means no expiry, as in the Redis store.
+ */
+export class MemoryCacheStore implements CacheStore {
+  readonly kind = 'memory' as const;
+  #values = new Map<string, ValueEntry>();
+  #windows = new Map<string, SlidingLog>();
+  #channels = new Map<string, Set<(message: string) => void>>();
+  #sweepTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(options: MemoryCacheStoreOptions = {}) {
+    this.#sweepTimer = setInterval(() => this.#sweep(), options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS);
+    this.#sweepTimer.unref();
+  }
+
+  async incrBy(key: string, by: number, ttlMs: number): Promise<number> {
+    const now = this.#now();
+    const entry = this.#live(key, now);
+    if (entry === undefined) {
+      this.#values.set(key, { value: by, expiresAt: expiryOf(now, ttlMs) });
+      return by;
+    }
+    const next = numberIn(key, entry) + by;
+    entry.value = next;
+    return next;
+  }
+
+  async get(key: string): Promise<string | null> {
+    const entry = this.#live(key, this.#now());
+    if (entry === undefined) return null;
+    return typeof entry.value === 'string' ? entry.value : String(entry.value);
+  }
+
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
+    const now = this.#now();
+    this.#values.set(key, { value, expiresAt: expiryOf(now, ttlMs) });
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const now = this.#now();
+    if (this.#live(key, now) !== undefined) return false;
+    this.#values.set(key, { value, expiresAt: expiryOf(now, ttlMs) });
+    return true;
+  }
+
+  async del(key: string): Promise<void> {
+    this.#now();
+    this.#values.delete(key);
+    this.#windows.delete(key);
+  }
+
+  async ttlMs(key: string): Promise<number | null> {
+    const now = this.#now();
+    const entry = this.#live(key, now);
+    if (entry === undefined || entry.expiresAt === Number.POSITIVE_INFINITY) return null;
+    return Math.ceil(entry.expiresAt - now);
+  }
+
+  async windowAdmit(key: string, request: WindowAdmitRequest): Promise<WindowDecision> {
+    const now = this.#now();
+    const log = this.#window(key, now, request.windowMs);
+    const admitted = log.admit(now, request.id, request.cost, request.limit);
+    const decision = log.decide(now, admitted, request.cost, request.limit);
+    if (log.isEmpty) this.#windows.delete(key);
+    return decision;
+  }
+
+  async windowAdjust(key: string, id: string, cost: number, windowMs: number): Promise<void> {
+    const now = this.#now();
+    const log = this.#windows.get(key);
+    if (log === undefined) return;
+    log.prune(now, windowMs);
+    log.adjust(id, cost);
+    if (log.isEmpty) this.#windows.delete(key);
+  }
+
+  async windowState(key: string, limit: number, windowMs: number): Promise<WindowDecision> {
+    const now = this.#now();
+    const log = this.#windows.get(key);
+    if (log === undefined) return emptyWindowDecision(limit >= 1, limit);
+    log.prune(now, windowMs);
+    if (log.isEmpty) this.#windows.delete(key);
+    // The state a one-unit admission would see, as in the Redis store.
+    return log.decide(now, log.used + 1 <= limit, 1, limit);
+  }
+
+  async counterReserve(key: string, amount: number, limit: number): Promise<CounterDecision> {
+    const entry = this.#live(key, this.#now());
+    if (entry === undefined) return { status: 'missing' };
+    const value = numberIn(key, entry);
+    if (value + amount > limit) return { status: 'rejected', value };
+    entry.value = value + amount;
+    return { status: 'admitted', value: value + amount };
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    this.#now();
+    const handlers = this.#channels.get(channel);
+    if (handlers === undefined) return;
+    // Delivered after the publisher's turn, as a network round trip would be; the snapshot keeps
+    // a handler that (un)subscribes from changing this delivery.
+    for (const handler of [...handlers]) {
+      queueMicrotask(() => deliverToSubscriber('memory', channel, handler, message));
+    }
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
+    this.#now();
+    // Wrapped so that subscribing the same function twice gives two independent subscriptions.
+    const subscription = (message: string) => handler(message);
+    let handlers = this.#channels.get(channel);
+    if (handlers === undefined) {
+      handlers = new Set();
+      this.#channels.set(channel, handlers);
+    }
+    handlers.add(subscription);
+    return async () => {
+      const current = this.#channels.get(channel);
+      if (current === undefined) return;
+      current.delete(subscription);
+      if (current.size === 0) this.#channels.delete(channel);
+    };
+  }
+
+  async ping(): Promise<void> {
+    this.#now();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#sweepTimer);
+    this.#values.clear();
+    this.#windows.clear();
+    this.#channels.clear();
+  }
+
+  /** The current monotonic time; throws once the store is closed, as the Redis store does. */
+  #now(): number {
+    if (this.#closed) throw new CacheUnavailableError('the cache store is closed');
+    return performance.now();
+  }
+
+  #live(key: string, now: number): ValueEntry | undefined {
+    const entry = this.#values.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt > now) return entry;
+    this.#values.delete(key);
+    return undefined;
+  }
+
+  #window(key: string, now: number, windowMs: number): SlidingLog {
+    let log = this.#windows.get(key);
+    if (log === undefined) {
+      log = new SlidingLog();
+      this.#windows.set(key, log);
+    }
+    log.prune(now, windowMs);
+    return log;
+  }
+
+  #sweep(): void {
+    const now = performance.now();
+    for (const [key, entry] of this.#values) {
+      if (entry.expiresAt <= now) this.#values.delete(key);
+    }
+    for (const [key, log] of this.#windows) {
+      log.prune(now, log.windowMs);
+      if (log.isEmpty) this.#windows.delete(key);
+    }
+  }
+}
+
+/** Like Redis INCRBYFLOAT, arithmetic on a value that is not a number is an error, not a reset. */
+function numberIn(key: string, entry: ValueEntry): number {
+  const stored = entry.value;
+  const value = typeof stored === 'number' ? stored : Number(stored);
+  if (!Number.isFinite(value) || (typeof stored === 'string' && stored.trim() === '')) {
+    throw new TypeError(`the value of cache key ${key} is not a number`);
+  }
+  return value;
+}
+
+function expiryOf(now: number, ttlMs: number): number {
+  return ttlMs > 0 ? now + ttlMs : Number.POSITIVE_INFINITY;
+}

@@ -1,0 +1,28 @@
+import type { Config } from '../config.ts';
+import { openDatabase } from '../store/database.ts';
+import { migrate } from '../store/migrate.ts';
+import { LATEST_SCHEMA_VERSION } from '../store/migrations/index.ts';
+
+/** `npm run migrate`: applies pending migrations once, under an advisory lock, and says what it did. */
+export async function migrateCommand(config: Config): Promise<void> {
+  if (config.databaseUrl === undefined) {
+    process.stdout.write(
+      'DATABASE_URL is not set: the embedded database migrates itself at start; nothing to do\n',
+    );
+    return;
+  }
+  const database = openDatabase({ url: config.databaseUrl, poolMax: 1, timeoutMs: 10_000 });
+  try {
+    const applied = await migrate(database.sql, (migration, state) => {
+      if (state === 'applying') process.stdout.write(`applying ${migration.version} ${migration.name} ... `);
+      else process.stdout.write('done\n');
+    });
+    process.stdout.write(
+      applied.length === 0
+        ? `schema is current (version ${LATEST_SCHEMA_VERSION})\n`
+        : `applied ${applied.length} migration(s); schema is at version ${LATEST_SCHEMA_VERSION}\n`,
+    );
+  } finally {
+    await database.close();
+  }
+}

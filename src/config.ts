@@ -1,0 +1,213 @@
+/**
+ * Environment -> typed configuration, validated once at start (DESIGN.md section 3). A bad value
+ * stops the start with one line naming the variable and the rule. Defaults are documented in
+ * docs/configuration.md; keep the two in step.
+ */
+import { cpus } from 'node:os';
+
+export type Variant = 'a' | 'b';
+
+export interface Config {
+  variant: Variant;
+  port: number;
+  host: string;
+  logLevel: string;
+  /** Unset: embedded PGlite under dataDir. */
+  databaseUrl: string | undefined;
+  /** Unset: in-process cache store. */
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  dataDir: string;
+  /** Unset only in embedded mode, where one is generated under dataDir. */
+  masterKey: string | undefined;
+  credentialsEncryptionKey: string | undefined;
+  encryptionKeyring: string | undefined;
+  activeEncryptionKeyId: string | undefined;
+  workers: number;
+  dbPoolMax: number;
+  dependencyTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  bodyLimitBytes: number;
+  keyCacheTtlMs: number;
+  requestLogPartitionJobIntervalMs: number;
+  requestLogPartitionCreateDays: number;
+  requestLogPartitionRetentionDays: number;
+  responseStateGcIntervalMs: number;
+  responsesStateRetentionDays: number;
+  observabilityMetadataRetentionDays: number;
+  observabilityPayloadRetentionDays: number;
+  maxStringLengthPromptInDb: number;
+  /** Variant B: share of successful calls whose payload is sampled (failures always are). */
+  observabilityPayloadSampleRate: number;
+  responseCacheTtlMs: number;
+  otelEnabled: boolean;
+  otelExporterOtlpEndpoint: string | undefined;
+  otelLogPayloads: boolean;
+  extensionsDir: string | undefined;
+  extensionBreakerThreshold: number;
+}
+
+/** A configuration error: its message is the one line printed before the process exits. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `between ${min} and ${max}`;
+    throw new ConfigError(`${name} must be an integer ${range} (got "${raw}")`);
+  }
+  return value;
+}
+
+function fraction(env: Env, name: string, fallback: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || value > 1) {
+    throw new ConfigError(`${name} must be a number between 0 and 1 (got "${raw}")`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false (got "${raw}")`);
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')})`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')} (got ${parsed.protocol})`);
+  }
+  return raw;
+}
+
+function variantOf(env: Env): Variant {
+  const raw = text(env, 'GATEWAY_VARIANT') ?? 'b';
+  if (raw !== 'a' && raw !== 'b') throw new ConfigError(`GATEWAY_VARIANT must be a or b (got "${raw}")`);
+  return raw;
+}
+
+function workersOf(env: Env): number {
+  const raw = text(env, 'WORKERS');
+  if (raw === 'auto') return cpus().length;
+  return integer(env, 'WORKERS', 1, 1, 256);
+}
+
+/** The master key rule of SPEC.md (Authentication; Limits): 8 characters in A, 32 in B. */
+export function masterKeyMinLength(variant: Variant): number {
+  return variant === 'a' ? 8 : 32;
+}
+
+function checkMasterKey(masterKey: string | undefined, variant: Variant): void {
+  if (masterKey === undefined) return;
+  const min = masterKeyMinLength(variant);
+  if (masterKey.length < min) {
+    throw new ConfigError(`MASTER_KEY must be at least ${min} characters (GATEWAY_VARIANT=${variant})`);
+  }
+}
+
+/** Secrets must come from the environment once a real database is configured (DESIGN.md section 3). */
+function checkSecretsPresent(config: Config): void {
+  if (config.databaseUrl === undefined) return;
+  const where = '(required when DATABASE_URL is set)';
+  if (config.masterKey === undefined) throw new ConfigError(`MASTER_KEY must be set ${where}`);
+  if (config.variant === 'a' && config.credentialsEncryptionKey === undefined) {
+    throw new ConfigError(`CREDENTIALS_ENCRYPTION_KEY must be set ${where} (GATEWAY_VARIANT=a)`);
+  }
+  if (config.variant === 'b' && config.encryptionKeyring === undefined) {
+    throw new ConfigError(`ENCRYPTION_KEYRING must be set ${where} (GATEWAY_VARIANT=b)`);
+  }
+  if (config.variant === 'b' && config.activeEncryptionKeyId === undefined) {
+    throw new ConfigError(`ACTIVE_ENCRYPTION_KEY_ID must be set ${where} (GATEWAY_VARIANT=b)`);
+  }
+}
+
+const DAY_MS = 86_400_000;
+
+export function loadConfig(env: Env = process.env): Config {
+  const variant = variantOf(env);
+  const config: Config = {
+    variant,
+    port: integer(env, 'PORT', 4000, 0, 65_535),
+    host: text(env, 'HOST') ?? '0.0.0.0',
+    logLevel: logLevelOf(env),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'sy:',
+    dataDir: text(env, 'DATA_DIR') ?? './.switchyard',
+    masterKey: text(env, 'MASTER_KEY'),
+    credentialsEncryptionKey: text(env, 'CREDENTIALS_ENCRYPTION_KEY'),
+    encryptionKeyring: text(env, 'ENCRYPTION_KEYRING'),
+    activeEncryptionKeyId: text(env, 'ACTIVE_ENCRYPTION_KEY_ID'),
+    workers: workersOf(env),
+    dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
+    dependencyTimeoutMs: integer(env, 'DEPENDENCY_TIMEOUT_MS', 1000, 50, 60_000),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 0),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 26_214_400, 1024),
+    keyCacheTtlMs: integer(env, 'KEY_CACHE_TTL_MS', 60_000, 0),
+    requestLogPartitionJobIntervalMs: integer(env, 'REQUEST_LOG_PARTITION_JOB_INTERVAL_MS', 3_600_000, 1000),
+    requestLogPartitionCreateDays: integer(env, 'REQUEST_LOG_PARTITION_CREATE_DAYS', 3, 0, 365),
+    requestLogPartitionRetentionDays: integer(env, 'REQUEST_LOG_PARTITION_RETENTION_DAYS', 30, 1),
+    responseStateGcIntervalMs: integer(env, 'RESPONSE_STATE_GC_INTERVAL_MS', 600_000, 1000),
+    responsesStateRetentionDays: integer(env, 'RESPONSES_STATE_RETENTION_DAYS', 30, 1),
+    observabilityMetadataRetentionDays: integer(env, 'OBSERVABILITY_METADATA_RETENTION_DAYS', 30, 1),
+    observabilityPayloadRetentionDays: integer(env, 'OBSERVABILITY_PAYLOAD_RETENTION_DAYS', 7, 1),
+    maxStringLengthPromptInDb: integer(env, 'MAX_STRING_LENGTH_PROMPT_IN_DB', 2048, 0),
+    observabilityPayloadSampleRate: fraction(env, 'OBSERVABILITY_PAYLOAD_SAMPLE_RATE', 0.01),
+    responseCacheTtlMs: integer(env, 'RESPONSE_CACHE_TTL_MS', 0, 0, 30 * DAY_MS),
+    otelEnabled: boolean(env, 'OTEL_ENABLED', false),
+    otelExporterOtlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+    otelLogPayloads: boolean(env, 'OTEL_LOG_PAYLOADS', false),
+    extensionsDir: text(env, 'EXTENSIONS_DIR'),
+    extensionBreakerThreshold: integer(env, 'EXTENSION_BREAKER_THRESHOLD', 5, 1),
+  };
+  checkMasterKey(config.masterKey, variant);
+  checkSecretsPresent(config);
+  if (config.workers > 1 && (config.redisUrl === undefined || config.databaseUrl === undefined)) {
+    throw new ConfigError(
+      `WORKERS above 1 needs DATABASE_URL and REDIS_URL (the embedded database and cache store belong to one process; got WORKERS=${config.workers})`,
+    );
+  }
+  return config;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function logLevelOf(env: Env): string {
+  const raw = text(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${raw}")`);
+  }
+  return raw;
+}

@@ -1,0 +1,141 @@
+import type { CacheStore } from '../cache/cache-store.ts';
+import { CHANNELS } from '../cache/channels.ts';
+import { isEnvelopeError, type Keyring } from '../crypto/index.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { DeploymentTarget } from '../providers/types.ts';
+import type { Db } from '../store/database.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import { type Deployment, deploymentFromRow } from './deployment.ts';
+
+/** Periodic reload interval: a safety net for a missed pub/sub message. */
+const REFRESH_INTERVAL_MS = 30_000;
+
+/**
+ * Every deployment, held in memory so routing never queries the database (DESIGN.md section 4).
+ * Reloaded when any replica announces a change, and periodically. While the database is down the
+ * last snapshot keeps serving.
+ */
+export class DeploymentDirectory {
+  readonly #db: Db;
+  readonly #keyring: Keyring;
+  readonly #logger: Logger;
+  #byModel = new Map<string, readonly Deployment[]>();
+  #targets = new WeakMap<Deployment, DeploymentTarget>();
+  #timer: NodeJS.Timeout | undefined;
+  /** Loads are numbered as they start; a load finishing after a newer one was applied is dropped. */
+  #loadsStarted = 0;
+  #loadApplied = 0;
+  readonly #unopenableReported = new Set<string>();
+
+  constructor(db: Db, keyring: Keyring, logger: Logger) {
+    this.#db = db;
+    this.#keyring = keyring;
+    this.#logger = logger;
+  }
+
+  /**
+   * Reads every deployment and replaces the snapshot. Concurrent loads (a pub/sub reload, the
+   * timer, an admin write awaiting its own change) may finish out of order: only the most recently
+   * started one that finished is kept, so a slow load begun before a write cannot undo it.
+   */
+  async load(): Promise<void> {
+    const sequence = ++this.#loadsStarted;
+    const rows = await this.#db.selectFrom('deployments').selectAll().orderBy('id').execute();
+    if (sequence < this.#loadApplied) return;
+    const byModel = new Map<string, Deployment[]>();
+    for (const row of rows) {
+      const deployment = deploymentFromRow(row);
+      this.#checkKeyId(deployment, row.api_key_key_id);
+      const list = byModel.get(deployment.publicModel) ?? [];
+      list.push(deployment);
+      byModel.set(deployment.publicModel, list);
+    }
+    this.#loadApplied = sequence;
+    this.#byModel = byModel;
+    this.#targets = new WeakMap();
+  }
+
+  /**
+   * Says at load time, not on the hot path, which credentials this keyring cannot open; once per
+   * deployment and key id, so the periodic reload does not repeat it.
+   */
+  #checkKeyId(deployment: Deployment, keyId: string | null): void {
+    if (deployment.apiKeyEnvelope === null || keyId === null || this.#keyring.has(keyId)) return;
+    const reported = `${deployment.id}:${keyId}`;
+    if (this.#unopenableReported.has(reported)) return;
+    this.#unopenableReported.add(reported);
+    this.#logger.error(
+      { deploymentId: deployment.id, keyId, keyIds: this.#keyring.keyIds },
+      `deployment credential is sealed under key id "${keyId}", which is not in the keyring: calls to this deployment fail until the key is restored or the apiKey is PATCHed`,
+    );
+  }
+
+  /** Reloads on change announcements and every 30 s; returns a stop function. */
+  async watch(cache: CacheStore): Promise<() => Promise<void>> {
+    const unsubscribe = await cache.subscribe(CHANNELS.deploymentsChanged, () => void this.#reload());
+    this.#timer = setInterval(() => void this.#reload(), REFRESH_INTERVAL_MS).unref();
+    return async () => {
+      clearInterval(this.#timer);
+      await unsubscribe();
+    };
+  }
+
+  async #reload(): Promise<void> {
+    try {
+      await this.load();
+    } catch (error) {
+      this.#logger.warn({ err: error }, 'deployment reload failed; serving the last snapshot');
+    }
+  }
+
+  /** Every deployment of a public model, enabled or not. */
+  deploymentsOf(publicModel: string): readonly Deployment[] {
+    return this.#byModel.get(publicModel) ?? [];
+  }
+
+  publicModels(): string[] {
+    return [...this.#byModel.keys()];
+  }
+
+  /**
+   * The adapter's view, with the API key opened once per loaded deployment. A credential this
+   * keyring cannot open (key id removed, key replaced) is a 502 with a generic message; the key id
+   * and reason go to the private detail, which the request's log line carries.
+   */
+  targetOf(deployment: Deployment): DeploymentTarget {
+    let target = this.#targets.get(deployment);
+    if (target === undefined) {
+      const apiKey =
+        deployment.apiKeyEnvelope === null
+          ? null
+          : this.#openCredential(deployment.id, deployment.apiKeyEnvelope);
+      target = {
+        id: deployment.id,
+        provider: deployment.provider,
+        upstreamModel: deployment.upstreamModel,
+        apiKey,
+        baseUrl: deployment.baseUrl,
+        providerOptions: deployment.providerOptions,
+      };
+      this.#targets.set(deployment, target);
+    }
+    return target;
+  }
+
+  #openCredential(deploymentId: string, envelope: string): string {
+    try {
+      return this.#keyring.openString('deployment-credential', envelope);
+    } catch (error) {
+      if (!isEnvelopeError(error)) throw error;
+      throw new GatewayError('upstream_error', {
+        message: 'The deployment is misconfigured.',
+        detail: {
+          deploymentId,
+          reason: `credential cannot be opened: ${error.message}`,
+          keyId: error.keyId,
+        },
+        cause: error,
+      });
+    }
+  }
+}

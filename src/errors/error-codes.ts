@@ -1,0 +1,127 @@
+import type { ErrorClass } from './error-classes.ts';
+
+interface CodeEntry {
+  readonly errorClass: ErrorClass;
+  /** Overrides the class status where SPEC.md gives the code its own (e.g. extension_disabled: 503). */
+  readonly status?: number;
+  /** Overrides the class's OpenAI `type` (DESIGN.md section 5: budget exhaustion is insufficient_quota). */
+  readonly openaiType?: string;
+  /** The generic public message. Never provider wording (SPEC.md, Errors). */
+  readonly message: string;
+  readonly description: string;
+}
+
+/**
+ * Every code the gateway can answer with. docs/errors.md documents each one; a test checks that
+ * codes are unique and documented.
+ */
+export const ERROR_CODES = {
+  invalid_request: {
+    errorClass: 'bad_request',
+    message: 'The request is not valid.',
+    description: 'The body or a parameter failed validation; `param` names the field.',
+  },
+  unsupported_parameter: {
+    errorClass: 'bad_request',
+    message: 'A parameter value is not supported by this model.',
+    description: "A parameter lies outside the deployment's operation profile; `param` names it.",
+  },
+  unsupported_model_capability: {
+    errorClass: 'bad_request',
+    message: 'The model does not support a capability this request uses.',
+    description:
+      'The request uses tools, vision, reasoning or structured outputs the model does not declare.',
+  },
+  context_length_exceeded: {
+    errorClass: 'context_window',
+    message: "The input exceeds the model's context window.",
+    description: "The input exceeds the model's context window; a context_window fallback can reroute it.",
+  },
+  content_policy_violation: {
+    errorClass: 'content_policy',
+    message: 'The request was blocked by the content policy.',
+    description:
+      'The provider blocked the request on content policy; a content_policy fallback can reroute it.',
+  },
+  invalid_api_key: {
+    errorClass: 'auth',
+    message: 'Missing or invalid API key.',
+    description: 'No credential, an unknown one, or a disabled, deleted or expired virtual key.',
+  },
+  upstream_auth_failed: {
+    errorClass: 'server',
+    message: 'The upstream provider rejected the gateway credentials.',
+    description: "The provider refused the deployment's API key; an operator must fix the deployment.",
+  },
+  model_not_allowed: {
+    errorClass: 'permission',
+    message: 'This key is not allowed to use the requested model.',
+    description: "The virtual key's allowedModels lacks the model.",
+  },
+  model_not_found: {
+    errorClass: 'not_found',
+    message: 'The requested model does not exist or does not serve this operation.',
+    description: 'The public model has no enabled deployment for the requested operation.',
+  },
+  not_found: {
+    errorClass: 'not_found',
+    message: 'The requested resource was not found.',
+    description: 'No route or resource with that path or id.',
+  },
+  rate_limit_exceeded: {
+    errorClass: 'rate_limit',
+    message: 'Rate limit exceeded. Retry after the time given in Retry-After.',
+    description: "The virtual key's RPM or TPM limit, or the upstream's, was exceeded.",
+  },
+  budget_exceeded: {
+    errorClass: 'rate_limit',
+    openaiType: 'insufficient_quota',
+    message: "This key's budget is exhausted.",
+    description: "The virtual key's spend reached its budget (DESIGN.md section 5).",
+  },
+  deployments_in_cooldown: {
+    errorClass: 'rate_limit',
+    message: 'Every deployment of this model is cooling down. Retry after the time given in Retry-After.',
+    description: 'Every deployment in the pool is in cooldown; a general fallback can reroute it.',
+  },
+  no_deployments_available: {
+    errorClass: 'server',
+    message: 'No deployment could serve this request.',
+    description:
+      'The pool and any fallback chain were exhausted; the status is that of the last failure class.',
+  },
+  upstream_error: {
+    errorClass: 'server',
+    message: 'The upstream provider returned an error.',
+    description: 'The provider failed; the detail is in the request record, found by x-request-id.',
+  },
+  timeout: {
+    errorClass: 'timeout',
+    message: 'The upstream provider did not answer in time.',
+    description: 'A connect, first-byte or total timeout expired.',
+  },
+  extension_disabled: {
+    errorClass: 'unavailable',
+    status: 503,
+    message: 'A required extension is disabled.',
+    description: 'A critical extension tripped its failure breaker.',
+  },
+  extension_rejected: {
+    errorClass: 'bad_request',
+    message: 'The request was rejected by an extension.',
+    description: 'An extension rejected the call; the status is the one the extension chose (4xx).',
+  },
+  service_unavailable: {
+    errorClass: 'unavailable',
+    message: 'The service is temporarily unavailable. Retry after the time given in Retry-After.',
+    description: 'The database or cache store is unreachable; the response carries Retry-After.',
+  },
+  internal_error: {
+    errorClass: 'server',
+    status: 500,
+    message: 'An internal error occurred.',
+    description: 'A defect in the gateway; the detail is logged with the request id.',
+  },
+} as const satisfies Record<string, CodeEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,60 @@
+import { ERROR_CLASSES, type ErrorClass } from './error-classes.ts';
+import { ERROR_CODES, type ErrorCode } from './error-codes.ts';
+
+export interface GatewayErrorOptions {
+  /** The request field at fault, reported as OpenAI's `param`. */
+  param?: string | null;
+  /** A public message of our own words; never provider wording. Defaults to the code's message. */
+  message?: string;
+  /** Private detail (provider status and body, cause): goes to the request record, never the client. */
+  detail?: unknown;
+  /** Seconds for the `Retry-After` header (429 and 503). */
+  retryAfterSeconds?: number;
+  /** Overrides the status (no_deployments_available carries the last failure's status). */
+  status?: number;
+  /** Overrides the class (an upstream error is classified by the provider adapter). */
+  errorClass?: ErrorClass;
+  cause?: unknown;
+}
+
+/** The one error type of the gateway: class, code, status, public message, param, private detail. */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly errorClass: ErrorClass;
+  readonly status: number;
+  readonly param: string | null;
+  readonly publicMessage: string;
+  readonly detail: unknown;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(code: ErrorCode, options: GatewayErrorOptions = {}) {
+    const entry = ERROR_CODES[code];
+    super(`${code}: ${options.message ?? entry.message}`, { cause: options.cause });
+    this.name = 'GatewayError';
+    this.code = code;
+    this.errorClass = options.errorClass ?? entry.errorClass;
+    this.status =
+      options.status ?? ('status' in entry ? entry.status : ERROR_CLASSES[this.errorClass].status);
+    this.param = options.param ?? null;
+    this.publicMessage = options.message ?? entry.message;
+    this.detail = options.detail;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  get retryable(): boolean {
+    return ERROR_CLASSES[this.errorClass].retryable;
+  }
+
+  get openaiType(): string {
+    const entry = ERROR_CODES[this.code];
+    return 'openaiType' in entry ? entry.openaiType : ERROR_CLASSES[this.errorClass].openaiType;
+  }
+
+  get anthropicType(): string {
+    return ERROR_CLASSES[this.errorClass].anthropicType;
+  }
+}
+
+export function isGatewayError(value: unknown): value is GatewayError {
+  return value instanceof GatewayError;
+}

@@ -1,0 +1,73 @@
+import type { Sql } from '../store/database.ts';
+
+/**
+ * Rows deleted per claimed batch, and batches per run at most: a run never holds many locks or one
+ * long transaction, and a large backlog is worked off over several runs.
+ */
+export const RETENTION_BATCH_ROWS = 1_000;
+export const RETENTION_MAX_BATCHES_PER_RUN = 200;
+
+export interface RetentionJobOptions {
+  sql: Sql;
+  /** OBSERVABILITY_METADATA_RETENTION_DAYS: gateway_operations and upstream_attempts. */
+  metadataRetentionDays: number;
+  /** OBSERVABILITY_PAYLOAD_RETENTION_DAYS: payload_samples. */
+  payloadRetentionDays: number;
+  batchRows?: number;
+}
+
+export interface RetentionRunResult {
+  operations: number;
+  attempts: number;
+  samples: number;
+}
+
+/** One table's expiry: the rows older than `days` by `column`, claimed by the key columns. */
+interface Expiry {
+  table: 'gateway_operations' | 'upstream_attempts' | 'payload_samples';
+  key: string;
+  column: string;
+  days: number;
+}
+
+/**
+ * Variant B's retention (SPEC.md, Request log records; cross-cutting rule 4): each batch claims due
+ * rows with `FOR UPDATE SKIP LOCKED` and deletes them in the same statement, so replicas running
+ * it together split the work instead of waiting on each other, and a repeated delete finds
+ * nothing (idempotent). Times come from the database clock, shared by every replica.
+ */
+export async function runRetention(options: RetentionJobOptions): Promise<RetentionRunResult> {
+  const expiries: Expiry[] = [
+    { table: 'gateway_operations', key: 'id', column: 'started_at', days: options.metadataRetentionDays },
+    {
+      table: 'upstream_attempts',
+      key: 'operation_id, attempt_index',
+      column: 'started_at',
+      days: options.metadataRetentionDays,
+    },
+    { table: 'payload_samples', key: 'id', column: 'created_at', days: options.payloadRetentionDays },
+  ];
+  const [operations, attempts, samples] = [
+    await expire(options.sql, expiries[0], options.batchRows),
+    await expire(options.sql, expiries[1], options.batchRows),
+    await expire(options.sql, expiries[2], options.batchRows),
+  ];
+  return { operations, attempts, samples };
+}
+
+async function expire(sql: Sql, expiry: Expiry, batchRows = RETENTION_BATCH_ROWS): Promise<number> {
+  // Identifiers are the constants above, never input.
+  const statement = `delete from ${expiry.table} where (${expiry.key}) in (
+      select ${expiry.key} from ${expiry.table}
+       where ${expiry.column} < now() - make_interval(days => $1)
+       order by ${expiry.column}
+       limit $2
+         for update skip locked)`;
+  let total = 0;
+  for (let batch = 0; batch < RETENTION_MAX_BATCHES_PER_RUN; batch += 1) {
+    const result = await sql.unsafe(statement, [expiry.days, batchRows]);
+    total += result.count;
+    if (result.count < batchRows) break;
+  }
+  return total;
+}

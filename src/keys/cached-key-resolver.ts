@@ -1,0 +1,69 @@
+import type { Credential } from '../auth/credentials.ts';
+import type { VirtualKey, VirtualKeyResolver } from '../auth/principal.ts';
+import type { CacheStore } from '../cache/cache-store.ts';
+import { CHANNELS } from '../cache/channels.ts';
+import type { Db } from '../store/database.ts';
+import { KEY_SECRET_PREFIX } from './key-hash.ts';
+import { virtualKeyFromRow } from './virtual-key-row.ts';
+
+interface Entry {
+  key: VirtualKey | null;
+  expiresAtMs: number;
+}
+
+/** Unknown secrets are remembered briefly, so a client retrying a bad key does not hammer the database. */
+const NEGATIVE_TTL_MS = 5_000;
+const MAX_ENTRIES = 100_000;
+
+/**
+ * Key lookups on the hot path (issue: admin, point 4): answered from memory, loaded from the
+ * database on a miss, and dropped on every replica when any key changes (cache store pub/sub).
+ */
+export class CachedKeyResolver implements VirtualKeyResolver {
+  readonly #db: Db;
+  readonly #ttlMs: number;
+  readonly #entries = new Map<string, Entry>();
+  /**
+   * Bumped by clear(). A lookup that read the database before a clear must not cache what it read:
+   * it may predate the change the clear announced.
+   */
+  #generation = 0;
+
+  constructor(db: Db, ttlMs: number) {
+    this.#db = db;
+    this.#ttlMs = ttlMs;
+  }
+
+  /** Subscribes to key changes; returns the unsubscribe function. */
+  listen(cache: CacheStore): Promise<() => Promise<void>> {
+    return cache.subscribe(CHANNELS.keysChanged, () => this.clear());
+  }
+
+  clear(): void {
+    this.#generation++;
+    this.#entries.clear();
+  }
+
+  async resolve(credential: Credential): Promise<VirtualKey | null> {
+    if (!credential.secret.startsWith(KEY_SECRET_PREFIX)) return null;
+    const hash = credential.digest;
+    const id = hash.toString('base64');
+    const now = Date.now();
+    const cached = this.#entries.get(id);
+    if (cached !== undefined && cached.expiresAtMs > now) return cached.key;
+    const generation = this.#generation;
+    const row = await this.#db
+      .selectFrom('virtual_keys')
+      .selectAll()
+      .where('key_hash', '=', hash)
+      .executeTakeFirst();
+    const key = row === undefined ? null : virtualKeyFromRow(row);
+    if (generation !== this.#generation) return key;
+    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+    this.#entries.set(id, {
+      key,
+      expiresAtMs: now + (key === null ? Math.min(NEGATIVE_TTL_MS, this.#ttlMs) : this.#ttlMs),
+    });
+    return key;
+  }
+}

@@ -1,0 +1,9 @@
+import { createHash } from 'node:crypto';
+
+/** Only the SHA-256 of a virtual key's secret is stored (DESIGN.md section 5). */
+export function hashKeySecret(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
+}
+
+/** Virtual key secrets carry this prefix, so a resolver can refuse other strings without a lookup. */
+export const KEY_SECRET_PREFIX = 'sk-sy-';

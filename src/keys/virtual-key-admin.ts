@@ -1,0 +1,89 @@
+import { announceChange } from '../api/admin/announce-change.ts';
+import { ResourceAdmin } from '../api/admin/resource-admin.ts';
+import type { CacheStore } from '../cache/cache-store.ts';
+import { CHANNELS } from '../cache/channels.ts';
+import type { Db } from '../store/database.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import type { CachedKeyResolver } from './cached-key-resolver.ts';
+import { hashKeySecret } from './key-hash.ts';
+import { generateKeySecret } from './key-secret.ts';
+import { VirtualKeyRepository, type VirtualKeyUpdate } from './virtual-key-repository.ts';
+import type { VirtualKeyRow } from './virtual-key-row.ts';
+import type { VirtualKeyCreateInput, VirtualKeyPatchInput } from './virtual-key-schemas.ts';
+
+export interface VirtualKeyAdminDeps {
+  db: Db;
+  cache: CacheStore;
+  resolver: CachedKeyResolver;
+  logger: Logger;
+}
+
+/**
+ * The rules of `/admin/keys` (DESIGN.md section 5): the secret is made here and shown once, only
+ * its SHA-256 is stored, and every change drops the key cache of every replica (this one
+ * synchronously, before the answer, so a disabled key is refused by the very next call).
+ */
+export class VirtualKeyAdmin extends ResourceAdmin<VirtualKeyRow> {
+  readonly #repository: VirtualKeyRepository;
+  readonly #deps: VirtualKeyAdminDeps;
+
+  constructor(deps: VirtualKeyAdminDeps) {
+    const repository = new VirtualKeyRepository(deps.db);
+    super(repository);
+    this.#deps = deps;
+    this.#repository = repository;
+  }
+
+  /** Returns the stored row and the secret, which nothing keeps. */
+  async create(input: VirtualKeyCreateInput): Promise<{ row: VirtualKeyRow; secret: string }> {
+    const secret = generateKeySecret();
+    const row = await this.#repository.insert({
+      name: input.name,
+      key_hash: hashKeySecret(secret),
+      allowed_models: input.allowedModels,
+      rpm_limit: input.rpmLimit ?? null,
+      tpm_limit: input.tpmLimit ?? null,
+      budget_cents: input.budgetCents ?? null,
+      enabled: input.enabled,
+      expires_at: input.expiresAt ?? null,
+      metadata: input.metadata,
+    });
+    // A new key may have been tried (and remembered as unknown) before it existed.
+    await this.announce(row.id);
+    return { row, secret };
+  }
+
+  /** Absent fields stay; `null` clears a limit, the budget or the expiry. Undefined when there is no such key. */
+  async update(id: string, patch: VirtualKeyPatchInput): Promise<VirtualKeyRow | undefined> {
+    const row = await this.#repository.update(id, updateColumns(patch));
+    return this.changed(id, row);
+  }
+
+  /**
+   * Drops this replica's cache at once, then tells the others. A failed publish is logged, not
+   * thrown: the change is committed, and other replicas' entries expire within KEY_CACHE_TTL_MS.
+   */
+  protected override async announce(id: string): Promise<void> {
+    this.#deps.resolver.clear();
+    await announceChange(this.#deps, {
+      channel: CHANNELS.keysChanged,
+      id,
+      context: { keyId: id },
+      failure:
+        'could not announce a virtual key change; other replicas see it when their cache entries expire',
+    });
+  }
+}
+
+function updateColumns(patch: VirtualKeyPatchInput): VirtualKeyUpdate {
+  const columns: VirtualKeyUpdate = {};
+  if (patch.name !== undefined) columns.name = patch.name;
+  if (patch.allowedModels !== undefined) columns.allowed_models = patch.allowedModels;
+  if (patch.rpmLimit !== undefined) columns.rpm_limit = patch.rpmLimit;
+  if (patch.tpmLimit !== undefined) columns.tpm_limit = patch.tpmLimit;
+  if (patch.budgetCents !== undefined) columns.budget_cents = patch.budgetCents;
+  if (patch.enabled !== undefined) columns.enabled = patch.enabled;
+  if (patch.expiresAt !== undefined) columns.expires_at = patch.expiresAt;
+  if (patch.metadata !== undefined) columns.metadata = patch.metadata ?? {};
+  return columns;
+}

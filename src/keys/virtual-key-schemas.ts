@@ -1,0 +1,55 @@
+/** The admin API's virtual key inputs (DESIGN.md section 5, Virtual key). */
+import { z } from 'zod';
+import { rateLimitSchema as limit } from '../limits/rate-limit-schema.ts';
+
+const modelName = z.string().trim().min(1, 'model names must not be empty').max(256);
+
+const allowedModels = z
+  .array(modelName)
+  .max(10_000)
+  .meta({ description: 'Public model names this key may call; `"*"` allows every model.' });
+
+const budgetCents = z.number().finite().nonnegative('expected a number of cents >= 0');
+const expiresAt = z.iso
+  .datetime({ offset: true, error: 'expected an ISO 8601 date-time, e.g. 2030-01-01T00:00:00Z' })
+  .meta({ description: 'After this instant the key is refused with 401.' });
+const metadata = z.record(z.string(), z.unknown()).meta({ description: 'Free-form JSON object.' });
+/** Spend is the gateway's to keep: a body carrying it is refused rather than silently ignored. */
+const spendCents = z
+  .never({ error: 'spendCents is read-only' })
+  .optional()
+  .meta({ description: 'Read-only.' });
+const name = z.string().trim().max(256, 'name is too long');
+
+export const virtualKeyCreateSchema = z
+  .strictObject({
+    name: name.default(''),
+    allowedModels,
+    rpmLimit: limit.nullish(),
+    tpmLimit: limit.nullish(),
+    budgetCents: budgetCents.nullish(),
+    spendCents,
+    enabled: z.boolean().default(true),
+    expiresAt: expiresAt.nullish(),
+    metadata: metadata.default({}),
+  })
+  .meta({ id: 'VirtualKeyCreate' });
+
+export type VirtualKeyCreateInput = z.infer<typeof virtualKeyCreateSchema>;
+
+/** Absent = unchanged; `null` clears a limit, the budget or the expiry. */
+export const virtualKeyPatchSchema = z
+  .strictObject({
+    name: name.optional(),
+    allowedModels: allowedModels.optional(),
+    rpmLimit: limit.nullable().optional(),
+    tpmLimit: limit.nullable().optional(),
+    budgetCents: budgetCents.nullable().optional(),
+    spendCents,
+    enabled: z.boolean().optional(),
+    expiresAt: expiresAt.nullable().optional(),
+    metadata: metadata.nullable().optional(),
+  })
+  .meta({ id: 'VirtualKeyPatch' });
+
+export type VirtualKeyPatchInput = z.infer<typeof virtualKeyPatchSchema>;

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { isoString } from '../api/admin/iso-string.ts';
+import type { VirtualKeyRow } from './virtual-key-row.ts';
+
+/** A virtual key as the admin API shows it: never its secret (only `POST` answers with it, once) nor its hash. */
+export const virtualKeyViewSchema = z
+  .object({
+    id: z.string().meta({ example: 'key_0m5x2k1a09f3c2b1a0e4d5c6' }),
+    name: z.string(),
+    allowedModels: z.array(z.string()),
+    rpmLimit: z.number().int().nullable(),
+    tpmLimit: z.number().int().nullable(),
+    budgetCents: z.number().nullable(),
+    spendCents: z.number().meta({ description: 'Cumulative billed spend (read-only).' }),
+    enabled: z.boolean(),
+    expiresAt: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'VirtualKey' });
+
+export const issuedVirtualKeySchema = virtualKeyViewSchema
+  .extend({
+    key: z.string().meta({
+      description: 'The secret (`sk-sy-...`). Shown only in this answer; the gateway keeps its SHA-256.',
+    }),
+  })
+  .meta({ id: 'IssuedVirtualKey' });
+
+export type VirtualKeyView = z.infer<typeof virtualKeyViewSchema>;
+
+export function virtualKeyView(row: VirtualKeyRow): VirtualKeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    allowedModels: row.allowed_models,
+    rpmLimit: row.rpm_limit,
+    tpmLimit: row.tpm_limit,
+    budgetCents: row.budget_cents === null ? null : Number(row.budget_cents),
+    spendCents: Number(row.spend_cents),
+    enabled: row.enabled,
+    expiresAt: row.expires_at === null ? null : isoString(row.expires_at),
+    metadata: row.metadata,
+    createdAt: isoString(row.created_at),
+    updatedAt: isoString(row.updated_at),
+  };
+}

@@ -1,0 +1,17 @@
+import type { DeploymentPricing } from '../deployments/deployment.ts';
+import type { EndpointBody } from '../pipeline/endpoint.ts';
+import type { Operation, Usage } from '../providers/types.ts';
+
+/**
+ * What the limits need from the model catalog (src/limits/cost.ts and src/catalog/), narrowed to
+ * four functions so admission and settlement can be tested without the catalog data.
+ */
+export interface CostModel {
+  /** Pre-call estimate of the request's input tokens. */
+  estimateInputTokens(operation: Operation, body: EndpointBody): number;
+  /** The output bound the body asks for (`max_tokens` and its kin); null when it sets none. */
+  requestedOutputTokens(operation: Operation, body: EndpointBody): number | null;
+  /** The catalog's price of a provider's model; null when the catalog has none. */
+  catalogPricing(provider: string, upstreamModel: string): DeploymentPricing | null;
+  computeCostCents(usage: Usage, pricing: DeploymentPricing): number;
+}

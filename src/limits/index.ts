@@ -1,0 +1,98 @@
+import type { CacheStore } from '../cache/cache-store.ts';
+import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
+import type { CallObserver } from '../pipeline/pipeline.ts';
+import type { Stage } from '../pipeline/stage.ts';
+import { servesOperation } from '../router/candidates.ts';
+import { type Db, withTimeout } from '../store/database.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import { admitLimits } from './admission-stage.ts';
+import { BudgetCounter } from './budget-counter.ts';
+import { catalogCostModel } from './catalog-cost-model.ts';
+import type { CostModel } from './cost-model.ts';
+import { SettleObserver } from './settle-observer.ts';
+import { readSpendCents, spendFlushFor } from './spend-statement.ts';
+import { SpendNotWrittenError, SpendWriter } from './spend-writer.ts';
+
+export type { CostModel } from './cost-model.ts';
+export { OUTPUT_RESERVATION_FLOOR_TOKENS } from './token-reservation.ts';
+
+export interface LimitsDeps {
+  cache: CacheStore;
+  db: Db;
+  logger: Logger;
+  /** The deployments by public model: the pools whose highest price a budget reservation uses. */
+  directory: Pick<DeploymentDirectory, 'deploymentsOf'>;
+  /** Bound on the budget re-seed's database read (the dependency timeout). */
+  dependencyTimeoutMs: number;
+  /** Defaults to the model catalog. */
+  model?: CostModel;
+  spendFlushIntervalMs?: number;
+}
+
+export interface Limits {
+  /** Admission: after model resolution and the scope check. */
+  stage: Stage;
+  /** Settlement: the first call observer, before the record. */
+  observer: CallObserver;
+  /** Spend not yet in the database, by key (for the budget re-seed and tests). */
+  spend: SpendWriter;
+  /** The shutdown 'flush' step: lets settlements finish, then writes the pending spend. */
+  close(): Promise<void>;
+}
+
+/** Builds limits, budgets and cost accounting (issue 6) from the runtime's dependencies. */
+export function createLimits(deps: LimitsDeps): Limits {
+  const { cache, db, logger, directory } = deps;
+  const model = deps.model ?? catalogCostModel;
+  const spend = new SpendWriter({
+    flush: spendFlushFor(db),
+    intervalMs: deps.spendFlushIntervalMs,
+    onFlushError: (error, keys) =>
+      logger.warn({ err: error, keys }, 'spend flush failed; keeping the deltas and retrying'),
+    onFlushRecovered: () => logger.info('spend flush recovered'),
+  });
+  const budget = new BudgetCounter({
+    cache,
+    readSpendCents: (keyId) => withTimeout(readSpendCents(db, keyId), deps.dependencyTimeoutMs, 'database'),
+    pendingSpendCents: (keyId) => spend.pendingFor(keyId),
+  });
+  const observer = new SettleObserver({
+    cache,
+    budget,
+    model,
+    spend,
+    onUnpricedModel: (deployment) =>
+      logger.warn(
+        {
+          provider: deployment.provider,
+          upstreamModel: deployment.upstreamModel,
+          deploymentId: deployment.id,
+        },
+        'model has no pricing (no override, not in the catalog): its calls are recorded with zero cost',
+      ),
+    onSettleError: (error, ctx) =>
+      logger.warn({ err: error, requestId: ctx.requestId }, 'limit reservation not reconciled'),
+  });
+  spend.start();
+  return {
+    stage: admitLimits({
+      cache,
+      budget,
+      model,
+      poolOf: (publicModel, operation) =>
+        directory.deploymentsOf(publicModel).filter((deployment) => servesOperation(deployment, operation)),
+    }),
+    observer,
+    spend,
+    close: async () => {
+      await observer.idle();
+      try {
+        await spend.close();
+      } catch (error) {
+        if (!(error instanceof SpendNotWrittenError)) throw error;
+        // The operator's record of what to add to spend_cents by hand.
+        logger.error({ deltas: error.deltas }, 'spend could not be written to the database before shutdown');
+      }
+    },
+  };
+}

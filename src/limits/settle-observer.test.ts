@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { MemoryCacheStore } from '../cache/memory-cache-store.ts';
+import type { Deployment } from '../deployments/deployment.ts';
+import type { Stage } from '../pipeline/stage.ts';
+import { admitLimits } from './admission-stage.ts';
+import { BudgetCounter } from './budget-counter.ts';
+import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
+import { SettleObserver } from './settle-observer.ts';
+import { SpendWriter } from './spend-writer.ts';
+import { TEST_COST_MODEL, testContext, testDeployment, testKey } from './test-support.ts';
+
+const OK = { status: 200, error: null, streamBroken: false };
+
+describe('settle observer', () => {
+  let cache: MemoryCacheStore;
+  let stage: Stage;
+  let observer: SettleObserver;
+  let spend: SpendWriter;
+  let unpriced: Deployment[];
+  const priced = testDeployment({
+    id: 'dep_priced',
+    pricing: { inputCentsPerMTok: 1_000, outputCentsPerMTok: 2_000 },
+  });
+
+  beforeEach(() => {
+    cache = new MemoryCacheStore();
+    unpriced = [];
+    spend = new SpendWriter({ flush: async () => {} });
+    const budget = new BudgetCounter({ cache, readSpendCents: async () => 0, pendingSpendCents: () => 0 });
+    stage = admitLimits({ cache, budget, model: TEST_COST_MODEL, poolOf: () => [priced] });
+    observer = new SettleObserver({
+      cache,
+      budget,
+      model: TEST_COST_MODEL,
+      spend,
+      onUnpricedModel: (deployment) => unpriced.push(deployment),
+      onSettleError: (error) => assert.fail(String(error)),
+    });
+  });
+  afterEach(() => cache.close());
+
+  it('prices the usage with the override, reconciles TPM and budget, and queues the spend', async () => {
+    const key = testKey({ tpmLimit: 10_000, budgetCents: 100 });
+    const ctx = testContext(key, { estimate: 1000, max_tokens: 1000 });
+    await stage.run(ctx);
+    assert.equal(await cache.get(LIMIT_KEYS.budget(key.id)), '3', '1000 in + 1000 out reserved');
+    ctx.servedBy = priced;
+    ctx.usage = { inputTokens: 500, outputTokens: 250 };
+    observer.onCallFinished(ctx, OK);
+    await observer.idle();
+    assert.equal(ctx.costCents, 1, '500 * 10 + 250 * 20 millionths of a dollar-cent');
+    assert.equal(Number(await cache.get(LIMIT_KEYS.budget(key.id))), 1);
+    assert.equal((await cache.windowState(LIMIT_KEYS.tpm(key.id), 10_000, RATE_WINDOW_MS)).used, 750);
+    assert.equal(spend.pendingFor(key.id), 1);
+  });
+
+  it('releases the reservations of a call nothing served', async () => {
+    const key = testKey({ tpmLimit: 10_000, budgetCents: 100 });
+    const ctx = testContext(key, { estimate: 1000, max_tokens: 1000 });
+    await stage.run(ctx);
+    observer.onCallFinished(ctx, { status: 502, error: null, streamBroken: false });
+    await observer.idle();
+    assert.equal(ctx.costCents, 0);
+    assert.equal(Number(await cache.get(LIMIT_KEYS.budget(key.id))), 0);
+    assert.equal((await cache.windowState(LIMIT_KEYS.tpm(key.id), 10_000, RATE_WINDOW_MS)).used, 0);
+    assert.equal(spend.pendingFor(key.id), 0);
+  });
+
+  it('keeps the TPM reservation of an answer served without usage', async () => {
+    const key = testKey({ tpmLimit: 10_000 });
+    const ctx = testContext(key, { estimate: 10, max_tokens: 10 });
+    await stage.run(ctx);
+    ctx.servedBy = priced;
+    observer.onCallFinished(ctx, OK);
+    await observer.idle();
+    assert.equal((await cache.windowState(LIMIT_KEYS.tpm(key.id), 10_000, RATE_WINDOW_MS)).used, 20);
+  });
+
+  it('falls back to the catalog price, and records an unpriced model at zero cost, telling once', async () => {
+    const cataloged = testDeployment({ id: 'dep_cat', upstreamModel: 'cataloged' });
+    const ctx = testContext(null);
+    ctx.servedBy = cataloged;
+    ctx.usage = { inputTokens: 1_000_000, outputTokens: 0 };
+    observer.onCallFinished(ctx, OK);
+    assert.equal(ctx.costCents, 100);
+
+    const unknown = testDeployment({ id: 'dep_unknown', upstreamModel: 'mystery' });
+    for (let i = 0; i < 3; i++) {
+      const call = testContext(testKey());
+      call.servedBy = unknown;
+      call.usage = { inputTokens: 1000, outputTokens: 1000 };
+      observer.onCallFinished(call, OK);
+      assert.equal(call.costCents, 0);
+    }
+    assert.deepEqual(
+      unpriced.map((d) => d.upstreamModel),
+      ['mystery'],
+    );
+  });
+
+  it('does not recreate a budget counter the store lost before the call ended', async () => {
+    const key = testKey({ budgetCents: 100 });
+    const ctx = testContext(key, { estimate: 1000, max_tokens: 1000 });
+    await stage.run(ctx);
+    await cache.del(LIMIT_KEYS.budget(key.id));
+    ctx.servedBy = priced;
+    ctx.usage = { inputTokens: 10, outputTokens: 10 };
+    observer.onCallFinished(ctx, OK);
+    await observer.idle();
+    assert.equal(
+      await cache.get(LIMIT_KEYS.budget(key.id)),
+      null,
+      'the next call seeds it from the database',
+    );
+  });
+});

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type SpendDelta, SpendNotWrittenError, SpendWriter } from './spend-writer.ts';
+
+function recorder(failures = 0) {
+  const batches: SpendDelta[][] = [];
+  let failuresLeft = failures;
+  return {
+    batches,
+    flush: async (deltas: readonly SpendDelta[]) => {
+      if (failuresLeft > 0) {
+        failuresLeft--;
+        throw new Error('database down');
+      }
+      batches.push([...deltas]);
+    },
+  };
+}
+
+describe('SpendWriter', () => {
+  it('sums deltas per key and writes them as one batch sorted by key id', async () => {
+    const db = recorder();
+    const writer = new SpendWriter({ flush: db.flush });
+    writer.add('key_b', 1.5);
+    writer.add('key_a', 2);
+    writer.add('key_b', 0.25);
+    writer.add('key_c', 0);
+    assert.equal(writer.pendingFor('key_b'), 1.75);
+    await writer.flush();
+    assert.deepEqual(db.batches, [
+      [
+        { keyId: 'key_a', cents: 2 },
+        { keyId: 'key_b', cents: 1.75 },
+      ],
+    ]);
+    assert.equal(writer.pendingFor('key_b'), 0);
+    await writer.flush();
+    assert.equal(db.batches.length, 1, 'nothing pending, nothing written');
+  });
+
+  it('keeps the deltas of a failed flush and writes them with the next one', async () => {
+    const db = recorder(1);
+    const errors: unknown[] = [];
+    const writer = new SpendWriter({ flush: db.flush, onFlushError: (error) => errors.push(error) });
+    writer.add('key_a', 3);
+    await writer.flush();
+    assert.equal(writer.pendingFor('key_a'), 3, 'still pending after the failure');
+    writer.add('key_a', 1);
+    await writer.flush();
+    assert.deepEqual(db.batches, [[{ keyId: 'key_a', cents: 4 }]]);
+    assert.equal(errors.length, 1);
+  });
+
+  it('counts a batch being written as pending until it lands', async () => {
+    let land: () => void = () => {};
+    const writer = new SpendWriter({
+      flush: () =>
+        new Promise<void>((resolve) => {
+          land = resolve;
+        }),
+    });
+    writer.add('key_a', 2);
+    const flushing = writer.flush();
+    writer.add('key_a', 1);
+    assert.equal(writer.pendingFor('key_a'), 3);
+    land();
+    await flushing;
+    assert.equal(writer.pendingFor('key_a'), 1);
+  });
+
+  it('runs one flush at a time', async () => {
+    let running = 0;
+    let most = 0;
+    const writer = new SpendWriter({
+      flush: async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((r) => setImmediate(r));
+        running--;
+      },
+    });
+    writer.add('key_a', 1);
+    await Promise.all([writer.flush(), writer.flush(), writer.flush()]);
+    assert.equal(most, 1);
+  });
+
+  it('flushes on its timer', async (t) => {
+    t.mock.timers.enable({ apis: ['setInterval'] });
+    const db = recorder();
+    const writer = new SpendWriter({ flush: db.flush, intervalMs: 250 });
+    writer.start();
+    writer.add('key_a', 1);
+    t.mock.timers.tick(250);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(db.batches, [[{ keyId: 'key_a', cents: 1 }]]);
+    await writer.close();
+  });
+
+  it('close() retries, then names what it could not write', async () => {
+    const db = recorder(Number.POSITIVE_INFINITY);
+    const writer = new SpendWriter({ flush: db.flush });
+    writer.add('key_a', 5);
+    await assert.rejects(writer.close({ attempts: 2 }), (error: unknown) => {
+      assert.ok(error instanceof SpendNotWrittenError);
+      assert.deepEqual(error.deltas, [{ keyId: 'key_a', cents: 5 }]);
+      return true;
+    });
+  });
+
+  it('close() writes what is pending', async () => {
+    const db = recorder(2);
+    const writer = new SpendWriter({ flush: db.flush });
+    writer.add('key_a', 5);
+    await writer.close({ attempts: 3 });
+    assert.deepEqual(db.batches, [[{ keyId: 'key_a', cents: 5 }]]);
+  });
+
+  it('close() gives up on a flush that hangs past its deadline', async () => {
+    const writer = new SpendWriter({ flush: () => new Promise<void>(() => {}) });
+    writer.add('key_a', 5);
+    await assert.rejects(writer.close({ timeoutMs: 50 }), SpendNotWrittenError);
+  });
+});

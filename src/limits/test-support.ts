@@ -1,0 +1,76 @@
+import type { VirtualKey } from '../auth/principal.ts';
+import type { Deployment, DeploymentPricing } from '../deployments/deployment.ts';
+import type { CallContext } from '../pipeline/call-context.ts';
+import type { Endpoint, EndpointBody } from '../pipeline/endpoint.ts';
+import type { Usage } from '../providers/types.ts';
+import type { CostModel } from './cost-model.ts';
+
+/**
+ * Test doubles for the unit tests of this folder: a cost model whose estimate is the body's
+ * `estimate` field, and contexts without HTTP.
+ */
+export const TEST_COST_MODEL: CostModel = {
+  estimateInputTokens: (_operation, body) => (typeof body.estimate === 'number' ? body.estimate : 10),
+  requestedOutputTokens: (_operation, body) => (typeof body.max_tokens === 'number' ? body.max_tokens : null),
+  catalogPricing: (_provider, upstreamModel) =>
+    upstreamModel === 'cataloged' ? { inputCentsPerMTok: 100, outputCentsPerMTok: 200 } : null,
+  computeCostCents: (usage: Usage, pricing: DeploymentPricing) =>
+    (usage.inputTokens * pricing.inputCentsPerMTok + usage.outputTokens * pricing.outputCentsPerMTok) / 1e6,
+};
+
+export function testKey(fields: Partial<VirtualKey> = {}): VirtualKey {
+  return {
+    id: 'key_test',
+    name: 'test',
+    allowedModels: ['*'],
+    rpmLimit: null,
+    tpmLimit: null,
+    budgetCents: null,
+    spendCents: 0,
+    enabled: true,
+    expiresAt: null,
+    ...fields,
+  };
+}
+
+export function testDeployment(fields: Partial<Deployment> = {}): Deployment {
+  return {
+    id: 'dep_test',
+    publicModel: 'm',
+    provider: 'openai',
+    upstreamModel: 'cataloged',
+    apiKeyEnvelope: null,
+    baseUrl: null,
+    enabled: true,
+    weight: 1,
+    rpmLimit: null,
+    tpmLimit: null,
+    pricing: null,
+    profile: null,
+    providerOptions: {},
+    ...fields,
+  };
+}
+
+const CHAT = { operation: 'chat.completions', path: '/chat/completions', shape: 'openai' } as Endpoint;
+
+let sequence = 0;
+
+export function testContext(key: VirtualKey | null, body: Partial<EndpointBody> = {}): CallContext {
+  return {
+    requestId: `req_${++sequence}`,
+    endpoint: CHAT,
+    principal: key === null ? { kind: 'master' } : { kind: 'virtual', key },
+    startedAtMs: Date.now(),
+    signal: new AbortController().signal,
+    body: { model: 'm', messages: [], ...body },
+    stream: false,
+    publicModel: 'm',
+    responseHeaders: {},
+    attempts: [],
+    servedBy: null,
+    usage: null,
+    costCents: 0,
+    stageState: new Map(),
+  };
+}

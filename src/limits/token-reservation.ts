@@ -1,0 +1,55 @@
+import type { EndpointBody } from '../pipeline/endpoint.ts';
+import type { Operation, Usage } from '../providers/types.ts';
+import type { CostModel } from './cost-model.ts';
+
+/**
+ * Output tokens reserved when a text-generating call sets no output bound (no `max_tokens`,
+ * `max_completion_tokens` or `max_output_tokens`): about a page of text, enough for most
+ * answers, and corrected from the upstream's usage when the call ends (docs/configuration.md,
+ * Limits).
+ */
+export const OUTPUT_RESERVATION_FLOOR_TOKENS = 1024;
+
+/** The tokens a call is expected to use before it is made. */
+export interface TokenEstimate {
+  inputTokens: number;
+  /** The requested output bound, or the floor. */
+  outputTokens: number;
+}
+
+/** Operations that answer with generated text; the others (embeddings, images, audio) reserve no output tokens. */
+const TEXT_OUTPUT_OPERATIONS: ReadonlySet<Operation> = new Set(['chat.completions', 'responses', 'messages']);
+
+/** `knownInputTokens`: the estimate a pre-flight stage already made of this body, reused as it is. */
+export function estimateCallTokens(
+  model: CostModel,
+  operation: Operation,
+  body: EndpointBody,
+  knownInputTokens?: number,
+): TokenEstimate {
+  const estimated = knownInputTokens ?? model.estimateInputTokens(operation, body);
+  const inputTokens = Math.max(0, Math.ceil(estimated));
+  if (!TEXT_OUTPUT_OPERATIONS.has(operation)) return { inputTokens, outputTokens: 0 };
+  const requested = model.requestedOutputTokens(operation, body);
+  const outputTokens =
+    requested === null ? OUTPUT_RESERVATION_FLOOR_TOKENS : Math.max(0, Math.ceil(requested));
+  return { inputTokens, outputTokens };
+}
+
+/**
+ * The TPM reservation: input plus output bound, capped at the limit so a key with a small TPM
+ * limit can still make a call without an output bound (it then needs an empty window). A call
+ * whose input alone exceeds the limit reserves its input and is refused, since it could never fit.
+ */
+export function tpmReservation(estimate: TokenEstimate, limit: number): number {
+  if (estimate.inputTokens > limit) return estimate.inputTokens;
+  return Math.min(limit, estimate.inputTokens + estimate.outputTokens);
+}
+
+/** The usage a call would have at its estimate: what its reservation is priced at. */
+export function estimatedUsage(estimate: TokenEstimate, operation: Operation, body: EndpointBody): Usage {
+  const usage: Usage = { inputTokens: estimate.inputTokens, outputTokens: estimate.outputTokens };
+  // Image operations are priced per image; `n` is how many the body asks for (OpenAI's default 1).
+  if (operation.startsWith('images.')) usage.images = typeof body.n === 'number' && body.n > 0 ? body.n : 1;
+  return usage;
+}

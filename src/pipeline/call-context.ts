@@ -1,0 +1,82 @@
+import type { Principal } from '../auth/principal.ts';
+import type { Deployment } from '../deployments/deployment.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import type { Operation, Usage } from '../providers/types.ts';
+import type { Endpoint, EndpointBody } from './endpoint.ts';
+
+/** One upstream attempt, for the router's bookkeeping and the request record. */
+export interface AttemptRecord {
+  deploymentId: string;
+  provider: string;
+  upstreamModel: string;
+  publicModel: string;
+  startedAtMs: number;
+  latencyMs: number;
+  /** Time to the first byte of the upstream body (streams). */
+  firstByteMs: number | null;
+  status: number | null;
+  outcome: 'success' | 'failure';
+  error: GatewayError | null;
+}
+
+/**
+ * The typed context that flows through the stages (STYLE.md point 6); each stage adds its named
+ * fields. Nothing here knows HTTP.
+ */
+export interface CallContext {
+  readonly requestId: string;
+  readonly endpoint: Endpoint;
+  readonly principal: Principal;
+  readonly startedAtMs: number;
+  /** Aborted when the client goes away: cancels the upstream call. */
+  readonly signal: AbortSignal;
+  /**
+   * The validated body. On a multipart endpoint: its text fields, with the single-use upload
+   * under `MULTIPART_UPLOAD` (endpoint.ts); check `upload.opened` before a second attempt.
+   */
+  readonly body: EndpointBody;
+  readonly stream: boolean;
+  /** The public model being served (changes when a fallback chain reroutes). */
+  publicModel: string;
+  /** Headers to add to the answer (rate limits, served-by). */
+  readonly responseHeaders: Record<string, string>;
+  readonly attempts: AttemptRecord[];
+  /** The deployment whose answer reached the client; null until an attempt succeeds. */
+  servedBy: Deployment | null;
+  usage: Usage | null;
+  costCents: number;
+  /** Per-call state of stages that must be settled at the end (e.g. limit reservations), by stage name. */
+  readonly stageState: Map<string, unknown>;
+  /**
+   * Set by the pre-flight stages (src/pipeline/stages/preflight.ts) for `publicModel`: ids of the
+   * pool's deployments that accept this call (they serve the operation, and their profile,
+   * capabilities and context window allow the body). The router picks only among them. Reset by
+   * each run of the pre-flight list, so re-running it for a fallback model replaces it; never
+   * empty after a run that passed (a check that leaves none refuses the call). Undefined until
+   * the pre-flight stages ran.
+   */
+  eligibleDeploymentIds?: ReadonlySet<string>;
+  /**
+   * Estimated input tokens of the whole `body` (catalog/estimate-tokens.ts), made once by whichever
+   * stage needs it first (the context-window check when the byte bound does not settle it, the
+   * limits, the router for a deployment's TPM limit) through `estimatedInputTokensOf`. The body
+   * does not change with the model, so a fallback reuses it.
+   */
+  estimatedInputTokens?: number;
+}
+
+export interface CallOutcome {
+  status: number;
+  error: GatewayError | null;
+  /** True when the stream ended with an error event after its first byte. */
+  streamBroken: boolean;
+}
+
+/** The call's input estimate, computed at most once and kept on the context for every later reader. */
+export function estimatedInputTokensOf(
+  ctx: CallContext,
+  estimate: (operation: Operation, body: EndpointBody) => number,
+): number {
+  ctx.estimatedInputTokens ??= estimate(ctx.endpoint.operation, ctx.body);
+  return ctx.estimatedInputTokens;
+}

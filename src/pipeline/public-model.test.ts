@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { eventWithPublicModel, withPublicModel } from './public-model.ts';
+
+describe('public model names in answers', () => {
+  it('replaces the top-level model of an answer and leaves text and model-less answers alone', () => {
+    assert.deepEqual(withPublicModel({ id: 'x', model: 'gpt-4o-2024-08-06' }, 'gpt'), {
+      id: 'x',
+      model: 'gpt',
+    });
+    assert.deepEqual(withPublicModel({ created: 1, data: [] }, 'img'), { created: 1, data: [] });
+    assert.equal(withPublicModel('a transcript', 'whisper'), 'a transcript');
+  });
+
+  it('replaces the model of chat chunks, Messages message_start and Responses response events', () => {
+    const chunk = eventWithPublicModel({ data: { object: 'chat.completion.chunk', model: 'up' } }, 'pub');
+    assert.equal((chunk.data as { model: string }).model, 'pub');
+    const start = eventWithPublicModel(
+      { event: 'message_start', data: { type: 'message_start', message: { model: 'claude-up' } } },
+      'pub',
+    );
+    assert.equal((start.data as { message: { model: string } }).message.model, 'pub');
+    const created = eventWithPublicModel(
+      { event: 'response.created', data: { type: 'response.created', response: { model: 'up' } } },
+      'pub',
+    );
+    assert.equal((created.data as { response: { model: string } }).response.model, 'pub');
+    assert.deepEqual(eventWithPublicModel({ data: '[DONE]' }, 'pub'), { data: '[DONE]' });
+  });
+});

@@ -1,0 +1,61 @@
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import { type ErrorShape, renderErrorBody } from '../errors/render-error.ts';
+import { formatSseEvent } from '../providers/shared/sse.ts';
+import type { StreamEvent } from '../providers/types.ts';
+
+export function writeJson(res: ServerResponse, headers: Record<string, string>, answer: unknown): void {
+  const body = JSON.stringify(answer);
+  res.writeHead(200, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/**
+ * A text answer passed on as the upstream sent it (transcriptions in `text`, `srt` or `vtt`), with
+ * its content type. The answer's other headers are the gateway's own, never the upstream's.
+ */
+export function writeText(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  text: string,
+  contentType: string,
+): void {
+  res.writeHead(200, {
+    ...headers,
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+export function startSse(res: ServerResponse, headers: Record<string, string>): void {
+  res.writeHead(200, {
+    ...headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+}
+
+/** Writes one event, waiting for the socket to drain when the client reads slower than the upstream sends. */
+export async function writeSseEvent(res: ServerResponse, event: StreamEvent): Promise<void> {
+  if (!res.write(formatSseEvent(event)) && !res.destroyed) {
+    await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  }
+}
+
+/**
+ * The honest end of a broken stream (DESIGN.md section 4): an error event in the endpoint's
+ * format, never a silent clean end. OpenAI: an `error` object in a data event; Anthropic: an
+ * `error` event.
+ */
+export function sseErrorEvent(error: GatewayError, shape: ErrorShape): StreamEvent {
+  const body = renderErrorBody(error, shape);
+  return shape === 'anthropic' ? { event: 'error', data: body } : { data: body };
+}

@@ -1,0 +1,22 @@
+import type { AttemptResult } from './attempt.ts';
+import type { CallContext } from './call-context.ts';
+
+/** What a stage decides (STYLE.md point 5): go on, or answer now (a cache hit, an extension's reply). */
+export type StageOutcome = { kind: 'continue' } | { kind: 'respond'; result: AttemptResult };
+
+export const CONTINUE: StageOutcome = Object.freeze({ kind: 'continue' });
+
+/** One pre-flight stage of the pipeline; it throws a GatewayError to refuse the call. */
+export interface Stage {
+  readonly name: string;
+  run(ctx: CallContext): StageOutcome | Promise<StageOutcome>;
+}
+
+/** Runs stages in order until one answers. */
+export async function runStages(stages: readonly Stage[], ctx: CallContext): Promise<StageOutcome> {
+  for (const stage of stages) {
+    const outcome = await stage.run(ctx);
+    if (outcome.kind === 'respond') return outcome;
+  }
+  return CONTINUE;
+}

@@ -1,0 +1,74 @@
+import { estimateInputTokens, inputTokensUpperBound } from '../../catalog/estimate-tokens.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { Operation } from '../../providers/types.ts';
+import { type CallContext, estimatedInputTokensOf } from '../call-context.ts';
+import { CONTINUE, type Stage } from '../stage.ts';
+import { catalogEntryOf } from './deployment-catalog.ts';
+import { narrowEligible, type PoolSource } from './eligible-deployments.ts';
+
+/**
+ * The field holding the input of each checked operation, reported as `param`. Image and audio
+ * operations are not checked: their catalog context window is not about the prompt.
+ */
+const INPUT_PARAM: Readonly<Partial<Record<Operation, string>>> = Object.freeze({
+  'chat.completions': 'messages',
+  messages: 'messages',
+  responses: 'input',
+  embeddings: 'input',
+});
+
+/**
+ * The tokens measured against the window. Embeddings: the largest single input, since each
+ * input of a batch is embedded on its own (OpenAI API reference: an input "must not exceed the
+ * max input tokens for the model").
+ */
+function measuredTokens(ctx: CallContext): number {
+  const input = ctx.body.input;
+  if (ctx.endpoint.operation !== 'embeddings' || !Array.isArray(input))
+    return estimatedInputTokensOf(ctx, estimateInputTokens);
+  if (input.every((item) => typeof item === 'number')) {
+    ctx.estimatedInputTokens ??= input.length;
+    return input.length;
+  }
+  let largest = 0;
+  let total = 0;
+  for (const item of input) {
+    const tokens = estimateInputTokens('embeddings', { input: [item] });
+    largest = Math.max(largest, tokens);
+    total += tokens;
+  }
+  ctx.estimatedInputTokens ??= total;
+  return largest;
+}
+
+/**
+ * SPEC.md (Errors) `context_length_exceeded`: the estimated input (catalog/estimate-tokens.ts,
+ * which leans high) exceeds the model's catalog context window. A deployment whose window is
+ * unknown accepts the call; the upstream then judges. Class context_window, so a context_window
+ * fallback can reroute it.
+ */
+export function checkContextWindow(pool: PoolSource): Stage {
+  return {
+    name: 'check-context-window',
+    run(ctx) {
+      const param = INPUT_PARAM[ctx.endpoint.operation];
+      if (param === undefined) return CONTINUE;
+      let bound: number | undefined;
+      let tokens: number | undefined;
+      narrowEligible(ctx, pool, (deployment) => {
+        const window = catalogEntryOf(deployment).contextWindow;
+        if (window === null) return null;
+        // Most calls fit by a wide margin: the byte bound proves it without the tokenizer.
+        bound ??= inputTokensUpperBound(ctx.endpoint.operation, ctx.body);
+        if (bound <= window) return null;
+        tokens ??= measuredTokens(ctx);
+        if (tokens <= window) return null;
+        return new GatewayError('context_length_exceeded', {
+          param,
+          message: `The input is about ${tokens} tokens, more than the model's context window of ${window} tokens.`,
+        });
+      });
+      return CONTINUE;
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { servesOperation } from '../../router/candidates.ts';
+import { CONTINUE, type Stage } from '../stage.ts';
+import type { PoolSource } from './eligible-deployments.ts';
+
+/**
+ * SPEC.md (Errors): no enabled deployment of the public model serves this operation: 404
+ * model_not_found. Starts `ctx.eligibleDeploymentIds` afresh with the pool that serves it, which
+ * the following pre-flight stages narrow.
+ */
+export function resolveModel(pool: PoolSource): Stage {
+  return {
+    name: 'resolve-model',
+    run(ctx) {
+      const served = new Set<string>();
+      for (const deployment of pool.deploymentsOf(ctx.publicModel)) {
+        if (servesOperation(deployment, ctx.endpoint.operation)) served.add(deployment.id);
+      }
+      if (served.size === 0) throw new GatewayError('model_not_found', { param: 'model' });
+      ctx.eligibleDeploymentIds = served;
+      return CONTINUE;
+    },
+  };
+}

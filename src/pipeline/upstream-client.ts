@@ -1,0 +1,80 @@
+import type { Readable } from 'node:stream';
+import { Pool } from 'undici';
+import type { UpstreamRequest } from '../providers/types.ts';
+
+export interface UpstreamTimeouts {
+  connectMs: number;
+  /** Time until the upstream's response headers. */
+  firstByteMs: number;
+  /** Gap allowed between body chunks; the total bound is enforced by the caller's signal. */
+  bodyMs: number;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Readable;
+}
+
+const POOL_CONNECTIONS = 128;
+
+/**
+ * undici `Pool` per upstream origin, keep-alive, pipelining 1 (DESIGN.md section 1); never `fetch`
+ * on the hot path.
+ */
+export class UpstreamClient {
+  readonly #pools = new Map<string, Pool>();
+  readonly #connectMs: number;
+
+  constructor(connectMs: number) {
+    this.#connectMs = connectMs;
+  }
+
+  #pool(origin: string): Pool {
+    let pool = this.#pools.get(origin);
+    if (pool === undefined) {
+      pool = new Pool(origin, {
+        connections: POOL_CONNECTIONS,
+        pipelining: 1,
+        connectTimeout: this.#connectMs,
+        keepAliveTimeout: 30_000,
+      });
+      this.#pools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  async send(
+    request: UpstreamRequest,
+    signal: AbortSignal,
+    timeouts: UpstreamTimeouts,
+  ): Promise<UpstreamResponse> {
+    const url = new URL(request.url);
+    const body = request.body;
+    const response = await this.#pool(url.origin).request({
+      method: request.method,
+      path: url.pathname + url.search,
+      headers: request.headers,
+      body:
+        body === null ? null : typeof body === 'string' || body instanceof Uint8Array ? body : body.stream,
+      signal,
+      headersTimeout: timeouts.firstByteMs,
+      bodyTimeout: timeouts.bodyMs,
+    });
+    return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#pools.values()].map((pool) => pool.close()));
+    this.#pools.clear();
+  }
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}

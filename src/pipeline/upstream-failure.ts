@@ -1,0 +1,47 @@
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { ProviderAdapter } from '../providers/types.ts';
+
+/** undici error codes for a peer that never answered in time. */
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** Raised when the client went away: not the upstream's fault, never retried, never cools a deployment. */
+export class ClientAbortedError extends Error {
+  constructor() {
+    super('client closed the connection');
+    this.name = 'ClientAbortedError';
+  }
+}
+
+/** A transport failure (no HTTP answer) as a classified GatewayError. */
+export function transportFailure(error: unknown, signal: AbortSignal): Error {
+  if (signal.aborted) return new ClientAbortedError();
+  if (error instanceof GatewayError) return error;
+  const code = (error as { code?: string }).code ?? 'unknown';
+  const detail = { transport: code, message: (error as Error).message };
+  if (TIMEOUT_CODES.has(code)) return new GatewayError('timeout', { detail, cause: error });
+  return new GatewayError('upstream_error', { detail, cause: error });
+}
+
+/** A non-2xx upstream answer, classified by the provider's own table; its wording stays private. */
+export function httpFailure(
+  adapter: ProviderAdapter,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>>,
+): GatewayError {
+  const info = adapter.classifyError(status, body, headers);
+  return new GatewayError(info.code, {
+    errorClass: info.errorClass,
+    retryAfterSeconds: info.retryAfterSeconds,
+    detail: { upstreamStatus: status, providerMessage: info.providerMessage, body },
+  });
+}
+
+/** Parses an upstream body as JSON when it is JSON, else keeps the text (for the record only). */
+export function parseUpstreamBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,35 @@
+import { malformedAnswerError } from '../shared/upstream-error.ts';
+import type { OperationAdapter } from '../types.ts';
+import { anthropicHeaders, anthropicMessagesUrl } from './anthropic-endpoint.ts';
+import {
+  type AnthropicMessage,
+  type AnthropicMessagesRequest,
+  anthropicMessageSchema,
+} from './anthropic-messages-wire.ts';
+import { AnthropicStreamDecoder } from './anthropic-stream-decoder.ts';
+import { usageFromAnthropic } from './anthropic-usage.ts';
+
+/** `POST /v1/messages`: the client's body with the upstream model. */
+export const anthropicMessagesAdapter: OperationAdapter<AnthropicMessagesRequest, AnthropicMessage> = {
+  buildRequest({ target, body, stream }) {
+    const upstream: Record<string, unknown> = { ...body, model: target.upstreamModel };
+    if (stream) upstream.stream = true;
+    return {
+      url: anthropicMessagesUrl(target),
+      method: 'POST',
+      headers: {
+        ...anthropicHeaders(target),
+        'content-type': 'application/json',
+        accept: stream ? 'text/event-stream' : 'application/json',
+      },
+      body: JSON.stringify(upstream),
+    };
+  },
+  parseResponse(body, target) {
+    const parsed = anthropicMessageSchema.safeParse(body);
+    if (!parsed.success) throw malformedAnswerError(target.provider, 'message', parsed.error.issues);
+    return body as AnthropicMessage;
+  },
+  usageOf: (answer) => usageFromAnthropic(answer.usage),
+  createStreamDecoder: (target) => new AnthropicStreamDecoder(target.provider),
+};

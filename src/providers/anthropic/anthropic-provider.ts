@@ -1,0 +1,11 @@
+import type { ProviderAdapter } from '../types.ts';
+import { classifyAnthropicError } from './anthropic-error.ts';
+import { anthropicMessagesAdapter } from './anthropic-messages.ts';
+
+/** Anthropic: the Messages API natively; chat.completions through a translator (see registry). */
+export const anthropicProvider: ProviderAdapter = Object.freeze({
+  id: 'anthropic',
+  operations: Object.freeze({ messages: anthropicMessagesAdapter }),
+  requiresBaseUrl: false,
+  classifyError: classifyAnthropicError,
+});

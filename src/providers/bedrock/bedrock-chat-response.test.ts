@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { normaliseChatUsage } from '../shared/normalise-chat-usage.ts';
+import { toChatCompletion } from './bedrock-chat-response.ts';
+import { bedrockConverseResponseSchema } from './bedrock-wire-types.ts';
+import { mapBedrockStopReason } from './map-bedrock-stop-reason.ts';
+
+const identity = {
+  id: 'chatcmpl-1',
+  model: 'anthropic.claude-3-haiku-20240307-v1:0',
+  created: 1_700_000_000,
+};
+const recorded = bedrockConverseResponseSchema.parse(
+  JSON.parse(readFileSync(new URL('./fixtures/converse-response-tool-use.json', import.meta.url), 'utf8')),
+);
+
+test('recorded tool-use answer: text, tool call and cache-aware usage', () => {
+  assert.deepEqual(toChatCompletion(recorded, identity), {
+    ...identity,
+    object: 'chat.completion',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: 'Let me check the weather.',
+          refusal: null,
+          tool_calls: [
+            {
+              id: 'tooluse_kZJMlvQmRJ6eAyJE5GIl7Q',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+            },
+          ],
+        },
+        logprobs: null,
+        finish_reason: 'tool_calls',
+      },
+    ],
+    // Bedrock counts cache reads (100) and writes (20) apart from inputTokens (412).
+    usage: {
+      prompt_tokens: 532,
+      completion_tokens: 58,
+      total_tokens: 590,
+      prompt_tokens_details: { cached_tokens: 100 },
+    },
+  });
+});
+
+test('a tool call alone has null content; usage normalises with the cached part', () => {
+  const completion = toChatCompletion(
+    {
+      ...recorded,
+      output: { message: { role: 'assistant', content: [recorded.output.message.content[1]] } },
+    },
+    identity,
+  );
+  assert.equal(completion.choices[0].message.content, null);
+  assert.deepEqual(normaliseChatUsage(completion.usage), {
+    inputTokens: 532,
+    outputTokens: 58,
+    cachedInputTokens: 100,
+  });
+});
+
+test('stop reasons map onto finish reasons; an unknown one reads as stop', () => {
+  const table: Record<string, string> = {
+    end_turn: 'stop',
+    stop_sequence: 'stop',
+    max_tokens: 'length',
+    model_context_window_exceeded: 'length',
+    tool_use: 'tool_calls',
+    guardrail_intervened: 'content_filter',
+    content_filtered: 'content_filter',
+    something_new: 'stop',
+    toString: 'stop',
+  };
+  for (const [reason, expected] of Object.entries(table))
+    assert.equal(mapBedrockStopReason(reason), expected, reason);
+});

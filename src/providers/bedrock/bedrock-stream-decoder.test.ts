@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { StreamEvent } from '../types.ts';
+import { BedrockStreamDecoder } from './bedrock-stream-decoder.ts';
+import {
+  encodeEventMessage,
+  encodeEventStreamMessage,
+  encodeExceptionMessage,
+} from './event-stream-encoder.ts';
+
+interface Frame {
+  event: string;
+  payload: unknown;
+}
+const recorded = JSON.parse(
+  readFileSync(new URL('./fixtures/converse-stream-tool-use.json', import.meta.url), 'utf8'),
+) as Frame[];
+const recordedBytes = Buffer.concat(recorded.map((frame) => encodeEventMessage(frame.event, frame.payload)));
+
+const decoder = (includeUsage = false) =>
+  new BedrockStreamDecoder({ id: 'chatcmpl-1', model: 'm', created: 1_700_000_000, includeUsage });
+
+function decodeAll(bytes: Uint8Array, includeUsage = false): StreamEvent[] {
+  const d = decoder(includeUsage);
+  return [...d.push(bytes), ...d.finish()];
+}
+
+/** The chunks' deltas and finish reasons only, for readable expectations. */
+const deltas = (events: StreamEvent[]) =>
+  events.map((event) =>
+    typeof event.data === 'string'
+      ? event.data
+      : (event.data as { choices: Array<{ delta: unknown; finish_reason: unknown }> }).choices.map((c) => [
+          c.delta,
+          c.finish_reason,
+        ]),
+  );
+
+const gatewayError = (code: string) => (error: unknown) =>
+  error instanceof GatewayError && error.code === code;
+
+describe('recorded tool-use stream', () => {
+  test('becomes role, text, tool call start and argument deltas, finish, [DONE]', () => {
+    assert.deepEqual(deltas(decodeAll(recordedBytes)), [
+      [[{ role: 'assistant', content: '' }, null]],
+      [[{ content: 'Let me' }, null]],
+      [[{ content: ' check.' }, null]],
+      [
+        [
+          {
+            tool_calls: [
+              {
+                index: 0,
+                id: 'tooluse_kZJMlvQmRJ6eAyJE5GIl7Q',
+                type: 'function',
+                function: { name: 'get_weather', arguments: '' },
+              },
+            ],
+          },
+          null,
+        ],
+      ],
+      [[{ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }, null]],
+      [[{ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }, null]],
+      [[{}, 'tool_calls']],
+      '[DONE]',
+    ]);
+  });
+
+  test('chunks carry the completion identity', () => {
+    const [first] = decodeAll(recordedBytes);
+    assert.deepEqual(
+      { ...(first.data as object), choices: undefined },
+      {
+        id: 'chatcmpl-1',
+        object: 'chat.completion.chunk',
+        created: 1_700_000_000,
+        model: 'm',
+        choices: undefined,
+      },
+    );
+  });
+
+  test('with include_usage, every chunk has usage null and a usage chunk with no choices closes the stream', () => {
+    const events = decodeAll(recordedBytes, true);
+    assert.ok(events.slice(0, -2).every((event) => (event.data as { usage: unknown }).usage === null));
+    assert.deepEqual((events.at(-2)!.data as { choices: unknown; usage: unknown }).choices, []);
+    assert.deepEqual((events.at(-2)!.data as { usage: unknown }).usage, {
+      prompt_tokens: 412,
+      completion_tokens: 58,
+      total_tokens: 470,
+    });
+    assert.equal(events.at(-1)?.data, '[DONE]');
+  });
+
+  test('usage() reports the metadata event', () => {
+    const d = decoder();
+    d.push(recordedBytes);
+    d.finish();
+    assert.deepEqual(d.usage(), { inputTokens: 412, outputTokens: 58 });
+  });
+
+  test('property: any split of the byte stream gives the same events', () => {
+    const whole = JSON.stringify(decodeAll(recordedBytes, true));
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: recordedBytes.length }), { maxLength: 20 }), (cuts) => {
+        const points = [...new Set(cuts)].sort((a, b) => a - b);
+        const d = decoder(true);
+        const events: StreamEvent[] = [];
+        let start = 0;
+        for (const point of [...points, recordedBytes.length]) {
+          events.push(...d.push(recordedBytes.subarray(start, point)));
+          start = point;
+        }
+        events.push(...d.finish());
+        assert.equal(JSON.stringify(events), whole);
+      }),
+    );
+  });
+});
+
+describe('failures', () => {
+  test('an exception message mid-stream is a classified GatewayError', () => {
+    const d = decoder();
+    d.push(encodeEventMessage('messageStart', { role: 'assistant' }));
+    assert.throws(
+      () =>
+        d.push(
+          encodeExceptionMessage('throttlingException', 'Too many tokens, please wait before trying again.'),
+        ),
+      (error: unknown) =>
+        error instanceof GatewayError &&
+        error.code === 'rate_limit_exceeded' &&
+        (error.detail as { providerMessage?: string }).providerMessage ===
+          'Too many tokens, please wait before trying again.',
+    );
+  });
+
+  test('a modelStreamErrorException is an upstream error', () => {
+    assert.throws(
+      () => decoder().push(encodeExceptionMessage('modelStreamErrorException', 'The model stream failed.')),
+      gatewayError('upstream_error'),
+    );
+  });
+
+  test('an error message (:error-code) is an upstream error', () => {
+    const frame = encodeEventStreamMessage(
+      { ':message-type': 'error', ':error-code': 'InternalFailure', ':error-message': 'boom' },
+      '',
+    );
+    assert.throws(() => decoder().push(frame), gatewayError('upstream_error'));
+  });
+
+  test('a corrupted byte fails the CRC and ends the stream with an upstream error', () => {
+    const bytes = Buffer.from(recordedBytes);
+    bytes[40] ^= 0xff;
+    assert.throws(() => decoder().push(bytes), gatewayError('upstream_error'));
+  });
+
+  test('a stream cut inside a message fails at finish()', () => {
+    const d = decoder();
+    d.push(recordedBytes.subarray(0, recordedBytes.length - 5));
+    assert.throws(() => d.finish(), gatewayError('upstream_error'));
+  });
+
+  test('a stream that ends cleanly between messages but before messageStop fails at finish()', () => {
+    const d = decoder();
+    d.push(
+      Buffer.concat(recorded.slice(0, 3).map((frame) => encodeEventMessage(frame.event, frame.payload))),
+    );
+    assert.throws(() => d.finish(), gatewayError('upstream_error'));
+  });
+
+  test('a payload that does not match the documented event shape is an upstream error', () => {
+    assert.throws(
+      () => decoder().push(encodeEventMessage('contentBlockDelta', { delta: { text: 'x' } })),
+      gatewayError('upstream_error'),
+    );
+  });
+
+  test('an event type added later by AWS is skipped', () => {
+    assert.deepEqual(decoder().push(encodeEventMessage('somethingNew', { x: 1 })), []);
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * ConverseStream bytes -> Chat Completions chunks. The body is an AWS event stream (see
+ * event-stream-decoder.ts) whose `event` messages carry the ConverseStreamOutput members as JSON:
+ * messageStart, contentBlockStart, contentBlockDelta, contentBlockStop, messageStop, metadata.
+ * `exception` messages (`:exception-type`) and `error` messages (`:error-code`) end the stream with a
+ * classified GatewayError.
+ */
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import { ChatChunkWriter, type ChatChunkWriterOptions } from '../shared/chat-chunk-writer.ts';
+import type { ChatFinishReason, ChatUsage } from '../shared/chat-completions-wire.ts';
+import { normaliseChatUsage } from '../shared/normalise-chat-usage.ts';
+import {
+  malformedAnswerError,
+  truncatedStreamError,
+  upstreamGatewayError,
+} from '../shared/upstream-error.ts';
+import type { StreamDecoder, StreamEvent, Usage } from '../types.ts';
+import { classifyBedrockFailure } from './bedrock-error.ts';
+import { toChatUsage } from './bedrock-usage.ts';
+import {
+  type BedrockStreamEvent,
+  type BedrockStreamEventType,
+  bedrockStreamEventSchemas,
+} from './bedrock-wire-types.ts';
+import {
+  EventStreamDecoder,
+  EventStreamFramingError,
+  type EventStreamMessage,
+} from './event-stream-decoder.ts';
+import { mapBedrockStopReason } from './map-bedrock-stop-reason.ts';
+
+const PROVIDER = 'bedrock';
+
+export class BedrockStreamDecoder implements StreamDecoder {
+  readonly #chunks: ChatChunkWriter;
+  readonly #frames = new EventStreamDecoder();
+  /** Converse content block index -> Chat Completions tool call index. */
+  readonly #toolCalls = new Map<number, number>();
+  #roleSent = false;
+  #finishReason: ChatFinishReason | null = null;
+  #usage: ChatUsage | null = null;
+
+  constructor(options: ChatChunkWriterOptions) {
+    this.#chunks = new ChatChunkWriter(options);
+  }
+
+  push(chunk: Uint8Array): StreamEvent[] {
+    let messages: EventStreamMessage[];
+    try {
+      messages = this.#frames.push(chunk);
+    } catch (error) {
+      if (error instanceof EventStreamFramingError)
+        throw malformedAnswerError(PROVIDER, 'event stream', error.message);
+      throw error;
+    }
+    return messages.flatMap((message) => this.#message(message));
+  }
+
+  finish(): StreamEvent[] {
+    if (this.#frames.pendingBytes > 0)
+      throw truncatedStreamError(PROVIDER, 'the end of an event stream message');
+    if (this.#finishReason === null) throw truncatedStreamError(PROVIDER, 'messageStop');
+    return this.#chunks.close(this.#usage);
+  }
+
+  usage(): Usage | null {
+    return this.#usage ? normaliseChatUsage(this.#usage) : null;
+  }
+
+  #message(message: EventStreamMessage): StreamEvent[] {
+    const type = message.headers[':message-type'];
+    if (type === 'exception') throw this.#exception(message);
+    if (type === 'error') {
+      throw upstreamGatewayError(
+        classifyBedrockFailure({
+          status: 0,
+          errorType: String(message.headers[':error-code']),
+          message: undefined,
+        }),
+        { provider: PROVIDER, errorMessage: message.headers[':error-message'] },
+      );
+    }
+    const eventType = message.headers[':event-type'];
+    if (typeof eventType !== 'string' || !Object.hasOwn(bedrockStreamEventSchemas, eventType)) return [];
+    return this.#event(eventType as BedrockStreamEventType, this.#json(message.payload));
+  }
+
+  #exception(message: EventStreamMessage): GatewayError {
+    const payload = this.#json(message.payload) as { message?: unknown } | null;
+    const text = typeof payload?.message === 'string' ? payload.message : undefined;
+    const errorType = message.headers[':exception-type'];
+    return upstreamGatewayError(
+      classifyBedrockFailure({
+        status: 0,
+        errorType: typeof errorType === 'string' ? errorType : undefined,
+        message: text,
+      }),
+      { provider: PROVIDER, exceptionType: errorType },
+    );
+  }
+
+  #event(type: BedrockStreamEventType, payload: unknown): StreamEvent[] {
+    switch (type) {
+      case 'messageStart':
+        this.#parse('messageStart', payload);
+        return this.#start();
+      case 'contentBlockStart':
+        return this.#blockStart(this.#parse('contentBlockStart', payload));
+      case 'contentBlockDelta':
+        return this.#blockDelta(this.#parse('contentBlockDelta', payload));
+      case 'contentBlockStop':
+        return [];
+      case 'messageStop':
+        this.#finishReason = mapBedrockStopReason(this.#parse('messageStop', payload).stopReason);
+        return [this.#chunks.chunk(0, {}, this.#finishReason)];
+      case 'metadata': {
+        const { usage } = this.#parse('metadata', payload);
+        if (usage) this.#usage = toChatUsage(usage);
+        return [];
+      }
+    }
+  }
+
+  #parse<T extends BedrockStreamEventType>(type: T, payload: unknown): BedrockStreamEvent<T> {
+    const parsed = bedrockStreamEventSchemas[type].safeParse(payload);
+    if (!parsed.success) throw malformedAnswerError(PROVIDER, `${type} event`, parsed.error.issues);
+    return parsed.data as BedrockStreamEvent<T>;
+  }
+
+  #start(): StreamEvent[] {
+    if (this.#roleSent) return [];
+    this.#roleSent = true;
+    return [this.#chunks.chunk(0, { role: 'assistant', content: '' })];
+  }
+
+  #blockStart(event: BedrockStreamEvent<'contentBlockStart'>): StreamEvent[] {
+    const toolUse = event.start.toolUse;
+    if (!toolUse) return [];
+    const index = this.#toolCalls.size;
+    this.#toolCalls.set(event.contentBlockIndex, index);
+    return [
+      ...this.#start(),
+      this.#chunks.chunk(0, {
+        tool_calls: [
+          { index, id: toolUse.toolUseId, type: 'function', function: { name: toolUse.name, arguments: '' } },
+        ],
+      }),
+    ];
+  }
+
+  #blockDelta(event: BedrockStreamEvent<'contentBlockDelta'>): StreamEvent[] {
+    const { text, toolUse } = event.delta;
+    if (text !== undefined) return [...this.#start(), this.#chunks.chunk(0, { content: text })];
+    if (toolUse !== undefined) {
+      const index = this.#toolCalls.get(event.contentBlockIndex);
+      if (index === undefined)
+        throw malformedAnswerError(PROVIDER, 'tool input delta', 'no contentBlockStart');
+      return [this.#chunks.chunk(0, { tool_calls: [{ index, function: { arguments: toolUse.input } }] })];
+    }
+    // reasoningContent and citation deltas have no Chat Completions field.
+    return [];
+  }
+
+  #json(payload: Uint8Array): unknown {
+    const text = Buffer.from(payload).toString('utf8');
+    if (text === '') return null;
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw malformedAnswerError(PROVIDER, 'event payload', text.slice(0, 200));
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import { buildChatCompletion, chatChoice } from '../shared/build-chat-completion.ts';
+import type { ChatCompletionIdentity } from '../shared/chat-completion-identity.ts';
+import type { ChatCompletion } from '../shared/chat-completions-wire.ts';
+import { malformedAnswerError } from '../shared/upstream-error.ts';
+import { promptBlockedError } from './gemini-error.ts';
+import { toChatUsage } from './gemini-usage.ts';
+import type { GeminiGenerateContentResponse } from './gemini-wire-types.ts';
+import { mapGeminiFinishReason } from './map-gemini-finish-reason.ts';
+import { readGeminiParts } from './read-gemini-parts.ts';
+
+/** A generateContent answer as a `chat.completion`: one choice per candidate. */
+export function toChatCompletion(
+  response: GeminiGenerateContentResponse,
+  identity: ChatCompletionIdentity,
+): ChatCompletion {
+  const blockReason = response.promptFeedback?.blockReason;
+  if (blockReason) throw promptBlockedError(blockReason);
+  const candidates = response.candidates ?? [];
+  if (candidates.length === 0)
+    throw malformedAnswerError('gemini', 'generateContent answer', 'no candidates');
+  return buildChatCompletion(
+    identity,
+    candidates.map((candidate, position) => {
+      const { text, toolCalls } = readGeminiParts(candidate.content?.parts ?? []);
+      const finishReason = mapGeminiFinishReason(candidate.finishReason, toolCalls.length > 0);
+      return chatChoice(candidate.index ?? position, text, toolCalls, finishReason);
+    }),
+    toChatUsage(response.usageMetadata ?? {}),
+  );
+}

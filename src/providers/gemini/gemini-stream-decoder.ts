@@ -1,0 +1,102 @@
+/**
+ * streamGenerateContent?alt=sse bytes -> Chat Completions chunks. Each SSE event carries one
+ * GenerateContentResponse with the next parts of each candidate; the chunk that ends a candidate
+ * carries its `finishReason`; `usageMetadata` is cumulative, the last one final. An `{ error }`
+ * event, a blocked prompt, or an end before every candidate finished is a GatewayError.
+ */
+import { ChatChunkWriter, type ChatChunkWriterOptions } from '../shared/chat-chunk-writer.ts';
+import type { ChatChunkToolCallDelta, ChatUsage } from '../shared/chat-completions-wire.ts';
+import { normaliseChatUsage } from '../shared/normalise-chat-usage.ts';
+import { type SseMessage, SseParser } from '../shared/sse.ts';
+import { sseJson } from '../shared/sse-json.ts';
+import {
+  malformedAnswerError,
+  truncatedStreamError,
+  upstreamGatewayError,
+} from '../shared/upstream-error.ts';
+import type { StreamDecoder, StreamEvent, Usage } from '../types.ts';
+import { classifyGeminiError, promptBlockedError } from './gemini-error.ts';
+import { toChatUsage } from './gemini-usage.ts';
+import { type GeminiCandidate, geminiGenerateContentResponseSchema } from './gemini-wire-types.ts';
+import { mapGeminiFinishReason } from './map-gemini-finish-reason.ts';
+import { readGeminiParts } from './read-gemini-parts.ts';
+
+const PROVIDER = 'gemini';
+
+interface CandidateState {
+  toolCalls: number;
+  finished: boolean;
+}
+
+export class GeminiStreamDecoder implements StreamDecoder {
+  readonly #chunks: ChatChunkWriter;
+  readonly #sse = new SseParser();
+  /** Candidate index -> what has been emitted for it. */
+  readonly #candidates = new Map<number, CandidateState>();
+  #usage: ChatUsage | null = null;
+
+  constructor(options: ChatChunkWriterOptions) {
+    this.#chunks = new ChatChunkWriter(options);
+  }
+
+  push(chunk: Uint8Array): StreamEvent[] {
+    return this.#sse.push(chunk).flatMap((message) => this.#message(message));
+  }
+
+  finish(): StreamEvent[] {
+    const events = this.#sse.end().flatMap((message) => this.#message(message));
+    const states = [...this.#candidates.values()];
+    if (states.length === 0 || states.some((state) => !state.finished)) {
+      throw truncatedStreamError(PROVIDER, 'a finishReason for every candidate');
+    }
+    return [...events, ...this.#chunks.close(this.#usage)];
+  }
+
+  usage(): Usage | null {
+    return this.#usage ? normaliseChatUsage(this.#usage) : null;
+  }
+
+  #message(message: SseMessage): StreamEvent[] {
+    const data = sseJson(message, PROVIDER);
+    if (typeof data === 'object' && data !== null && 'error' in data) {
+      throw upstreamGatewayError(classifyGeminiError(0, data, {}), { provider: PROVIDER, during: 'stream' });
+    }
+    const parsed = geminiGenerateContentResponseSchema.safeParse(data);
+    if (!parsed.success) throw malformedAnswerError(PROVIDER, 'stream chunk', parsed.error.issues);
+    const response = parsed.data;
+    if (response.promptFeedback?.blockReason) throw promptBlockedError(response.promptFeedback.blockReason);
+    if (response.usageMetadata) this.#usage = toChatUsage(response.usageMetadata);
+    return (response.candidates ?? []).flatMap((candidate, position) => this.#candidate(candidate, position));
+  }
+
+  #candidate(candidate: GeminiCandidate, position: number): StreamEvent[] {
+    const index = candidate.index ?? position;
+    const events: StreamEvent[] = [];
+    let state = this.#candidates.get(index);
+    if (!state) {
+      state = { toolCalls: 0, finished: false };
+      this.#candidates.set(index, state);
+      events.push(this.#chunks.chunk(index, { role: 'assistant', content: '' }));
+    }
+    const { text, toolCalls } = readGeminiParts(candidate.content?.parts ?? []);
+    if (text !== '') events.push(this.#chunks.chunk(index, { content: text }));
+    if (toolCalls.length > 0) {
+      const deltas = toolCalls.map(
+        (call): ChatChunkToolCallDelta => ({
+          index: state.toolCalls++,
+          id: call.id,
+          type: 'function',
+          function: call.function,
+        }),
+      );
+      events.push(this.#chunks.chunk(index, { tool_calls: deltas }));
+    }
+    if (candidate.finishReason !== undefined && !state.finished) {
+      state.finished = true;
+      events.push(
+        this.#chunks.chunk(index, {}, mapGeminiFinishReason(candidate.finishReason, state.toolCalls > 0)),
+      );
+    }
+    return events;
+  }
+}

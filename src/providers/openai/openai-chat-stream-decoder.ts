@@ -1,0 +1,72 @@
+import {
+  chatCompletionChunkSchema,
+  type UpstreamChatCompletionChunk,
+} from '../shared/chat-completions-wire.ts';
+import { SSE_DONE, type SseMessage } from '../shared/sse.ts';
+import { sseJson } from '../shared/sse-json.ts';
+import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
+import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
+import type { StreamEvent, Usage } from '../types.ts';
+import { classifyOpenAIStreamError } from './openai-error.ts';
+import { readOpenAIError } from './openai-error-wire.ts';
+import { usageFromChat } from './openai-usage.ts';
+
+export interface ChatStreamDecoderOptions {
+  provider: string;
+  /** Whether the client asked for the usage chunk (`stream_options.include_usage`). */
+  includeUsage: boolean;
+}
+
+/**
+ * Chat Completions SSE (API reference, "The chat completion chunk object"): `data:` lines of
+ * chunks, ended by `data: [DONE]`. We always ask the upstream for usage; when the client did not,
+ * the usage-only chunk is dropped and the `usage: null` the option adds to each chunk removed, so
+ * the client sees the stream it asked for.
+ */
+export class OpenAIChatStreamDecoder extends SseStreamDecoder {
+  readonly #includeUsage: boolean;
+  #usage: Usage | null = null;
+
+  constructor(options: ChatStreamDecoderOptions) {
+    super(options.provider, 'data: [DONE]');
+    this.#includeUsage = options.includeUsage;
+  }
+
+  override usage(): Usage | null {
+    return this.#usage;
+  }
+
+  protected override read(message: SseMessage): StreamEvent[] {
+    if (message.data === SSE_DONE) {
+      this.end();
+      return [{ data: SSE_DONE }];
+    }
+    const event = this.#chunk(sseJson(message, this.provider));
+    return event === null ? [] : [event];
+  }
+
+  #chunk(data: unknown): StreamEvent | null {
+    // OpenAI sends {"error": {...}}; vLLM sends {"object": "error", "message": ...}.
+    if (
+      typeof data === 'object' &&
+      data !== null &&
+      ('error' in data || ('object' in data && data.object === 'error'))
+    ) {
+      const detail = readOpenAIError(data);
+      throw upstreamGatewayError(classifyOpenAIStreamError(detail.code, detail.message), {
+        provider: this.provider,
+      });
+    }
+    const parsed = chatCompletionChunkSchema.safeParse(data);
+    if (!parsed.success)
+      throw malformedAnswerError(this.provider, 'chat.completion.chunk', parsed.error.issues);
+    // Forward what the upstream sent (validated), not zod's copy, so field order is kept.
+    const chunk = data as UpstreamChatCompletionChunk;
+    if (parsed.data.usage != null) this.#usage = usageFromChat(parsed.data.usage);
+    if (this.#includeUsage) return { data: chunk };
+    if (chunk.choices.length === 0 && chunk.usage != null) return null;
+    if (!('usage' in chunk)) return { data: chunk };
+    const { usage: _usage, ...withoutUsage } = chunk;
+    return { data: withoutUsage };
+  }
+}

@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { decodeAll } from '../../../test/fakes/decode-stream.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { ChatCompletionRequest } from '../shared/chat-completions-wire.ts';
+import { SSE_DONE } from '../shared/sse.ts';
+import type { DeploymentTarget } from '../types.ts';
+import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
+import { openAIProvider } from './openai-provider.ts';
+
+const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
+const toolCallsStream = fixture('chat-stream-tool-calls.sse');
+const textStream = fixture('chat-stream-text.sse');
+const chat = openAIProvider.operations['chat.completions']!;
+
+const target: DeploymentTarget = {
+  id: 'dep_1',
+  provider: 'openai',
+  upstreamModel: 'gpt-4o-2024-08-06',
+  apiKey: 'sk-upstream',
+  baseUrl: null,
+  providerOptions: {},
+};
+const body: ChatCompletionRequest = { model: 'public-gpt', messages: [{ role: 'user', content: 'hi' }] };
+
+describe('openai chat.completions: request', () => {
+  test('posts the client body with the upstream model to {base}/chat/completions with a Bearer key', () => {
+    const request = chat.buildRequest({ target, body, stream: false });
+    assert.equal(request.url, 'https://api.openai.com/v1/chat/completions');
+    assert.equal(request.method, 'POST');
+    assert.equal(request.headers.authorization, 'Bearer sk-upstream');
+    assert.equal(request.headers['content-type'], 'application/json');
+    assert.deepEqual(JSON.parse(request.body as string), { ...body, model: 'gpt-4o-2024-08-06' });
+  });
+
+  test('a streamed call always asks the upstream for usage, keeping the client stream options', () => {
+    const request = chat.buildRequest({
+      target,
+      body: { ...body, stream: true, stream_options: { include_obfuscation: false } },
+      stream: true,
+    });
+    const sent = JSON.parse(request.body as string);
+    assert.equal(sent.stream, true);
+    assert.deepEqual(sent.stream_options, { include_obfuscation: false, include_usage: true });
+    assert.equal(request.headers.accept, 'text/event-stream');
+  });
+
+  test('a non-streamed call sends no stream_options of its own', () => {
+    const sent = JSON.parse(chat.buildRequest({ target, body, stream: false }).body as string);
+    assert.equal('stream_options' in sent, false);
+  });
+
+  test('a base URL with a trailing slash and organization/project options are honoured', () => {
+    const request = chat.buildRequest({
+      target: {
+        ...target,
+        baseUrl: 'https://proxy.example/v1/',
+        providerOptions: { organization: 'org_1', project: 'proj_1' },
+      },
+      body,
+      stream: false,
+    });
+    assert.equal(request.url, 'https://proxy.example/v1/chat/completions');
+    assert.equal(request.headers['openai-organization'], 'org_1');
+    assert.equal(request.headers['openai-project'], 'proj_1');
+  });
+
+  test('a deployment without a key sends no Authorization header', () => {
+    const request = chat.buildRequest({ target: { ...target, apiKey: null }, body, stream: false });
+    assert.equal(request.headers.authorization, undefined);
+  });
+});
+
+describe('openai chat.completions: response', () => {
+  test('a recorded completion parses as it came, with its usage', () => {
+    const recorded = JSON.parse(fixture('chat-completion.json').toString());
+    const answer = chat.parseResponse(recorded, target);
+    assert.deepEqual(answer, recorded);
+    assert.deepEqual(chat.usageOf(answer), { inputTokens: 19, outputTokens: 10 });
+  });
+
+  test('a completion with tool calls parses', () => {
+    const recorded = JSON.parse(fixture('chat-completion-tool-calls.json').toString());
+    assert.deepEqual(chat.parseResponse(recorded, target), recorded);
+  });
+
+  test('an answer that is not a chat completion is an upstream_error', () => {
+    assert.throws(
+      () => chat.parseResponse({ object: 'list', data: [] }, target),
+      (error: unknown) => error instanceof GatewayError && error.code === 'upstream_error',
+    );
+  });
+});
+
+describe('openai chat.completions: stream decoder', () => {
+  test('a client that asked for usage gets every chunk, the usage chunk and [DONE]', () => {
+    const decoder = chat.createStreamDecoder!(target, {
+      ...body,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const events = decodeAll(decoder, toolCallsStream);
+    assert.equal(events.length, 13);
+    assert.deepEqual(events.at(-1), { data: SSE_DONE });
+    const usageChunk = events.at(-2)?.data as { choices: unknown[]; usage: unknown };
+    assert.deepEqual(usageChunk.choices, []);
+    assert.notEqual(usageChunk.usage, null);
+    assert.deepEqual(decoder.usage(), { inputTokens: 82, outputTokens: 41, cachedInputTokens: 64 });
+  });
+
+  test('a client that did not ask gets no usage chunk and no usage field, yet usage is known', () => {
+    const decoder = chat.createStreamDecoder!(target, { ...body, stream: true });
+    const events = decodeAll(decoder, toolCallsStream);
+    assert.equal(events.length, 12);
+    for (const event of events.slice(0, -1)) assert.equal('usage' in (event.data as object), false);
+    assert.deepEqual(decoder.usage(), { inputTokens: 82, outputTokens: 41, cachedInputTokens: 64 });
+  });
+
+  test('tool-call deltas pass through in order', () => {
+    const events = decodeAll(
+      new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: false }),
+      toolCallsStream,
+    );
+    const args = events
+      .flatMap((e) =>
+        e.data === SSE_DONE
+          ? []
+          : (
+              e.data as {
+                choices: Array<{
+                  delta: { tool_calls?: Array<{ index: number; function?: { arguments?: string } }> };
+                }>;
+              }
+            ).choices,
+      )
+      .flatMap((c) => c.delta.tool_calls ?? [])
+      .filter((call) => call.index === 0)
+      .map((call) => call.function?.arguments ?? '')
+      .join('');
+    assert.equal(args, '{"location":"Paris, France"}');
+  });
+
+  test('a stream that ends without [DONE] fails in finish()', () => {
+    const cut = toolCallsStream.subarray(0, toolCallsStream.indexOf('data: [DONE]'));
+    const decoder = new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: true });
+    decoder.push(cut);
+    assert.throws(
+      () => decoder.finish(),
+      (error: unknown) => error instanceof GatewayError && error.code === 'upstream_error',
+    );
+  });
+
+  test('an error object inside the stream is raised as a classified GatewayError without provider wording', () => {
+    const decoder = new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: false });
+    const bytes = Buffer.from(
+      'data: {"error":{"message":"The server had an error","type":"server_error","code":null}}\n\n',
+    );
+    assert.throws(
+      () => decoder.push(bytes),
+      (error: unknown) =>
+        error instanceof GatewayError &&
+        error.code === 'upstream_error' &&
+        !error.publicMessage.includes('server had') &&
+        (error.detail as { providerMessage: string }).providerMessage === 'The server had an error',
+    );
+  });
+
+  test("vLLM's flat error object mid-stream is classified too", () => {
+    const decoder = new OpenAIChatStreamDecoder({ provider: 'openai-compatible', includeUsage: false });
+    const bytes = Buffer.from(
+      'data: {"object":"error","message":"This model\'s maximum context length is 4096 tokens.","type":"BadRequestError","param":null,"code":400}\n\n',
+    );
+    assert.throws(
+      () => decoder.push(bytes),
+      (e: unknown) => e instanceof GatewayError && e.code === 'context_length_exceeded',
+    );
+  });
+
+  test('a chunk that is not JSON is a malformed upstream answer', () => {
+    const decoder = new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: false });
+    assert.throws(() => decoder.push(Buffer.from('data: {not json\n\n')), GatewayError);
+  });
+
+  test('property: any split of a recorded stream decodes to the same events', () => {
+    for (const recorded of [toolCallsStream, textStream]) {
+      const whole = decodeAll(
+        new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: true }),
+        recorded,
+      );
+      fc.assert(
+        fc.property(
+          fc.uniqueArray(fc.integer({ min: 1, max: recorded.length - 1 }), { maxLength: 40 }),
+          (cuts) => {
+            const decoder = new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: true });
+            assert.deepEqual(decodeAll(decoder, recorded, cuts), whole);
+          },
+        ),
+      );
+    }
+  });
+});

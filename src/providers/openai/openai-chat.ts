@@ -1,0 +1,37 @@
+import {
+  type ChatCompletionRequest,
+  chatCompletionSchema,
+  type UpstreamChatCompletion,
+} from '../shared/chat-completions-wire.ts';
+import type { OperationAdapter } from '../types.ts';
+import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
+import { OPENAI_PATHS } from './openai-config.ts';
+import type { OpenAIEndpoint } from './openai-endpoint.ts';
+import { openAIJsonAdapter } from './openai-json-adapter.ts';
+import { usageFromChat } from './openai-usage.ts';
+
+/**
+ * `POST /chat/completions`. A streamed call always asks for `stream_options.include_usage` so
+ * that the gateway knows the tokens spent; the decoder hides the usage chunk from a client that
+ * did not ask for it.
+ */
+export function openAIChatAdapter(
+  endpoint: OpenAIEndpoint,
+): OperationAdapter<ChatCompletionRequest, UpstreamChatCompletion> {
+  return openAIJsonAdapter<ChatCompletionRequest, UpstreamChatCompletion>(endpoint, {
+    path: OPENAI_PATHS['chat.completions'],
+    answer: chatCompletionSchema,
+    usageOf: (answer) => usageFromChat(answer.usage),
+    prepare(body, stream) {
+      if (!stream) return body;
+      const options =
+        typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
+      return { ...body, stream_options: { ...options, include_usage: true } };
+    },
+    createStreamDecoder: (target, body) =>
+      new OpenAIChatStreamDecoder({
+        provider: target.provider,
+        includeUsage: body?.stream_options?.include_usage === true,
+      }),
+  });
+}

@@ -1,0 +1,51 @@
+import type { z } from 'zod';
+import { malformedAnswerError } from '../shared/upstream-error.ts';
+import type { DeploymentTarget, OperationAdapter, StreamDecoder, UpstreamRequest, Usage } from '../types.ts';
+import type { OpenAIEndpoint } from './openai-endpoint.ts';
+
+/** What distinguishes one JSON operation of the OpenAI family from another. */
+export interface OpenAIJsonOperation<Body, Answer> {
+  path: string;
+  /** Validates a 2xx answer (loosely: unknown fields pass through). */
+  answer: z.ZodType<Answer>;
+  usageOf(answer: Answer): Usage | null;
+  /** Upstream-only additions to the body, on a copy (e.g. chat's stream_options). */
+  prepare?(body: Record<string, unknown>, stream: boolean): Record<string, unknown>;
+  createStreamDecoder?(target: DeploymentTarget, body?: Body): StreamDecoder;
+}
+
+/**
+ * The generic adapter for JSON operations: the client's body with `model` set to the upstream
+ * model, posted to the endpoint's URL for the operation's path.
+ */
+export function openAIJsonAdapter<Body extends object, Answer>(
+  endpoint: OpenAIEndpoint,
+  operation: OpenAIJsonOperation<Body, Answer>,
+): OperationAdapter<Body, Answer> {
+  const adapter: OperationAdapter<Body, Answer> = {
+    buildRequest({ target, body, stream }): UpstreamRequest {
+      let upstream: Record<string, unknown> = { ...body, model: target.upstreamModel };
+      if (stream) upstream.stream = true;
+      if (operation.prepare) upstream = operation.prepare(upstream, stream);
+      return {
+        url: endpoint.url(target, operation.path),
+        method: 'POST',
+        headers: {
+          ...endpoint.headers(target),
+          'content-type': 'application/json',
+          accept: stream ? 'text/event-stream' : 'application/json',
+        },
+        body: JSON.stringify(upstream),
+      };
+    },
+    parseResponse(body, target) {
+      const parsed = operation.answer.safeParse(body);
+      if (!parsed.success) throw malformedAnswerError(target.provider, operation.path, parsed.error.issues);
+      // The upstream's own object (validated), not zod's copy: field order and unknown fields are kept.
+      return body as Answer;
+    },
+    usageOf: (answer) => operation.usageOf(answer),
+  };
+  if (operation.createStreamDecoder) adapter.createStreamDecoder = operation.createStreamDecoder;
+  return adapter;
+}

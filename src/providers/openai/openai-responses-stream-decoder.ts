@@ -1,0 +1,45 @@
+import type { SseMessage } from '../shared/sse.ts';
+import { sseJson } from '../shared/sse-json.ts';
+import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
+import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
+import type { StreamEvent, Usage } from '../types.ts';
+import { classifyOpenAIStreamError } from './openai-error.ts';
+import { responsesStreamEventSchema } from './openai-responses-wire.ts';
+import { usageFromResponses } from './openai-usage.ts';
+
+/** Events that end a Responses stream normally (API reference, "Streaming events"). */
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete']);
+/** Events that end it with a failure: raised as a GatewayError, never forwarded with provider wording. */
+const FAILURE_EVENTS: ReadonlySet<string> = new Set(['response.failed', 'error']);
+
+/**
+ * Responses SSE: typed events (`response.created` ... `response.completed`), each with its type as
+ * the SSE event name. Usage is read from the terminal event's response.
+ */
+export class OpenAIResponsesStreamDecoder extends SseStreamDecoder {
+  #usage: Usage | null = null;
+
+  constructor(provider: string) {
+    super(provider, 'response.completed');
+  }
+
+  override usage(): Usage | null {
+    return this.#usage;
+  }
+
+  protected override read(message: SseMessage): StreamEvent[] {
+    const data = sseJson(message, this.provider);
+    const parsed = responsesStreamEventSchema.safeParse(data);
+    if (!parsed.success)
+      throw malformedAnswerError(this.provider, 'responses stream event', parsed.error.issues);
+    const event = parsed.data;
+    if (event.response?.usage != null) this.#usage = usageFromResponses(event.response.usage);
+    if (FAILURE_EVENTS.has(event.type)) {
+      const code = event.response?.error?.code ?? event.code ?? undefined;
+      const text = event.response?.error?.message ?? event.message ?? undefined;
+      throw upstreamGatewayError(classifyOpenAIStreamError(code, text), { provider: this.provider });
+    }
+    if (TERMINAL_EVENTS.has(event.type)) this.end();
+    return [{ event: event.type, data }];
+  }
+}

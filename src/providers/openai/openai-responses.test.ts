@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { decodeAll } from '../../../test/fakes/decode-stream.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { DeploymentTarget } from '../types.ts';
+import { openAIProvider } from './openai-provider.ts';
+import { OpenAIResponsesStreamDecoder } from './openai-responses-stream-decoder.ts';
+
+const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
+const recorded = fixture('responses-stream.sse');
+const responses = openAIProvider.operations.responses!;
+const target: DeploymentTarget = {
+  id: 'dep_1',
+  provider: 'openai',
+  upstreamModel: 'gpt-4.1',
+  apiKey: 'sk-upstream',
+  baseUrl: null,
+  providerOptions: {},
+};
+
+function sse(type: string, fields: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`;
+}
+
+describe('openai responses', () => {
+  test('posts to {base}/responses with the upstream model', () => {
+    const request = responses.buildRequest({ target, body: { model: 'public', input: 'hi' }, stream: true });
+    assert.equal(request.url, 'https://api.openai.com/v1/responses');
+    assert.deepEqual(JSON.parse(request.body as string), { model: 'gpt-4.1', input: 'hi', stream: true });
+  });
+
+  test('a recorded response parses, usage from input/output tokens', () => {
+    const answer = responses.parseResponse(JSON.parse(fixture('response.json').toString()), target);
+    assert.deepEqual(responses.usageOf(answer), { inputTokens: 37, outputTokens: 11 });
+  });
+
+  test('the decoder passes each typed event on under its own name, usage from response.completed', () => {
+    const decoder = new OpenAIResponsesStreamDecoder('openai');
+    const events = decodeAll(decoder, recorded);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      [
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.content_part.added',
+        ...Array(8).fill('response.output_text.delta'),
+        'response.output_text.done',
+        'response.content_part.done',
+        'response.output_item.done',
+        'response.completed',
+      ],
+    );
+    assert.equal((events[0].data as { type: string }).type, 'response.created');
+    assert.deepEqual(decoder.usage(), { inputTokens: 37, outputTokens: 11 });
+  });
+
+  test('a stream that ends before response.completed fails in finish()', () => {
+    const decoder = new OpenAIResponsesStreamDecoder('openai');
+    decoder.push(recorded.subarray(0, recorded.indexOf('event: response.completed')));
+    assert.throws(
+      () => decoder.finish(),
+      (e: unknown) => e instanceof GatewayError && e.code === 'upstream_error',
+    );
+  });
+
+  test('response.incomplete is a normal end', () => {
+    const decoder = new OpenAIResponsesStreamDecoder('openai');
+    const response = JSON.parse(fixture('response.json').toString());
+    decoder.push(
+      Buffer.from(
+        sse('response.incomplete', { response: { ...response, status: 'incomplete' }, sequence_number: 0 }),
+      ),
+    );
+    assert.doesNotThrow(() => decoder.finish());
+  });
+
+  test('response.failed is raised, classified by its error code', () => {
+    const response = JSON.parse(fixture('response.json').toString());
+    const failed = {
+      ...response,
+      status: 'failed',
+      error: {
+        code: 'context_length_exceeded',
+        message: 'Your input exceeds the context window of this model.',
+      },
+    };
+    const decoder = new OpenAIResponsesStreamDecoder('openai');
+    assert.throws(
+      () => decoder.push(Buffer.from(sse('response.failed', { response: failed, sequence_number: 3 }))),
+      (e: unknown) => e instanceof GatewayError && e.code === 'context_length_exceeded',
+    );
+  });
+
+  test('an error event is raised as an upstream_error', () => {
+    const decoder = new OpenAIResponsesStreamDecoder('openai');
+    assert.throws(
+      () =>
+        decoder.push(
+          Buffer.from(
+            sse('error', { code: 'server_error', message: 'boom', param: null, sequence_number: 1 }),
+          ),
+        ),
+      (e: unknown) => e instanceof GatewayError && e.code === 'upstream_error',
+    );
+  });
+
+  test('property: any split of the recorded stream decodes to the same events', () => {
+    const whole = decodeAll(new OpenAIResponsesStreamDecoder('openai'), recorded);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: recorded.length - 1 }), { maxLength: 40 }),
+        (cuts) => {
+          assert.deepEqual(decodeAll(new OpenAIResponsesStreamDecoder('openai'), recorded, cuts), whole);
+        },
+      ),
+    );
+  });
+});

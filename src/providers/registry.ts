@@ -1,0 +1,71 @@
+/**
+ * The one place provider ids meet the code: the list of provider adapters and of cross-format
+ * translators, and the plan for serving an operation on a provider (DESIGN.md section 4).
+ * Adding a provider is one line in PROVIDERS.
+ */
+import { anthropicProvider } from './anthropic/anthropic-provider.ts';
+import { azureProvider } from './azure/azure-provider.ts';
+import { bedrockAdapter } from './bedrock/index.ts';
+import { geminiAdapter } from './gemini/index.ts';
+import { openAIProvider } from './openai/openai-provider.ts';
+import { openAICompatibleProvider } from './openai-compatible/openai-compatible-provider.ts';
+import { chatViaMessages } from './translate/chat-via-messages/chat-via-messages.ts';
+import { composeTranslators } from './translate/compose-translators.ts';
+import { messagesViaChat } from './translate/messages-via-chat/messages-via-chat.ts';
+import { responsesViaChat } from './translate/responses-via-chat/responses-via-chat.ts';
+import type { Operation, OperationAdapter, OperationTranslator, ProviderAdapter } from './types.ts';
+
+const PROVIDERS: readonly ProviderAdapter[] = [
+  openAIProvider,
+  azureProvider,
+  openAICompatibleProvider,
+  anthropicProvider,
+  geminiAdapter,
+  bedrockAdapter,
+];
+
+/** Tried in order when a provider lacks an operation natively: one hop, then two. */
+const TRANSLATORS: readonly OperationTranslator[] = [messagesViaChat, chatViaMessages, responsesViaChat];
+
+/**
+ * Two-hop bridges, built once: each translator followed by one that continues from its target
+ * to a third operation (responses -> chat.completions -> messages for Anthropic).
+ */
+const TWO_HOP_TRANSLATORS: readonly OperationTranslator[] = TRANSLATORS.flatMap((outer) =>
+  TRANSLATORS.filter((inner) => inner.from === outer.to && inner.to !== outer.from).map((inner) =>
+    composeTranslators(outer, inner),
+  ),
+);
+
+const BY_ID: ReadonlyMap<string, ProviderAdapter> = new Map(
+  PROVIDERS.map((provider) => [provider.id, provider]),
+);
+
+/** How an operation is served on a provider: natively, or through a translator to one it serves. */
+export type OperationPlan =
+  | { kind: 'native'; adapter: OperationAdapter }
+  | { kind: 'translated'; translator: OperationTranslator; adapter: OperationAdapter };
+
+export function getProviderAdapter(id: string): ProviderAdapter | null {
+  return BY_ID.get(id) ?? null;
+}
+
+export function providerIds(): string[] {
+  return [...BY_ID.keys()];
+}
+
+/** Null when the provider is unknown or can serve the operation neither natively nor translated. */
+export function planOperation(providerId: string, operation: Operation): OperationPlan | null {
+  const provider = BY_ID.get(providerId);
+  if (provider === undefined) return null;
+  const native = provider.operations[operation];
+  if (native !== undefined) return { kind: 'native', adapter: native };
+  for (const translators of [TRANSLATORS, TWO_HOP_TRANSLATORS]) {
+    for (const translator of translators) {
+      if (translator.from !== operation) continue;
+      const adapter = provider.operations[translator.to];
+      if (adapter !== undefined) return { kind: 'translated', translator, adapter };
+    }
+  }
+  return null;
+}

@@ -1,0 +1,12 @@
+import type { Usage } from '../types.ts';
+import type { ChatUsage } from './chat-completions-wire.ts';
+
+/** The gateway's normalised usage of a Chat Completions usage object the adapter built. */
+export function normaliseChatUsage(usage: ChatUsage): Usage {
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  return {
+    inputTokens: usage.prompt_tokens,
+    outputTokens: usage.completion_tokens,
+    ...(cached === undefined ? {} : { cachedInputTokens: cached }),
+  };
+}

@@ -1,0 +1,119 @@
+import type { AnthropicStreamEvent } from '../../anthropic/anthropic-messages-wire.ts';
+import type { AnthropicUsageCounts } from '../../anthropic/anthropic-usage.ts';
+import { SSE_DONE } from '../../shared/sse.ts';
+import { truncatedStreamError } from '../../shared/upstream-error.ts';
+import type { StreamEvent } from '../../types.ts';
+import { chatUsageFromAnthropic } from './chat-usage-from-anthropic.ts';
+import { finishReasonFromAnthropic } from './map-anthropic-stop-reason.ts';
+import { chatIdFromMessage } from './messages-to-chat-response.ts';
+
+export interface MessagesToChatStreamOptions {
+  /** The client's `stream_options.include_usage`: the usage chunk and `usage: null` on the others. */
+  includeUsage: boolean;
+  createdSeconds: number;
+}
+
+type Delta = Record<string, unknown>;
+
+/**
+ * Anthropic events -> chat.completion.chunk events (API reference, "The chat completion chunk
+ * object"): a role chunk at message_start, content and tool-call deltas as they come, the
+ * finish_reason chunk at message_delta, then (if asked) the usage chunk and `[DONE]` at
+ * message_stop. Pings, thinking and signature deltas have no Chat form and are skipped.
+ */
+export class MessagesToChatStream {
+  readonly #includeUsage: boolean;
+  readonly #created: number;
+  #id = '';
+  #model = '';
+  #finished = false;
+  /** Anthropic content block index -> Chat tool-call index. */
+  readonly #toolCalls = new Map<number, number>();
+  #counts: AnthropicUsageCounts = { input_tokens: 0, output_tokens: 0 };
+
+  constructor(options: MessagesToChatStreamOptions) {
+    this.#includeUsage = options.includeUsage;
+    this.#created = options.createdSeconds;
+  }
+
+  push(event: StreamEvent): StreamEvent[] {
+    if (this.#finished) return [];
+    const data = event.data as AnthropicStreamEvent;
+    switch (data.type) {
+      case 'message_start':
+        this.#id = chatIdFromMessage(data.message.id);
+        this.#model = data.message.model;
+        this.#counts = { ...data.message.usage, output_tokens: data.message.usage.output_tokens ?? 0 };
+        return [this.#chunk({ role: 'assistant', content: '' })];
+      case 'content_block_start':
+        return this.#blockStart(data.index, data.content_block as Record<string, unknown>);
+      case 'content_block_delta':
+        return this.#blockDelta(data.index, data.delta as Record<string, unknown>);
+      case 'message_delta':
+        this.#counts = {
+          input_tokens: data.usage.input_tokens ?? this.#counts.input_tokens,
+          output_tokens: data.usage.output_tokens,
+          cache_creation_input_tokens:
+            data.usage.cache_creation_input_tokens ?? this.#counts.cache_creation_input_tokens,
+          cache_read_input_tokens: data.usage.cache_read_input_tokens ?? this.#counts.cache_read_input_tokens,
+        };
+        return [this.#chunk({}, finishReasonFromAnthropic(data.delta.stop_reason))];
+      case 'message_stop':
+        return this.#end();
+      default:
+        return [];
+    }
+  }
+
+  finish(): StreamEvent[] {
+    if (!this.#finished) throw truncatedStreamError('messages', 'message_stop');
+    return [];
+  }
+
+  #blockStart(index: number, block: Record<string, unknown>): StreamEvent[] {
+    if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') {
+      return [this.#chunk({ content: block.text })];
+    }
+    if (block.type !== 'tool_use') return [];
+    const toolIndex = this.#toolCalls.size;
+    this.#toolCalls.set(index, toolIndex);
+    const call = {
+      index: toolIndex,
+      id: block.id,
+      type: 'function',
+      function: { name: block.name, arguments: '' },
+    };
+    return [this.#chunk({ tool_calls: [call] })];
+  }
+
+  #blockDelta(index: number, delta: Record<string, unknown>): StreamEvent[] {
+    if (delta.type === 'text_delta') return [this.#chunk({ content: delta.text })];
+    if (delta.type !== 'input_json_delta') return [];
+    const toolIndex = this.#toolCalls.get(index);
+    if (toolIndex === undefined || delta.partial_json === '') return [];
+    return [this.#chunk({ tool_calls: [{ index: toolIndex, function: { arguments: delta.partial_json } }] })];
+  }
+
+  #end(): StreamEvent[] {
+    this.#finished = true;
+    const out: StreamEvent[] = [];
+    if (this.#includeUsage) {
+      out.push({ data: { ...this.#base(), choices: [], usage: chatUsageFromAnthropic(this.#counts) } });
+    }
+    out.push({ data: SSE_DONE });
+    return out;
+  }
+
+  #chunk(delta: Delta, finishReason: string | null = null): StreamEvent {
+    const chunk: Record<string, unknown> = {
+      ...this.#base(),
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    };
+    if (this.#includeUsage) chunk.usage = null;
+    return { data: chunk };
+  }
+
+  #base(): Record<string, unknown> {
+    return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model };
+  }
+}

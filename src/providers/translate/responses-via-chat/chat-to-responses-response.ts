@@ -1,0 +1,51 @@
+import type { ResponsesRequest } from '../../openai/openai-responses-wire.ts';
+import type { UpstreamChatCompletion } from '../../shared/chat-completions-wire.ts';
+import {
+  responseEnvelope,
+  responseIds,
+  responsesUsageFromChat,
+  statusFromFinishReason,
+} from './responses-envelope.ts';
+
+/**
+ * Chat completion -> response object: one `message` output item (output_text, or refusal) when
+ * there is text, then one `function_call` item per tool call.
+ */
+export function chatToResponsesResponse(
+  answer: UpstreamChatCompletion,
+  request: ResponsesRequest,
+): Record<string, unknown> {
+  const choice = answer.choices[0];
+  const ids = responseIds(answer.id);
+  const { status, incompleteReason } = statusFromFinishReason(choice?.finish_reason);
+  const output: unknown[] = [];
+  const content: unknown[] = [];
+  if (choice?.message.content != null && choice.message.content !== '') {
+    content.push({ type: 'output_text', text: choice.message.content, annotations: [] });
+  }
+  if (choice?.message.refusal != null && choice.message.refusal !== '') {
+    content.push({ type: 'refusal', refusal: choice.message.refusal });
+  }
+  if (content.length > 0) {
+    output.push({ id: ids.item('msg', 0), type: 'message', status, role: 'assistant', content });
+  }
+  for (const call of choice?.message.tool_calls ?? []) {
+    output.push({
+      id: ids.item('fc', output.length),
+      type: 'function_call',
+      status: 'completed',
+      arguments: call.function.arguments,
+      call_id: call.id,
+      name: call.function.name,
+    });
+  }
+  return responseEnvelope(request, {
+    id: ids.response,
+    createdAt: answer.created,
+    model: answer.model,
+    status,
+    incompleteReason,
+    output,
+    usage: responsesUsageFromChat(answer.usage),
+  });
+}

@@ -1,0 +1,148 @@
+/**
+ * The adapter contract between the pipeline and a provider (DESIGN.md section 4). Nothing here
+ * knows fastify, undici or Kysely: an adapter turns a request in an operation's wire format into
+ * an upstream HTTP request description, and upstream answers back into that wire format.
+ */
+import type { Readable } from 'node:stream';
+import type { ErrorClass } from '../errors/error-classes.ts';
+import type { ErrorCode } from '../errors/error-codes.ts';
+
+export const OPERATIONS = [
+  'chat.completions',
+  'responses',
+  'embeddings',
+  'images.generations',
+  'images.edits',
+  'images.variations',
+  'audio.transcriptions',
+  'messages',
+] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+export const TRANSPORTS = ['json', 'sse', 'multipart'] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+
+/** What an adapter needs to know of a deployment; the API key is already decrypted. */
+export interface DeploymentTarget {
+  id: string;
+  provider: string;
+  upstreamModel: string;
+  apiKey: string | null;
+  baseUrl: string | null;
+  providerOptions: Readonly<Record<string, unknown>>;
+}
+
+/** A multipart body passed through to the upstream: the raw client stream and its content type. */
+export interface MultipartPassThrough {
+  kind: 'multipart';
+  contentType: string;
+  stream: Readable;
+}
+
+export interface UpstreamRequest {
+  /** Absolute URL: origin, path and query. */
+  url: string;
+  method: 'POST' | 'GET' | 'DELETE';
+  headers: Record<string, string>;
+  /** Serialised JSON, raw bytes, or a multipart stream passed through. */
+  body: string | Uint8Array | MultipartPassThrough | null;
+}
+
+/** One event of a stream in an endpoint's format: `data` is a JSON value, or the string `[DONE]`. */
+export interface StreamEvent {
+  event?: string;
+  data: unknown;
+}
+
+/** Token usage, normalised across providers (for TPM reconciliation and cost). */
+export interface Usage {
+  /** All input tokens, cached ones included (OpenAI's `prompt_tokens`; Anthropic's three input counts summed). */
+  inputTokens: number;
+  outputTokens: number;
+  /** The part of inputTokens read from the provider's prompt cache. */
+  cachedInputTokens?: number;
+  /** For image operations: images produced. */
+  images?: number;
+  /** For audio operations: seconds of audio. */
+  audioSeconds?: number;
+}
+
+/**
+ * Turns upstream stream bytes into events of the operation's wire format. Stateful, one per call.
+ * Bytes rather than SSE events, because not every upstream streams SSE (Bedrock uses the AWS
+ * event-stream encoding).
+ */
+export interface StreamDecoder {
+  push(chunk: Uint8Array): StreamEvent[];
+  /** Called at the upstream's end; returns the closing events. Throws a GatewayError if the stream ended short. */
+  finish(): StreamEvent[];
+  /** Usage seen so far (complete after finish()). */
+  usage(): Usage | null;
+}
+
+export interface BuildRequestInput<Body> {
+  target: DeploymentTarget;
+  /** The request in the operation's wire format, with `model` already the upstream model. */
+  body: Body;
+  stream: boolean;
+  /** Present for multipart operations. */
+  multipart?: MultipartPassThrough;
+}
+
+export interface OperationAdapter<Body = unknown, Answer = unknown> {
+  buildRequest(input: BuildRequestInput<Body>): UpstreamRequest;
+  /**
+   * Parses a successful (2xx) JSON answer into the operation's wire format. `request` is the body
+   * given to buildRequest, for adapters whose answer depends on a client option the upstream does
+   * not take (embeddings: `encoding_format: "base64"` on an upstream that only returns floats).
+   */
+  parseResponse(body: unknown, target: DeploymentTarget, request?: Body): Answer;
+  /** Usage of a parsed answer (in the operation's wire format). */
+  usageOf(answer: Answer): Usage | null;
+  /**
+   * Present when the upstream can stream this operation. `body` is the body given to
+   * buildRequest: a decoder reads the client's own stream options from it (chat: whether the
+   * client asked for the usage chunk, which the upstream is always asked for). Without it the
+   * decoder assumes the client asked for nothing optional.
+   */
+  createStreamDecoder?(target: DeploymentTarget, body?: Body): StreamDecoder;
+}
+
+/** An upstream failure classified into SPEC.md's classes; providerMessage is private detail. */
+export interface UpstreamErrorInfo {
+  errorClass: ErrorClass;
+  code: ErrorCode;
+  retryAfterSeconds?: number;
+  providerMessage?: string;
+}
+
+export interface ProviderAdapter {
+  readonly id: string;
+  /** Operations this provider serves natively. Others may be reached through a translator. */
+  readonly operations: Readonly<Partial<Record<Operation, OperationAdapter>>>;
+  /** True when a deployment must name `baseUrl` (openai-compatible, azure). */
+  readonly requiresBaseUrl: boolean;
+  /** Classifies a non-2xx answer (status, parsed JSON body or text, headers). */
+  classifyError(status: number, body: unknown, headers: Readonly<Record<string, string>>): UpstreamErrorInfo;
+}
+
+/**
+ * A cross-format bridge: serves operation `from` (what the client called) through operation
+ * `to` (what the provider serves natively), e.g. messages -> chat.completions.
+ */
+export interface OperationTranslator<
+  FromBody = unknown,
+  ToBody = unknown,
+  FromAnswer = unknown,
+  ToAnswer = unknown,
+> {
+  readonly from: Operation;
+  readonly to: Operation;
+  request(body: FromBody): ToBody;
+  response(answer: ToAnswer, request: FromBody): FromAnswer;
+  /** Incremental: each `to` event becomes zero or more `from` events; never buffers the whole answer. */
+  createStreamTranslator(request: FromBody): {
+    push(event: StreamEvent): StreamEvent[];
+    finish(): StreamEvent[];
+  };
+}

@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { describe, it } from 'node:test';
+import { createLogger } from '../telemetry/logger.ts';
+import { BatchQueue } from './batch-queue.ts';
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
+  return { lines, logger: createLogger('info', sink) };
+}
+
+const connectionRefused = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+
+function queue(write: (items: readonly number[]) => Promise<void>, capacity = 5) {
+  const log = capture();
+  const q = new BatchQueue<number>({
+    name: 'test',
+    capacity,
+    batchSize: 2,
+    flushIntervalMs: 60_000,
+    dropReportIntervalMs: 60_000,
+    writeTimeoutMs: 1_000,
+    write,
+    logger: log.logger,
+  });
+  return { q, ...log };
+}
+
+interface Versioned {
+  id: string;
+  version: string;
+}
+
+/** A queue whose items coalesce by id, as variant B's operations do. */
+function keyedQueue(write: (items: readonly Versioned[]) => Promise<void>, capacity = 5) {
+  const log = capture();
+  const q = new BatchQueue<Versioned>({
+    name: 'keyed',
+    capacity,
+    batchSize: 2,
+    flushIntervalMs: 60_000,
+    dropReportIntervalMs: 60_000,
+    writeTimeoutMs: 1_000,
+    keyOf: (item) => item.id,
+    write,
+    logger: log.logger,
+  });
+  return { q, ...log };
+}
+
+describe('BatchQueue', () => {
+  it('writes in batches of batchSize, in order', async () => {
+    const batches: number[][] = [];
+    const { q } = queue(async (items) => {
+      batches.push([...items]);
+    });
+    for (const n of [1, 2, 3, 4, 5]) q.push(n);
+    await q.flush(0);
+    assert.deepEqual(batches, [[1, 2], [3, 4], [5]]);
+    assert.equal(q.size, 0);
+  });
+
+  it('holds records while the database is down and writes them once it is back', async () => {
+    let down = true;
+    const written: number[] = [];
+    const { q } = queue(async (items) => {
+      if (down) throw connectionRefused();
+      written.push(...items);
+    });
+    q.push(1);
+    q.push(2);
+    q.push(3);
+    await q.flush(0);
+    // The deadline passed with the database down: what was queued is reported lost...
+    assert.equal(q.size, 0);
+    q.push(4);
+    down = false;
+    await q.flush(0);
+    assert.deepEqual(written, [4]);
+  });
+
+  it('keeps the queue across failed background drains (no deadline)', async () => {
+    let down = true;
+    const written: number[] = [];
+    const { q } = queue(async (items) => {
+      if (down) throw connectionRefused();
+      written.push(...items);
+    });
+    q.push(1);
+    q.push(2);
+    await new Promise((resolve) => setImmediate(resolve)); // the full-batch drain runs and fails
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(q.size, 2);
+    down = false;
+    await q.flush(1_000);
+    assert.deepEqual(written, [1, 2]);
+  });
+
+  it('drops what exceeds its capacity and reports the count in one line', async () => {
+    const { q, lines } = queue(async () => {
+      throw connectionRefused();
+    }, 3);
+    for (let n = 0; n < 10; n += 1) q.push(n);
+    assert.equal(q.size, 3);
+    await q.flush(0);
+    const reports = lines.filter((line) => line.queue === 'test');
+    assert.equal(reports.length, 1);
+    assert.equal(reports[0].dropped, 10, '7 over capacity, then 3 lost at the deadline');
+    assert.equal(reports[0].level, 'warn');
+  });
+
+  it('drops only the rows the database refuses, and logs them', async () => {
+    const written: number[] = [];
+    const { q, lines } = queue(async (items) => {
+      if (items.includes(13)) throw Object.assign(new Error('invalid byte sequence'), { code: '22021' });
+      written.push(...items);
+    });
+    for (const n of [12, 13, 14]) q.push(n);
+    await q.flush(0);
+    assert.deepEqual(written, [12, 14]);
+    assert.ok(lines.some((line) => line.rejected === 1));
+  });
+
+  it('never throws from push', () => {
+    const { q } = queue(async () => {
+      throw new Error('boom');
+    }, 1);
+    q.push(1);
+    q.push(2);
+    q.discard();
+    assert.equal(q.size, 1);
+  });
+});
+
+describe('BatchQueue with keyOf', () => {
+  it('writes only the newest state of an item pushed twice before a flush, in its first place', async () => {
+    const batches: string[][] = [];
+    const { q } = keyedQueue(async (items) => {
+      batches.push(items.map((item) => `${item.id}:${item.version}`));
+    });
+    q.push({ id: 'a', version: 'started' });
+    q.push({ id: 'b', version: 'started' });
+    q.push({ id: 'a', version: 'final' });
+    assert.equal(q.size, 2);
+    await q.flush(0);
+    assert.deepEqual(batches, [['a:final', 'b:started']]);
+  });
+
+  it('keeps an item replaced while its batch was being written, and writes it next', async () => {
+    const batches: string[][] = [];
+    let release: () => void = () => {};
+    const { q } = keyedQueue(async (items) => {
+      batches.push(items.map((item) => `${item.id}:${item.version}`));
+      if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
+    });
+    q.push({ id: 'a', version: 'started' });
+    const flushing = q.flush(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    q.push({ id: 'a', version: 'final' });
+    release();
+    await flushing;
+    assert.deepEqual(batches, [['a:started'], ['a:final']]);
+    assert.equal(q.size, 0);
+  });
+
+  it('takes a replacement when full (it needs no room) and drops a new key', async () => {
+    const { q, lines } = keyedQueue(async () => {
+      throw connectionRefused();
+    }, 1);
+    q.push({ id: 'a', version: 'started' });
+    q.push({ id: 'a', version: 'final' });
+    q.push({ id: 'b', version: 'started' });
+    assert.equal(q.size, 1);
+    await q.flush(0);
+    const [report] = lines.filter((line) => line.queue === 'keyed');
+    assert.equal(report.dropped, 2, 'b over capacity, then a lost at the deadline');
+  });
+});

@@ -1,0 +1,140 @@
+import { logsModule } from '../api/admin/logs.ts';
+import { usageModule } from '../api/admin/usage.ts';
+import type { Config } from '../config.ts';
+import type { Keyring } from '../crypto/index.ts';
+import { runPartitionMaintenance } from '../jobs/partition-job.ts';
+import { PeriodicJob } from '../jobs/periodic-job.ts';
+import { runReconcile } from '../jobs/reconcile-job.ts';
+import { runRetention } from '../jobs/retention-job.ts';
+import type { CallObserver } from '../pipeline/pipeline.ts';
+import type { RouteModule } from '../server/app.ts';
+import type { Database } from '../store/database.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import type { BatchQueue } from './batch-queue.ts';
+import { RECORD_QUEUE_DEFAULTS, type RecordQueueSettings } from './queue-settings.ts';
+import { RequestLogRecorder } from './variant-a/request-log-recorder.ts';
+import { OperationRecorder } from './variant-b/operation-recorder.ts';
+import {
+  PAYLOAD_SAMPLE_DEFAULTS,
+  PayloadSampler,
+  type PayloadSampleSettings,
+} from './variant-b/payload-sampler.ts';
+
+/** Variant B's maintenance periods (no SPEC.md variable names them; docs/configuration.md lists them). */
+export const RETENTION_JOB_INTERVAL_MS = 15 * 60_000;
+export const RECONCILE_JOB_INTERVAL_MS = 60_000;
+/** How long the shutdown flush retries a database that is away before the rest is reported lost. */
+export const RECORD_FLUSH_DEADLINE_MS = 10_000;
+
+export interface RecordsDeps {
+  config: Config;
+  database: Database;
+  keyring: Keyring;
+  logger: Logger;
+  /** Tuning and tests: queue sizes, payload sampling, the reconcile staleness bound. */
+  queue?: Partial<RecordQueueSettings>;
+  sampling?: Partial<PayloadSampleSettings>;
+  reconcileStaleAfterMs?: number;
+}
+
+export interface Records {
+  /** The record stage, for the pipeline's observer list (after settlement, before telemetry). */
+  observers: CallObserver[];
+  /** `/admin/logs` and `/admin/usage` (variant B; variant A serves neither: 404). */
+  modules: RouteModule[];
+  /** The write queues, for tests and health. */
+  queues: readonly BatchQueue<unknown>[];
+  /** Starts the queues' timers and the maintenance jobs. */
+  start(): void;
+  /** Stops the jobs and writes every queued record (lifecycle phase `flush`). */
+  flush(): Promise<void>;
+  /** Runs each maintenance job once now (tests, operators' scripts). */
+  runJobs(): Promise<void>;
+}
+
+/** Request records for the configured variant (SPEC.md, Request log records). */
+export function createRecords(deps: RecordsDeps): Records {
+  const queue = { ...RECORD_QUEUE_DEFAULTS, ...deps.queue };
+  return deps.config.variant === 'a' ? variantA(deps, queue) : variantB(deps, queue);
+}
+
+function variantA(deps: RecordsDeps, queue: RecordQueueSettings): Records {
+  const { config, database, logger } = deps;
+  const recorder = new RequestLogRecorder({
+    sql: database.sql,
+    logger,
+    maxPromptLength: config.maxStringLengthPromptInDb,
+    queue,
+  });
+  const partitions = new PeriodicJob({
+    name: 'request-log-partitions',
+    intervalMs: config.requestLogPartitionJobIntervalMs,
+    runAtStart: true,
+    logger,
+    run: () =>
+      runPartitionMaintenance({
+        sql: database.sql,
+        intervalMs: config.requestLogPartitionJobIntervalMs,
+        createDays: config.requestLogPartitionCreateDays,
+        retentionDays: config.requestLogPartitionRetentionDays,
+      }),
+  });
+  return assemble([recorder], [], [recorder.queue as BatchQueue<unknown>], [partitions]);
+}
+
+function variantB(deps: RecordsDeps, queue: RecordQueueSettings): Records {
+  const { config, database, logger } = deps;
+  const recorder = new OperationRecorder({
+    sql: database.sql,
+    keyring: deps.keyring,
+    logger,
+    maxPromptLength: config.maxStringLengthPromptInDb,
+    queue,
+    sampler: new PayloadSampler({ ...PAYLOAD_SAMPLE_DEFAULTS, ...deps.sampling }),
+  });
+  const retention = new PeriodicJob({
+    name: 'record-retention',
+    intervalMs: RETENTION_JOB_INTERVAL_MS,
+    runAtStart: true,
+    logger,
+    run: () =>
+      runRetention({
+        sql: database.sql,
+        metadataRetentionDays: config.observabilityMetadataRetentionDays,
+        payloadRetentionDays: config.observabilityPayloadRetentionDays,
+      }),
+  });
+  const reconcile = new PeriodicJob({
+    name: 'operation-reconcile',
+    intervalMs: RECONCILE_JOB_INTERVAL_MS,
+    runAtStart: true,
+    logger,
+    run: () => runReconcile({ sql: database.sql, staleAfterMs: deps.reconcileStaleAfterMs }),
+  });
+  const modules = [logsModule(database.db), usageModule(database.db)];
+  return assemble([recorder], modules, recorder.queues, [retention, reconcile]);
+}
+
+function assemble(
+  observers: CallObserver[],
+  modules: RouteModule[],
+  queues: readonly BatchQueue<unknown>[],
+  jobs: readonly PeriodicJob[],
+): Records {
+  return {
+    observers,
+    modules,
+    queues,
+    start: () => {
+      for (const queue of queues) queue.start();
+      for (const job of jobs) job.start();
+    },
+    flush: async () => {
+      await Promise.all(jobs.map((job) => job.stop()));
+      for (const queue of queues) await queue.stop(RECORD_FLUSH_DEADLINE_MS);
+    },
+    runJobs: async () => {
+      for (const job of jobs) await job.tick();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import type { AttemptResult } from '../pipeline/attempt.ts';
+import type { CallContext } from '../pipeline/call-context.ts';
+import type { CallRouter } from '../pipeline/pipeline.ts';
+import type { StreamEvent } from '../providers/types.ts';
+
+/** The answer a call gave, kept for a payload sample or a span event; streams as their event data. */
+export type CapturedResponse = { kind: 'json'; answer: unknown } | { kind: 'stream'; events: string[] };
+
+const CAPTURE_KEY = 'records.response';
+const WANTS_KEY = 'records.capture';
+
+/**
+ * Bound on a captured stream, in characters of event data: a sample keeps far less, and a span
+ * event with a multi-megabyte answer would be refused by most collectors anyway.
+ */
+export const MAX_CAPTURED_STREAM_CHARS = 1024 * 1024;
+
+/** Asks for the answer of this call to be captured (from an observer's onCallStarted). */
+export function requestCapture(ctx: CallContext): void {
+  ctx.stageState.set(WANTS_KEY, true);
+}
+
+export function capturedResponse(ctx: CallContext): CapturedResponse | null {
+  return (ctx.stageState.get(CAPTURE_KEY) as CapturedResponse | undefined) ?? null;
+}
+
+/**
+ * Wraps the router so the answer of a call that asked for it (requestCapture) is kept on the
+ * context: records and telemetry see the call only through the context, and the inference layer
+ * writes the answer without keeping it. Calls that did not ask pass through untouched.
+ */
+export function captureResponses(route: CallRouter): CallRouter {
+  return async (ctx) => {
+    const result = await route(ctx);
+    if (ctx.stageState.get(WANTS_KEY) !== true) return result;
+    if (result.kind === 'json') {
+      ctx.stageState.set(CAPTURE_KEY, { kind: 'json', answer: result.answer } satisfies CapturedResponse);
+      return result;
+    }
+    const captured: CapturedResponse = { kind: 'stream', events: [] };
+    ctx.stageState.set(CAPTURE_KEY, captured);
+    return { ...result, events: tee(result.events, captured.events) } satisfies AttemptResult;
+  };
+}
+
+async function* tee(events: AsyncIterable<StreamEvent>, into: string[]): AsyncGenerator<StreamEvent> {
+  let chars = 0;
+  for await (const event of events) {
+    if (chars < MAX_CAPTURED_STREAM_CHARS) {
+      const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+      chars += data.length;
+      into.push(data);
+    }
+    yield event;
+  }
+}

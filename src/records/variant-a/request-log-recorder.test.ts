@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { describe, it } from 'node:test';
+import { testContext } from '../../limits/test-support.ts';
+import type { Sql } from '../../store/database.ts';
+import { createLogger } from '../../telemetry/logger.ts';
+import { RECORD_QUEUE_DEFAULTS } from '../queue-settings.ts';
+import { RequestLogRecorder } from './request-log-recorder.ts';
+
+describe('RequestLogRecorder writes', () => {
+  it('writes each call once, a batch in one prepared statement', async () => {
+    const statements: { text: string; rows: Record<string, unknown>[]; prepare: boolean }[] = [];
+    const sql = {
+      unsafe: async (text: string, [json]: string[], options: { prepare?: boolean }) => {
+        statements.push({ text, rows: JSON.parse(json), prepare: options.prepare === true });
+        return [];
+      },
+    } as unknown as Sql;
+    const recorder = new RequestLogRecorder({
+      sql,
+      logger: createLogger('silent', new Writable({ write: (_chunk, _encoding, done) => done() })),
+      maxPromptLength: 100,
+      queue: { ...RECORD_QUEUE_DEFAULTS, flushIntervalMs: 60_000 },
+    });
+    const calls = [testContext(null), testContext(null), testContext(null)];
+    for (const ctx of calls) recorder.onCallFinished(ctx, { status: 200, error: null, streamBroken: false });
+    await recorder.queue.flush(0);
+
+    assert.equal(statements.length, 1);
+    assert.deepEqual(
+      statements[0].rows.map((row) => row.request_id),
+      calls.map((ctx) => ctx.requestId),
+    );
+    assert.equal(new Set(statements[0].rows.map((row) => row.id)).size, 3);
+    assert.ok(statements[0].prepare);
+    assert.match(statements[0].text, /on conflict do nothing/, 'a retried batch cannot store a row twice');
+  });
+});

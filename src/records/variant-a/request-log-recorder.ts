@@ -1,0 +1,62 @@
+import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
+import type { CallObserver } from '../../pipeline/pipeline.ts';
+import type { Sql } from '../../store/database.ts';
+import type { Logger } from '../../telemetry/logger.ts';
+import { BatchQueue } from '../batch-queue.ts';
+import { summarizeCall } from '../call-summary.ts';
+import { promptOf } from '../prompt.ts';
+import type { RecordQueueSettings } from '../queue-settings.ts';
+import { recordsetJson } from '../recordset-json.ts';
+import { REQUEST_LOG_COLUMNS, type RequestLogRow, requestLogRow } from './request-log-row.ts';
+
+export interface RequestLogRecorderOptions {
+  sql: Sql;
+  logger: Logger;
+  maxPromptLength: number;
+  queue: RecordQueueSettings;
+}
+
+/**
+ * A batch of rows in one statement (recordset-json.ts). Written once per call; `do nothing` makes a
+ * batch retried after a write that timed out but landed anyway a no-op instead of a key violation.
+ */
+const INSERT_REQUEST_LOGS = `insert into request_logs (${REQUEST_LOG_COLUMNS.join(', ')})
+  select ${REQUEST_LOG_COLUMNS.join(', ')} from json_populate_recordset(null::request_logs, $1::text::json)
+  on conflict do nothing`;
+
+/**
+ * Variant A's record stage: one `request_logs` row per call, written once, when the call ends,
+ * queued and written in batches by one multi-row INSERT per batch (COPY hangs through the embedded
+ * PGlite socket; DESIGN.md section 1).
+ */
+export class RequestLogRecorder implements CallObserver {
+  readonly name = 'records';
+  readonly #queue: BatchQueue<RequestLogRow>;
+  readonly #maxPromptLength: number;
+
+  constructor(options: RequestLogRecorderOptions) {
+    const { sql } = options;
+    this.#maxPromptLength = options.maxPromptLength;
+    this.#queue = new BatchQueue({
+      ...options.queue,
+      name: 'request_logs',
+      logger: options.logger,
+      write: async (rows) => {
+        await sql.unsafe(INSERT_REQUEST_LOGS, [recordsetJson(rows)], { prepare: true });
+      },
+    });
+  }
+
+  get queue(): BatchQueue<RequestLogRow> {
+    return this.#queue;
+  }
+
+  onCallFinished(ctx: CallContext, outcome: CallOutcome): void {
+    try {
+      this.#queue.push(requestLogRow(summarizeCall(ctx, outcome), promptOf(ctx.body, this.#maxPromptLength)));
+    } catch {
+      // A record must never fail the call; a row that cannot be built is counted as dropped.
+      this.#queue.discard();
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { describe, it } from 'node:test';
+import { generateKeyHex, keyringFromCredentialsKey } from '../../crypto/index.ts';
+import { testContext } from '../../limits/test-support.ts';
+import type { CallContext } from '../../pipeline/call-context.ts';
+import type { Sql } from '../../store/database.ts';
+import { createLogger } from '../../telemetry/logger.ts';
+import { RECORD_QUEUE_DEFAULTS } from '../queue-settings.ts';
+import { OperationRecorder } from './operation-recorder.ts';
+import { PayloadSampler } from './payload-sampler.ts';
+
+interface Statement {
+  text: string;
+  /** The parameters: operations, attempts and samples, each a JSON array. */
+  rows: Record<string, unknown>[][];
+  prepare: boolean;
+}
+
+/** A database that records each statement it is sent: the unit of cost the queue saves. */
+function recorderWithStatementLog(sampleFraction = 0) {
+  const statements: Statement[] = [];
+  const sql = {
+    unsafe: async (text: string, parameters: string[], options: { prepare?: boolean }) => {
+      statements.push({
+        text,
+        rows: parameters.map((json) => JSON.parse(json)),
+        prepare: options.prepare === true,
+      });
+      return [];
+    },
+  } as unknown as Sql;
+  const recorder = new OperationRecorder({
+    sql,
+    keyring: keyringFromCredentialsKey(generateKeyHex()),
+    logger: createLogger('silent', new Writable({ write: (_chunk, _encoding, done) => done() })),
+    maxPromptLength: 100,
+    queue: { ...RECORD_QUEUE_DEFAULTS, flushIntervalMs: 60_000 },
+    sampler: new PayloadSampler({ fraction: sampleFraction, maxPerSecond: 10, maxBytes: 8192 }, () => 0),
+  });
+  const [queue] = recorder.queues;
+  /** What the background flush does every second. */
+  const flush = () => queue.flush(0);
+  return { recorder, statements, flush };
+}
+
+function servedCall(): CallContext {
+  const ctx = testContext(null, { messages: [{ role: 'user', content: 'hello' }] });
+  ctx.attempts.push({
+    deploymentId: 'dep_test',
+    provider: 'openai',
+    upstreamModel: 'gpt-4o-mini',
+    publicModel: 'm',
+    startedAtMs: ctx.startedAtMs,
+    latencyMs: 3,
+    firstByteMs: null,
+    status: 200,
+    outcome: 'success',
+    error: null,
+  });
+  return ctx;
+}
+
+const OK = { status: 200, error: null, streamBroken: false };
+
+describe('OperationRecorder writes', () => {
+  it('writes a call that ends before the flush once: one statement, its final row only', async () => {
+    const { recorder, statements, flush } = recorderWithStatementLog();
+    const ctx = servedCall();
+    recorder.onCallStarted(ctx);
+    recorder.onCallFinished(ctx, OK);
+    await flush();
+
+    assert.equal(statements.length, 1);
+    const [operations, attempts, samples] = statements[0].rows;
+    assert.deepEqual(
+      operations.map((row) => [row.request_id, row.status]),
+      [[ctx.requestId, 'success']],
+    );
+    assert.deepEqual(
+      attempts.map((row) => [row.operation_id, row.outcome]),
+      [[operations[0].id, 'success']],
+    );
+    assert.deepEqual(samples, []);
+  });
+
+  it('writes a call still running at a flush twice: in_progress, then the final row', async () => {
+    const { recorder, statements, flush } = recorderWithStatementLog();
+    const ctx = servedCall();
+    recorder.onCallStarted(ctx);
+    await flush();
+    recorder.onCallFinished(ctx, OK);
+    await flush();
+
+    assert.equal(statements.length, 2);
+    const [started, finished] = statements.map((statement) => statement.rows[0]);
+    assert.deepEqual(
+      started.map((row) => [row.status, row.finished_at]),
+      [['in_progress', null]],
+    );
+    assert.deepEqual(
+      finished.map((row) => [row.id, row.status]),
+      [[started[0].id, 'success']],
+    );
+    assert.deepEqual(statements[0].rows[1], [], 'attempts come with the final row');
+  });
+
+  it('writes a batch of calls and their attempts and samples in one prepared statement', async () => {
+    const { recorder, statements, flush } = recorderWithStatementLog(1);
+    const calls = [servedCall(), servedCall(), servedCall()];
+    for (const ctx of calls) recorder.onCallStarted(ctx);
+    for (const ctx of calls) recorder.onCallFinished(ctx, OK);
+    await flush();
+
+    assert.equal(statements.length, 1);
+    const [operations, attempts, samples] = statements[0].rows;
+    assert.equal(operations.length, 3);
+    assert.equal(attempts.length, 3);
+    assert.deepEqual(
+      samples.map((row) => [row.operation_id, row.reason]),
+      operations.map((row) => [row.id, 'sampled']),
+    );
+    assert.ok(statements[0].prepare, 'a fixed text, prepared once per connection');
+    assert.match(statements[0].text, /where excluded\.status <> 'in_progress'/);
+  });
+});

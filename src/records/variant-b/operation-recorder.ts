@@ -1,0 +1,125 @@
+import type { Keyring } from '../../crypto/index.ts';
+import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
+import type { CallObserver } from '../../pipeline/pipeline.ts';
+import type { Sql } from '../../store/database.ts';
+import type { Logger } from '../../telemetry/logger.ts';
+import { BatchQueue } from '../batch-queue.ts';
+import { type CallSummary, summarizeCall } from '../call-summary.ts';
+import { storedError } from '../error-detail.ts';
+import { promptOf } from '../prompt.ts';
+import type { RecordQueueSettings } from '../queue-settings.ts';
+import { recordId } from '../record-id.ts';
+import { isoTime } from '../recordset-json.ts';
+import { capturedResponse, requestCapture } from '../response-capture.ts';
+import {
+  attemptRows,
+  finishedOperationRow,
+  type OperationStart,
+  startedOperationRow,
+} from './operation-rows.ts';
+import { type OperationRecord, type PendingSample, writeOperations } from './operation-writer.ts';
+import type { PayloadSampler } from './payload-sampler.ts';
+
+export interface OperationRecorderOptions {
+  sql: Sql;
+  keyring: Keyring;
+  logger: Logger;
+  maxPromptLength: number;
+  queue: RecordQueueSettings;
+  sampler: PayloadSampler;
+}
+
+const NO_ATTEMPTS: readonly never[] = Object.freeze([]);
+
+/** Per-call state under the observer's name in `ctx.stageState`. */
+interface CallState extends OperationStart {
+  sampleIfSuccessful: boolean;
+}
+
+/**
+ * Variant B's record stage: a `gateway_operations` row queued `in_progress` when the call starts,
+ * replaced in the queue by its final state with its `upstream_attempts` (and maybe a sealed
+ * `payload_samples` row) when it ends. One bounded queue keyed by operation id, so a call that ends
+ * before the next flush, most of them, costs one row; only a call still running at a flush has its
+ * `in_progress` row written, then finalized by an upsert. The queue is flushed on shutdown
+ * (SPEC.md rule 3).
+ */
+export class OperationRecorder implements CallObserver {
+  readonly name = 'records';
+  readonly #queue: BatchQueue<OperationRecord>;
+  readonly #sampler: PayloadSampler;
+  readonly #maxPromptLength: number;
+
+  constructor(options: OperationRecorderOptions) {
+    const { sql, keyring, logger } = options;
+    this.#sampler = options.sampler;
+    this.#maxPromptLength = options.maxPromptLength;
+    this.#queue = new BatchQueue<OperationRecord>({
+      ...options.queue,
+      name: 'gateway_operations',
+      logger,
+      keyOf: (record) => record.operation.id,
+      write: (records) => writeOperations(sql, keyring, records),
+    });
+  }
+
+  get queues(): readonly BatchQueue<unknown>[] {
+    return [this.#queue as BatchQueue<unknown>];
+  }
+
+  onCallStarted(ctx: CallContext): void {
+    try {
+      const state = this.#stateOf(ctx);
+      if (state.sampleIfSuccessful) requestCapture(ctx);
+      this.#queue.push({
+        operation: startedOperationRow(state, ctx),
+        attempts: NO_ATTEMPTS,
+        sample: null,
+      });
+    } catch {
+      this.#queue.discard();
+    }
+  }
+
+  onCallFinished(ctx: CallContext, outcome: CallOutcome): void {
+    try {
+      const state = this.#stateOf(ctx);
+      const call = summarizeCall(ctx, outcome);
+      this.#queue.push({
+        operation: finishedOperationRow(state, call),
+        attempts: attemptRows(state.id, call),
+        sample: this.#sample(ctx, call, state),
+      });
+    } catch {
+      this.#queue.discard();
+    }
+  }
+
+  #stateOf(ctx: CallContext): CallState {
+    let state = ctx.stageState.get(this.name) as CallState | undefined;
+    if (state === undefined) {
+      state = {
+        id: recordId('op'),
+        startedAt: isoTime(ctx.startedAtMs),
+        prompt: promptOf(ctx.body, this.#maxPromptLength),
+        sampleIfSuccessful: this.#sampler.wantsSuccess(),
+      };
+      ctx.stageState.set(this.name, state);
+    }
+    return state;
+  }
+
+  #sample(ctx: CallContext, call: CallSummary, state: CallState): PendingSample | null {
+    const reason = this.#sampler.reasonFor(call, state.sampleIfSuccessful);
+    if (reason === null) return null;
+    const plaintext = this.#sampler.plaintextOf({
+      requestId: call.requestId,
+      operation: call.operation,
+      publicModel: call.publicModel,
+      request: ctx.body,
+      response: capturedResponse(ctx),
+      error: storedError(call.error),
+    });
+    return { id: recordId('smp'), reason, plaintext };
+  }
+}

@@ -1,0 +1,101 @@
+import type { Keyring } from '../../crypto/index.ts';
+import type { Sql } from '../../store/database.ts';
+import { isoTime, recordsetJson } from '../recordset-json.ts';
+import { ATTEMPT_COLUMNS, type AttemptRow, OPERATION_COLUMNS, type OperationRow } from './operation-rows.ts';
+import type { SampleReason } from './payload-sampler.ts';
+
+/**
+ * One operation as queued, keyed by its id: the `in_progress` row pushed when the call starts, then
+ * replaced in the queue by the final row with its attempts and maybe a sample to seal. A call that
+ * ends before the next flush is written once, final; one still running gets its `in_progress` row
+ * (what the reconcile job finds after a crash) and the final row later, as an upsert.
+ */
+export interface OperationRecord {
+  operation: OperationRow;
+  attempts: readonly AttemptRow[];
+  sample: PendingSample | null;
+}
+
+/** Its id is made when the call ends, so a write retried after a timeout cannot store it twice. */
+export interface PendingSample {
+  id: string;
+  reason: SampleReason;
+  plaintext: string;
+}
+
+const SAMPLE_COLUMNS = [
+  'id',
+  'operation_id',
+  'request_id',
+  'created_at',
+  'reason',
+  'envelope',
+  'envelope_key_id',
+  'size_bytes',
+] as const;
+
+/** `insert into <table> (<columns>) select <columns> from <the rows of parameter $n>`. */
+function insertRows(table: string, columns: readonly string[], parameter: number): string {
+  const list = columns.join(', ');
+  return `insert into ${table} (${list})
+    select ${list} from json_populate_recordset(null::${table}, $${parameter}::text::json)`;
+}
+
+/**
+ * The one statement of a batch, for all three tables (a single statement is atomic: no
+ * transaction round trips). A final operation row replaces what is there (its `in_progress` row,
+ * the same row marked `abandoned` by the reconcile job, or itself from a retried batch); an
+ * `in_progress` row meeting any existing row changes nothing, so a start written late (a write
+ * that timed out and landed anyway) cannot undo a final state. Attempts and samples are written
+ * once.
+ */
+const WRITE_BATCH = `with operations as (
+  ${insertRows('gateway_operations', OPERATION_COLUMNS, 1)}
+    on conflict (id) do update set ${OPERATION_COLUMNS.filter((column) => column !== 'id')
+      .map((column) => `${column} = excluded.${column}`)
+      .join(', ')}
+    where excluded.status <> 'in_progress'
+), attempts as (
+  ${insertRows('upstream_attempts', ATTEMPT_COLUMNS, 2)}
+    on conflict do nothing
+)
+${insertRows('payload_samples', SAMPLE_COLUMNS, 3)}
+  on conflict do nothing`;
+
+/**
+ * Writes a batch of operations in one statement. Samples are sealed here, off the hot path, with
+ * the keyring's active key (purpose `payload-sample`).
+ */
+export async function writeOperations(
+  sql: Sql,
+  keyring: Keyring,
+  records: readonly OperationRecord[],
+): Promise<void> {
+  const operations = new Array<OperationRow>(records.length);
+  const attempts: AttemptRow[] = [];
+  const samples: object[] = [];
+  for (let index = 0; index < records.length; index += 1) {
+    const record = records[index];
+    operations[index] = record.operation;
+    for (const attempt of record.attempts) attempts.push(attempt);
+    if (record.sample !== null) samples.push(sealedSample(keyring, record.operation, record.sample));
+  }
+  await sql.unsafe(
+    WRITE_BATCH,
+    [recordsetJson(operations), recordsetJson(attempts), recordsetJson(samples)],
+    { prepare: true },
+  );
+}
+
+function sealedSample(keyring: Keyring, operation: OperationRow, sample: PendingSample): object {
+  return {
+    id: sample.id,
+    operation_id: operation.id,
+    request_id: operation.request_id,
+    created_at: operation.finished_at ?? isoTime(Date.now()),
+    reason: sample.reason,
+    envelope: keyring.seal('payload-sample', sample.plaintext),
+    envelope_key_id: keyring.activeId,
+    size_bytes: Buffer.byteLength(sample.plaintext),
+  };
+}

@@ -1,0 +1,44 @@
+import { GatewayError } from '../errors/gateway-error.ts';
+import { ClientAbortedError } from '../pipeline/upstream-failure.ts';
+
+/**
+ * The total timeout of one attempt (`timeouts.totalMs`), body or stream included, as a signal
+ * combined with the client's. undici reports an aborted signal as the client leaving
+ * (upstream-failure.ts), so `explain` tells the two apart: the client's own signal is aborted
+ * only when the client left.
+ */
+export class AttemptDeadline {
+  readonly signal: AbortSignal;
+  readonly #client: AbortSignal;
+  readonly #totalMs: number;
+  readonly #timer: NodeJS.Timeout;
+  #expired = false;
+
+  constructor(client: AbortSignal, totalMs: number) {
+    const controller = new AbortController();
+    this.#client = client;
+    this.#totalMs = totalMs;
+    this.#timer = setTimeout(() => {
+      this.#expired = true;
+      controller.abort(new Error(`attempt exceeded its total timeout of ${totalMs} ms`));
+    }, totalMs);
+    this.#timer.unref();
+    this.signal = AbortSignal.any([client, controller.signal]);
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+
+  /** The error to report for what the attempt threw. */
+  explain(error: unknown): unknown {
+    if (this.#client.aborted) return error instanceof ClientAbortedError ? error : new ClientAbortedError();
+    if (this.#expired && !(error instanceof GatewayError && error.code === 'timeout')) {
+      return new GatewayError('timeout', {
+        detail: { reason: 'total timeout', totalMs: this.#totalMs },
+        cause: error,
+      });
+    }
+    return error;
+  }
+}

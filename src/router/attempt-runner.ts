@@ -1,0 +1,97 @@
+import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
+import { type AttemptResult, attemptUpstream } from '../pipeline/attempt.ts';
+import type { CallContext } from '../pipeline/call-context.ts';
+import type { UpstreamClient, UpstreamTimeouts } from '../pipeline/upstream-client.ts';
+import { ClientAbortedError } from '../pipeline/upstream-failure.ts';
+import type { StreamEvent, Usage } from '../providers/types.ts';
+import type { Candidate } from './candidates.ts';
+import type { RouterSettings } from './router-settings-schema.ts';
+import { type BookkeepingDeps, TrackedAttempt } from './tracked-attempt.ts';
+
+export interface AttemptDeps extends BookkeepingDeps {
+  client: UpstreamClient;
+  directory: Pick<DeploymentDirectory, 'targetOf'>;
+}
+
+/**
+ * The router settings' timeouts as the upstream client takes them. The gap allowed between body
+ * chunks is the first-byte timeout: an upstream silent that long mid-stream is as dead as one
+ * that never started.
+ */
+export function upstreamTimeouts(settings: RouterSettings): UpstreamTimeouts {
+  const { connectMs, firstByteMs } = settings.timeouts;
+  return { connectMs, firstByteMs, bodyMs: firstByteMs };
+}
+
+/**
+ * One upstream attempt with its bookkeeping (TrackedAttempt). A stream is handed over only once
+ * its first event arrived: a stream that fails before that is an attempt failure like any other,
+ * which the router may retry, since no byte reached the client yet (DESIGN.md section 4). After
+ * the handover nothing is retried: a later failure ends the stream with the HTTP layer's error
+ * event, and ends the attempt as failed.
+ *
+ * Throws the attempt's GatewayError, or ClientAbortedError when the client went away.
+ */
+export async function runAttempt(
+  ctx: CallContext,
+  candidate: Candidate,
+  attemptId: string,
+  settings: RouterSettings,
+  deps: AttemptDeps,
+): Promise<AttemptResult> {
+  const attempt = new TrackedAttempt(ctx, candidate, attemptId, settings, deps);
+  try {
+    const result = await attemptUpstream(deps.client, {
+      deployment: candidate.deployment,
+      target: deps.directory.targetOf(candidate.deployment),
+      provider: candidate.provider,
+      plan: candidate.plan,
+      body: ctx.body,
+      stream: ctx.stream,
+      signal: attempt.deadline.signal,
+      timeouts: upstreamTimeouts(settings),
+    });
+    if (result.kind === 'json') {
+      attempt.handOver(null);
+      await attempt.succeed(result.usage);
+      return result;
+    }
+    const iterator = result.events[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    attempt.handOver(result.firstByteAtMs() ?? Date.now());
+    return { ...result, events: continued(first, iterator, attempt, result.usage) };
+  } catch (error) {
+    const failure = attempt.deadline.explain(error);
+    await attempt.fail(failure);
+    throw failure;
+  }
+}
+
+/** The stream from its first event on; ends the attempt when it ends, fails or is abandoned. */
+async function* continued(
+  first: IteratorResult<StreamEvent>,
+  iterator: AsyncIterator<StreamEvent>,
+  attempt: TrackedAttempt,
+  usage: () => Usage | null,
+): AsyncGenerator<StreamEvent> {
+  let failure: unknown = null;
+  let finished = false;
+  try {
+    let next = first;
+    while (!next.done) {
+      yield next.value;
+      next = await iterator.next();
+    }
+    finished = true;
+  } catch (error) {
+    failure = attempt.deadline.explain(error);
+    throw failure;
+  } finally {
+    if (finished) await attempt.succeed(usage());
+    else {
+      // The consumer stopped early (the client went away): let the upstream go too.
+      if (failure === null) await iterator.return?.();
+      await attempt.fail(failure ?? new ClientAbortedError(), usage());
+    }
+  }
+}

@@ -1,0 +1,177 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CacheStore } from '../cache/cache-store.ts';
+import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { catalogCostModel } from '../limits/catalog-cost-model.ts';
+import { estimateCallTokens, tpmReservation } from '../limits/token-reservation.ts';
+import type { AttemptResult } from '../pipeline/attempt.ts';
+import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-context.ts';
+import { multipartUploadOf } from '../pipeline/endpoint.ts';
+import type { FallbackPolicy } from '../pipeline/pipeline.ts';
+import type { UpstreamClient } from '../pipeline/upstream-client.ts';
+import { ClientAbortedError } from '../pipeline/upstream-failure.ts';
+import { recordCooldown } from '../telemetry/cooldown-metric.ts';
+import { type AttemptDeps, runAttempt } from './attempt-runner.ts';
+import { retryDelayMs } from './backoff.ts';
+import { type Candidate, candidatesFor } from './candidates.ts';
+import { CooldownTracker } from './cooldown-tracker.ts';
+import { DeploymentLimits } from './deployment-limits.ts';
+import { DeploymentPicker } from './deployment-picker.ts';
+import { fallbackPolicy } from './fallback-policy.ts';
+import { InFlightTracker } from './in-flight-tracker.ts';
+import { LatencyTracker } from './latency-tracker.ts';
+import type { RouterSettings } from './router-settings-schema.ts';
+
+export interface RouterDeps {
+  directory: Pick<DeploymentDirectory, 'deploymentsOf' | 'targetOf'>;
+  client: UpstreamClient;
+  cache: CacheStore;
+  /** The router settings in force (RouterSettingsStore), read once per model of a call. */
+  settings: { current(): RouterSettings };
+  random?: () => number;
+}
+
+/**
+ * Pools, strategies, cooldowns and retries (SPEC.md, Runtime behaviours; DESIGN.md section 4:
+ * route -> upstream attempt -> classify outcome -> retry). `route` serves one public model from
+ * its pool, with up to `retries.maxAttempts` attempts, each retry free to pick another deployment
+ * (one not tried yet is preferred); `fallbacks` is the pipeline's view of the fallback chains,
+ * which it follows when `route` gives up.
+ */
+export class Router {
+  readonly #deps: RouterDeps;
+  readonly #attempts: AttemptDeps;
+  readonly #picker: DeploymentPicker;
+  readonly #cooldowns: CooldownTracker;
+  readonly fallbacks: FallbackPolicy;
+
+  /** Starts listening to the cooldowns of other replicas at once (see CooldownTracker). */
+  constructor(deps: RouterDeps) {
+    this.#deps = deps;
+    const cooldowns = new CooldownTracker(deps.cache, { onCooldown: recordCooldown });
+    this.#cooldowns = cooldowns;
+    void cooldowns.watch();
+    const inFlight = new InFlightTracker(deps.cache);
+    const latency = new LatencyTracker(deps.cache);
+    const limits = new DeploymentLimits(deps.cache);
+    this.#attempts = { client: deps.client, directory: deps.directory, cooldowns, inFlight, latency, limits };
+    this.#picker = new DeploymentPicker({ cooldowns, inFlight, latency, limits, random: deps.random });
+    this.fallbacks = fallbackPolicy(deps.settings);
+  }
+
+  /**
+   * Stops listening to other replicas' cooldowns. Optional at shutdown: closing the cache store
+   * ends the subscription too.
+   */
+  close(): Promise<void> {
+    return this.#cooldowns.close();
+  }
+
+  /** The CallRouter of the pipeline. */
+  readonly route = (ctx: CallContext): Promise<AttemptResult> => this.#route(ctx);
+
+  async #route(ctx: CallContext): Promise<AttemptResult> {
+    const settings = this.#deps.settings.current();
+    const pool = this.#poolOf(ctx);
+    if (pool.length === 0) throw new GatewayError('model_not_found', { param: 'model' });
+    const tried = new Set<string>();
+    const excluded = new Set<string>();
+    let last: { error: GatewayError; deploymentId: string } | null = null;
+    for (let attempt = 1; attempt <= settings.retries.maxAttempts; attempt++) {
+      const attemptId = `${ctx.requestId}:${ctx.attempts.length + 1}`;
+      const pick = await this.#picker.pick(pool, {
+        settings,
+        tried,
+        excluded,
+        attemptId,
+        tokens: (limit) => tokensOf(ctx, limit),
+      });
+      if (pick.kind !== 'picked') throw last?.error ?? unavailableError(pick);
+      const { deployment } = pick.candidate;
+      if (last !== null) await this.#backoff(ctx, settings, last, deployment.id);
+      tried.add(deployment.id);
+      try {
+        return await runAttempt(ctx, pick.candidate, attemptId, settings, this.#attempts);
+      } catch (error) {
+        if (!(error instanceof GatewayError) || !retryable(ctx, error)) throw error;
+        last = { error, deploymentId: deployment.id };
+        if (tooLongAWait(settings, error)) excluded.add(deployment.id);
+      }
+    }
+    throw (last as { error: GatewayError }).error;
+  }
+
+  /** The deployments of the model that serve the operation and that pre-flight left eligible. */
+  #poolOf(ctx: CallContext): Candidate[] {
+    const pool = candidatesFor(this.#deps.directory.deploymentsOf(ctx.publicModel), ctx.endpoint.operation);
+    const eligible = ctx.eligibleDeploymentIds;
+    return eligible === undefined ? pool : pool.filter((c) => eligible.has(c.deployment.id));
+  }
+
+  async #backoff(
+    ctx: CallContext,
+    settings: RouterSettings,
+    last: { error: GatewayError; deploymentId: string },
+    next: string,
+  ): Promise<void> {
+    const delayMs =
+      retryDelayMs({
+        backoffMs: settings.retries.backoffMs,
+        retryAfterSeconds: last.error.retryAfterSeconds,
+        sameDeployment: last.deploymentId === next,
+        totalMs: settings.timeouts.totalMs,
+      }) ?? 0;
+    if (delayMs <= 0) return;
+    try {
+      await sleep(delayMs, undefined, { signal: ctx.signal });
+    } catch {
+      throw new ClientAbortedError();
+    }
+  }
+}
+
+/**
+ * A failed attempt is retried when its class is retryable (SPEC.md, Errors: classes) and the
+ * request can be sent again: a multipart upload is a stream the first attempt consumed.
+ */
+function retryable(ctx: CallContext, error: GatewayError): boolean {
+  return error.retryable && multipartUploadOf(ctx.body)?.opened !== true;
+}
+
+/** The upstream asked for a longer wait than a retry may take: that deployment is done for this call. */
+function tooLongAWait(settings: RouterSettings, error: GatewayError): boolean {
+  if (error.retryAfterSeconds === undefined) return false;
+  const delay = retryDelayMs({
+    backoffMs: 0,
+    retryAfterSeconds: error.retryAfterSeconds,
+    sameDeployment: true,
+    totalMs: settings.timeouts.totalMs,
+  });
+  return delay === null;
+}
+
+function unavailableError(
+  pick: { kind: 'unavailable'; error: GatewayError } | { kind: 'none' },
+): GatewayError {
+  return pick.kind === 'unavailable' ? pick.error : new GatewayError('model_not_found', { param: 'model' });
+}
+
+const TOKENS_KEY = 'router.estimatedTokens';
+
+/**
+ * The call's TPM reservation under a deployment's `tpmLimit`, estimated once per call (the input
+ * estimate shared with pre-flight and the limits through the call context).
+ */
+function tokensOf(ctx: CallContext, limit: number): number {
+  let estimate = ctx.stageState.get(TOKENS_KEY) as ReturnType<typeof estimateCallTokens> | undefined;
+  if (estimate === undefined) {
+    estimate = estimateCallTokens(
+      catalogCostModel,
+      ctx.endpoint.operation,
+      ctx.body,
+      estimatedInputTokensOf(ctx, catalogCostModel.estimateInputTokens),
+    );
+    ctx.stageState.set(TOKENS_KEY, estimate);
+  }
+  return tpmReservation(estimate, limit);
+}

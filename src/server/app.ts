@@ -1,0 +1,147 @@
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { CredentialSources } from '../auth/credentials.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { Variant } from '../config.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { errorHeaders, renderErrorBody } from '../errors/render-error.ts';
+import { createAccessLog } from '../telemetry/access-log.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import { errorShapeFor, toGatewayError } from './error-response.ts';
+import { registerHealthRoutes } from './health-routes.ts';
+import type { OpenApiRegistry } from './openapi.ts';
+import type { ReadinessProbe } from './readiness.ts';
+import { requestIdFor } from './request-id.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the surface's authentication hook. */
+    principal: Principal;
+  }
+}
+
+/** A feature's routes under one surface; the surface's authentication hook runs before them. */
+export interface RouteModule {
+  surface: 'v1' | 'admin';
+  register(scope: FastifyInstance, docs: OpenApiRegistry): void;
+}
+
+/** A route as fastify registered it, for checking the OpenAPI document covers every one. */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
+export interface AppOptions {
+  variant: Variant;
+  logger: Logger;
+  bodyLimitBytes: number;
+  dependencyTimeoutMs: number;
+  authenticator: Authenticator;
+  probes: readonly ReadinessProbe[];
+  docs: OpenApiRegistry;
+  modules: readonly RouteModule[];
+  /** Filled with every route as it is registered. */
+  routes?: RegisteredRoute[];
+}
+
+function credentialSources(request: FastifyRequest): CredentialSources {
+  const headers = request.headers;
+  const query = request.query as Record<string, unknown> | undefined;
+  return {
+    authorization: headers.authorization,
+    xApiKey: typeof headers['x-api-key'] === 'string' ? headers['x-api-key'] : undefined,
+    queryApiKey: typeof query?.api_key === 'string' ? query.api_key : undefined,
+  };
+}
+
+/** fastify is the outer shell only (STYLE.md point 11): one error handler, one hook per surface. */
+export function buildApp(options: AppOptions): FastifyInstance {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    // One access line per request is written by the onResponse hook below, with the URL redacted.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    bodyLimit: options.bodyLimitBytes,
+    genReqId: (req) => requestIdFor(req.headers['x-request-id']),
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.decorateRequest('principal', null as never);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) options.routes?.push({ method, url: route.url });
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  const accessLog = createAccessLog(options.logger);
+  app.addHook('onResponse', async (request, reply) => {
+    accessLog({
+      requestId: request.id,
+      method: request.method,
+      url: request.url,
+      status: reply.statusCode,
+      ms: reply.elapsedTime,
+    });
+  });
+  app.setErrorHandler(async (error, request, reply) => renderError(error, request, reply));
+  app.setNotFoundHandler(async (request, reply) =>
+    renderError(new GatewayError('not_found'), request, reply),
+  );
+
+  registerHealthRoutes(app, options.docs, {
+    variant: options.variant,
+    probes: options.probes,
+    timeoutMs: options.dependencyTimeoutMs,
+  });
+  app.get('/openapi.json', async () => options.docs.document());
+  registerSurface(app, options, 'v1', (request) =>
+    options.authenticator.inference(credentialSources(request)),
+  );
+  registerSurface(app, options, 'admin', async (request) =>
+    options.authenticator.admin(credentialSources(request)),
+  );
+  return app;
+}
+
+function registerSurface(
+  app: FastifyInstance,
+  options: AppOptions,
+  surface: RouteModule['surface'],
+  authenticate: (request: FastifyRequest) => Promise<Principal>,
+): void {
+  app.register(
+    async (scope) => {
+      scope.addHook('onRequest', async (request) => {
+        request.principal = await authenticate(request);
+      });
+      // A surface's own 404 runs its hooks: an unknown path is 401 before it is 404, so
+      // routes cannot be probed without a key.
+      scope.setNotFoundHandler(async (request, reply) =>
+        renderError(new GatewayError('not_found'), request, reply),
+      );
+      for (const module of options.modules) {
+        if (module.surface === surface) module.register(scope, options.docs);
+      }
+    },
+    { prefix: `/${surface}` },
+  );
+}
+
+function renderError(error: unknown, request: FastifyRequest, reply: FastifyReply): unknown {
+  const gatewayError = toGatewayError(error);
+  if (gatewayError.status >= 500) {
+    request.log.error(
+      { code: gatewayError.code, detail: gatewayError.detail, err: gatewayError.cause },
+      'request failed',
+    );
+  }
+  reply.code(gatewayError.status).headers(errorHeaders(gatewayError));
+  return renderErrorBody(gatewayError, errorShapeFor(request.url));
+}

@@ -1,0 +1,67 @@
+import type { ServerResponse } from 'node:http';
+import { ZodError } from 'zod';
+import { CacheUnavailableError } from '../cache/cache-store.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { type ErrorShape, errorHeaders, renderErrorBody } from '../errors/render-error.ts';
+import { isDatabaseUnavailable } from '../store/database.ts';
+
+/** `/v1/messages` speaks Anthropic; every other surface answers in the OpenAI shape (SPEC.md, Errors). */
+export function errorShapeFor(url: string): ErrorShape {
+  return url.startsWith('/v1/messages') ? 'anthropic' : 'openai';
+}
+
+/** Seconds a client should wait while a dependency is down. */
+const DEPENDENCY_RETRY_AFTER_SECONDS = 2;
+
+function fromZod(error: ZodError): GatewayError {
+  const issue = error.issues[0];
+  const param = issue.path.map(String).join('.') || null;
+  const message = param === null ? issue.message : `Invalid value for '${param}': ${issue.message}`;
+  return new GatewayError('invalid_request', { param, message, detail: error.issues });
+}
+
+/** fastify's own client errors (bad JSON, body too large, wrong content type) keep their status. */
+function fromFastify(error: { statusCode?: number; code?: string; message: string }): GatewayError | null {
+  const status = error.statusCode;
+  if (status === undefined || status < 400 || status >= 500 || !error.code?.startsWith('FST_')) return null;
+  return new GatewayError('invalid_request', { status, message: error.message, detail: error.code });
+}
+
+/** Maps anything thrown below the HTTP layer to the one error type. Unknown errors become internal_error. */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (error instanceof CacheUnavailableError || isDatabaseUnavailable(error)) {
+    return new GatewayError('service_unavailable', {
+      retryAfterSeconds: DEPENDENCY_RETRY_AFTER_SECONDS,
+      detail: String(error),
+      cause: error,
+    });
+  }
+  if (error instanceof ZodError) return fromZod(error);
+  const fastifyError = fromFastify(error as { statusCode?: number; code?: string; message: string });
+  if (fastifyError !== null) return fastifyError;
+  return new GatewayError('internal_error', { detail: String(error), cause: error });
+}
+
+/** Writes an error on a raw response (hijacked inference routes), headers included. */
+export function writeRawError(
+  res: ServerResponse,
+  error: GatewayError,
+  shape: ErrorShape,
+  requestId: string,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = JSON.stringify(renderErrorBody(error, shape));
+  res.writeHead(error.status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': requestId,
+    ...errorHeaders(error),
+  });
+  res.end(body);
+}

@@ -1,0 +1,140 @@
+import type { FastifyInstance } from 'fastify';
+import { adminModules } from '../api/admin/index.ts';
+import { v1Module } from '../api/v1/index.ts';
+import { Authenticator } from '../auth/authenticator.ts';
+import { MasterKey } from '../auth/credentials.ts';
+import type { Config } from '../config.ts';
+import { DeploymentDirectory } from '../deployments/deployment-directory.ts';
+import { CachedKeyResolver } from '../keys/cached-key-resolver.ts';
+import { createLimits } from '../limits/index.ts';
+import { InferencePipeline } from '../pipeline/pipeline.ts';
+import { createPreflightStages } from '../pipeline/stages/preflight.ts';
+import { UpstreamClient } from '../pipeline/upstream-client.ts';
+import { createRecords } from '../records/index.ts';
+import { captureResponses } from '../records/response-capture.ts';
+import { Router } from '../router/router.ts';
+import { RouterSettingsStore } from '../router/router-settings.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import { registerMetricsRoute } from '../telemetry/metrics-route.ts';
+import { Telemetry } from '../telemetry/telemetry.ts';
+import { buildApp, type RegisteredRoute, type RouteModule } from './app.ts';
+import { OpenApiRegistry } from './openapi.ts';
+import type { ReadinessProbe } from './readiness.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
+
+export interface Gateway {
+  app: FastifyInstance;
+  runtime: Runtime;
+  /** Every route served, for the OpenAPI coverage test. */
+  routes: readonly RegisteredRoute[];
+  /** Starts listening; resolves with the bound address (`host:port`). */
+  listen(): Promise<string>;
+  shutdown(): Promise<void>;
+}
+
+/** The composition root: opens the runtime, builds every feature, assembles the HTTP app. */
+export async function buildGateway(config: Config, logger: Logger): Promise<Gateway> {
+  const runtime = await openRuntime(config, logger);
+  const { database, cache, keyring, lifecycle } = runtime;
+
+  const keys = new CachedKeyResolver(database.db, runtime.config.keyCacheTtlMs);
+  const stopKeys = await keys.listen(cache);
+  const directory = new DeploymentDirectory(database.db, keyring, logger);
+  await directory.load();
+  const stopDirectory = await directory.watch(cache);
+  const routerSettings = new RouterSettingsStore(database.db, cache, logger);
+  await routerSettings.load();
+  const stopRouterSettings = await routerSettings.watch();
+  // The connect timeout of the router settings in force at start-up: undici fixes it per pool.
+  const client = new UpstreamClient(routerSettings.current().timeouts.connectMs);
+  lifecycle.onShutdown('flush', 'config watchers', async () => {
+    await stopKeys();
+    await stopDirectory();
+    await stopRouterSettings();
+  });
+  lifecycle.onShutdown('flush', 'upstream pools', () => client.close());
+
+  const limits = createLimits({
+    cache,
+    db: database.db,
+    logger,
+    directory,
+    dependencyTimeoutMs: runtime.config.dependencyTimeoutMs,
+  });
+  lifecycle.onShutdown('flush', 'limits and spend', () => limits.close());
+  const records = createRecords({
+    config: runtime.config,
+    database,
+    keyring,
+    logger,
+    sampling: { fraction: runtime.config.observabilityPayloadSampleRate },
+  });
+  lifecycle.onShutdown('flush', 'request records', () => records.flush());
+  const telemetry = new Telemetry({
+    enabled: runtime.config.otelEnabled,
+    endpoint: runtime.config.otelExporterOtlpEndpoint,
+    logPayloads: runtime.config.otelLogPayloads,
+    logger,
+  });
+  lifecycle.onShutdown('telemetry', 'opentelemetry', () => telemetry.shutdown());
+
+  const router = new Router({ directory, client, cache, settings: routerSettings });
+  lifecycle.onShutdown('flush', 'router cooldown mirror', () => router.close());
+  const pipeline = new InferencePipeline({
+    preflight: createPreflightStages({ directory }),
+    call: [limits.stage],
+    route: captureResponses(router.route),
+    observers: [limits.observer, ...records.observers, telemetry],
+    fallbacks: router.fallbacks,
+  });
+  const modules: RouteModule[] = [
+    v1Module({ pipeline, directory, bodyLimitBytes: runtime.config.bodyLimitBytes }),
+    ...adminModules({ db: database.db, cache, keyring, logger, directory, keys, routerSettings }),
+    ...records.modules,
+  ];
+  const probes: ReadinessProbe[] = [
+    { name: 'database', check: () => database.ping() },
+    { name: 'cache', check: () => cache.ping() },
+  ];
+  const routes: RegisteredRoute[] = [];
+  const authenticator = new Authenticator(new MasterKey(runtime.config.masterKey ?? ''), keys);
+  const docs = new OpenApiRegistry();
+  const app = buildApp({
+    routes,
+    variant: runtime.config.variant,
+    logger,
+    bodyLimitBytes: runtime.config.bodyLimitBytes,
+    dependencyTimeoutMs: runtime.config.dependencyTimeoutMs,
+    authenticator,
+    probes,
+    docs,
+    modules,
+  });
+  registerMetricsRoute(app, docs, authenticator, telemetry);
+  records.start();
+  lifecycle.onShutdown('drain', 'http server', () => drain(app, runtime.config.shutdownTimeoutMs));
+
+  return {
+    app,
+    runtime,
+    routes,
+    listen: async () => {
+      await app.listen({ port: runtime.config.port, host: runtime.config.host });
+      const address = app.server.address();
+      return typeof address === 'string' || address === null
+        ? String(address)
+        : `${address.address}:${address.port}`;
+    },
+    shutdown: () => lifecycle.shutdown(),
+  };
+}
+
+/** Stops accepting and waits for in-flight requests (streams included), at most `timeoutMs`. */
+async function drain(app: FastifyInstance, timeoutMs: number): Promise<void> {
+  const timer = setTimeout(() => app.server.closeAllConnections(), timeoutMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
+}

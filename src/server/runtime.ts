@@ -1,0 +1,65 @@
+import type { CacheStore } from '../cache/cache-store.ts';
+import { createCacheStore } from '../cache/create-cache-store.ts';
+import type { Config } from '../config.ts';
+import { type Keyring, keyringFromCredentialsKey, keyringFromJson } from '../crypto/index.ts';
+import { announceGeneratedMasterKey, withEmbeddedSecrets } from '../embedded-secrets.ts';
+import { type Database, openDatabase } from '../store/database.ts';
+import { startEmbeddedPostgres } from '../store/embedded-postgres.ts';
+import { assertSchemaCurrent, migrate } from '../store/migrate.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import { Lifecycle } from './lifecycle.ts';
+import { installProcessGuards } from './process-guards.ts';
+
+/** The dependencies every feature is built on, opened in order and closed in reverse. */
+export interface Runtime {
+  config: Config;
+  logger: Logger;
+  database: Database;
+  cache: CacheStore;
+  keyring: Keyring;
+  lifecycle: Lifecycle;
+  /** True when running on the embedded PGlite default. */
+  embedded: boolean;
+}
+
+/**
+ * One connection in embedded mode. pglite-socket multiplexes every client onto one PGlite
+ * session and keeps only transactions whole, so two connections' unnamed prepared statements can
+ * replace each other between postgres.js's describe and execute round trips. A single connection
+ * is exactly a real Postgres connection's protocol; the hot path does not query the database.
+ */
+const EMBEDDED_POOL_MAX = 1;
+
+export function keyringFor(config: Config): Keyring {
+  if (config.variant === 'a') return keyringFromCredentialsKey(config.credentialsEncryptionKey ?? '');
+  return keyringFromJson(config.encryptionKeyring ?? '', config.activeEncryptionKeyId ?? '');
+}
+
+/** Embedded mode: secrets under the data directory, PGlite served locally, migrated automatically. */
+async function openEmbedded(config: Config, logger: Logger, lifecycle: Lifecycle): Promise<Config> {
+  const secrets = await withEmbeddedSecrets(config);
+  announceGeneratedMasterKey(secrets);
+  logger.info({ file: secrets.file }, 'embedded mode: secrets kept under the data directory');
+  const embedded = await startEmbeddedPostgres(config.dataDir, EMBEDDED_POOL_MAX + 2);
+  lifecycle.onShutdown('close-database', 'embedded postgres', () => embedded.close());
+  return { ...secrets.config, databaseUrl: embedded.url };
+}
+
+export async function openRuntime(initial: Config, logger: Logger): Promise<Runtime> {
+  installProcessGuards(logger);
+  const lifecycle = new Lifecycle(logger);
+  const embedded = initial.databaseUrl === undefined;
+  const config = embedded ? await openEmbedded(initial, logger, lifecycle) : initial;
+  const keyring = keyringFor(config);
+  const database = openDatabase({
+    url: config.databaseUrl ?? '',
+    poolMax: embedded ? EMBEDDED_POOL_MAX : config.dbPoolMax,
+    timeoutMs: config.dependencyTimeoutMs,
+  });
+  lifecycle.onShutdown('close-database', 'database pool', () => database.close());
+  if (embedded) await migrate(database.sql);
+  else await assertSchemaCurrent(database.sql);
+  const cache = await createCacheStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix });
+  lifecycle.onShutdown('close-cache', 'cache store', () => cache.close());
+  return { config, logger, database, cache, keyring, lifecycle, embedded };
+}

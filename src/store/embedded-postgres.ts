@@ -1,0 +1,34 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+export interface EmbeddedPostgres {
+  /** A postgres:// URL for the same driver the server uses against a real Postgres. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The embedded default (DESIGN.md section 1): PGlite in `<dataDir>/db`, served on a loopback
+ * socket by pglite-socket so postgres.js and the same SQL run as against a real server. The
+ * multiplexer keeps each transaction whole across the pool's connections.
+ */
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  maxConnections: number,
+): Promise<EmbeddedPostgres> {
+  const directory = join(dataDir, 'db');
+  await mkdir(directory, { recursive: true });
+  const pglite = await PGlite.create(directory);
+  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections });
+  await server.start();
+  const address = server.getServerConn();
+  return {
+    url: `postgres://postgres@${address}/postgres`,
+    close: async () => {
+      await server.stop();
+      await pglite.close();
+    },
+  };
+}

@@ -1,0 +1,21 @@
+/**
+ * The forward-only migration list (SPEC.md, Versioning): an applied migration is never edited; a
+ * change is a new numbered file appended here.
+ */
+import { sql as core } from './0001-core.ts';
+import { sql as requestLogs } from './0002-request-logs.ts';
+import { sql as operationRecords } from './0003-operation-records.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = Object.freeze([
+  { version: 1, name: 'core', sql: core },
+  { version: 2, name: 'request-logs', sql: requestLogs },
+  { version: 3, name: 'operation-records', sql: operationRecords },
+]);
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -1,0 +1,149 @@
+/**
+ * Kysely table types: the database schema as the code sees it. Columns mirror the migrations in
+ * ./migrations; a migration that adds a table adds its interface here.
+ */
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T> = ColumnType<T, string | T, string | T>;
+
+export interface DeploymentsTable {
+  id: string;
+  public_model: string;
+  provider: string;
+  upstream_model: string;
+  api_key_envelope: string | null;
+  /** Key id of the envelope, so rotation finds what is not under the active key with an index. */
+  api_key_key_id: string | null;
+  base_url: string | null;
+  enabled: Generated<boolean>;
+  weight: Generated<number>;
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+  pricing: Json<Record<string, number> | null>;
+  profile: Json<Record<string, unknown> | null>;
+  provider_options: Json<Record<string, unknown>>;
+  created_at: Generated<Timestamp>;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface VirtualKeysTable {
+  id: string;
+  name: string;
+  key_hash: Buffer;
+  allowed_models: string[];
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+  budget_cents: number | null;
+  spend_cents: Generated<number>;
+  enabled: Generated<boolean>;
+  expires_at: Timestamp | null;
+  metadata: Json<Record<string, unknown>>;
+  created_at: Generated<Timestamp>;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface RouterSettingsTable {
+  id: number;
+  settings: Json<Record<string, unknown>>;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface SchemaMigrationsTable {
+  version: number;
+  name: string;
+  applied_at: Generated<Timestamp>;
+}
+
+/** Variant A request record, partitioned by day on created_at (migration 0002). */
+export interface RequestLogsTable {
+  id: string;
+  request_id: string;
+  created_at: Timestamp;
+  key_id: string | null;
+  operation: string;
+  public_model: string;
+  deployment_id: string | null;
+  status: number;
+  error_code: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost_cents: number;
+  latency_ms: number;
+  prompt: string | null;
+  error_detail: Json<Record<string, unknown> | null>;
+}
+
+/** Last run of a periodic job that runs once per cycle across replicas (migration 0002). */
+export interface JobRunsTable {
+  job: string;
+  last_run_at: Timestamp;
+}
+
+/** Variant B: one row per call (migration 0003). */
+export interface GatewayOperationsTable {
+  id: string;
+  request_id: string;
+  started_at: Timestamp;
+  finished_at: Timestamp | null;
+  status: 'in_progress' | 'success' | 'failure' | 'cancelled' | 'abandoned';
+  http_status: number | null;
+  error_code: string | null;
+  error_class: string | null;
+  operation: string;
+  key_id: string | null;
+  public_model: string;
+  deployment_id: string | null;
+  stream: boolean;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cached_input_tokens: number | null;
+  cost_cents: number;
+  latency_ms: number | null;
+  attempt_count: number;
+  prompt: string | null;
+}
+
+/** Variant B: one row per upstream attempt (migration 0003). */
+export interface UpstreamAttemptsTable {
+  operation_id: string;
+  attempt_index: number;
+  request_id: string;
+  deployment_id: string;
+  provider: string;
+  upstream_model: string;
+  public_model: string;
+  started_at: Timestamp;
+  outcome: 'in_progress' | 'success' | 'failure' | 'abandoned';
+  latency_ms: number | null;
+  first_byte_ms: number | null;
+  http_status: number | null;
+  error_class: string | null;
+  error_code: string | null;
+  error_detail: Json<Record<string, unknown> | null>;
+}
+
+/** Variant B: encrypted forensic samples, purpose `payload-sample` (migration 0003). */
+export interface PayloadSamplesTable {
+  id: string;
+  operation_id: string;
+  request_id: string;
+  created_at: Timestamp;
+  reason: 'sampled' | 'failure';
+  envelope: string;
+  /** Key id of the envelope, so rotation finds what is not under the active key with an index. */
+  envelope_key_id: string;
+  size_bytes: number;
+}
+
+export interface Tables {
+  deployments: DeploymentsTable;
+  virtual_keys: VirtualKeysTable;
+  router_settings: RouterSettingsTable;
+  schema_migrations: SchemaMigrationsTable;
+  request_logs: RequestLogsTable;
+  job_runs: JobRunsTable;
+  gateway_operations: GatewayOperationsTable;
+  upstream_attempts: UpstreamAttemptsTable;
+  payload_samples: PayloadSamplesTable;
+}

@@ -1,0 +1,61 @@
+import type { Attributes } from '@opentelemetry/api';
+import type { CallSummary } from '../records/call-summary.ts';
+import type { Labels } from './metric-family.ts';
+
+/**
+ * `gen_ai.operation.name` of each gateway operation, from the OpenTelemetry GenAI semantic
+ * conventions' well-known values (chat, embeddings, generate_content, text_completion).
+ */
+const GEN_AI_OPERATIONS: Readonly<Record<string, string>> = Object.freeze({
+  'chat.completions': 'chat',
+  messages: 'chat',
+  responses: 'chat',
+  embeddings: 'embeddings',
+  'images.generations': 'generate_content',
+  'images.edits': 'generate_content',
+  'images.variations': 'generate_content',
+  'audio.transcriptions': 'generate_content',
+});
+
+export function genAiOperationName(operation: string): string {
+  return GEN_AI_OPERATIONS[operation] ?? operation;
+}
+
+/** Low-cardinality attributes shared by the call's metrics (no request id, no key id). */
+export function metricAttributes(call: CallSummary): Labels {
+  return {
+    'gen_ai.operation.name': genAiOperationName(call.operation),
+    'gen_ai.request.model': call.publicModel,
+    'gen_ai.provider.name': call.provider ?? 'none',
+    'switchyard.operation': call.operation,
+    'switchyard.status': call.status,
+    ...(call.error === null ? {} : { 'error.type': call.error.code }),
+  };
+}
+
+/** The call span's attributes (GenAI semantic conventions plus `switchyard.*`). */
+export function spanAttributes(call: CallSummary): Attributes {
+  return {
+    'gen_ai.operation.name': genAiOperationName(call.operation),
+    'gen_ai.request.model': call.publicModel,
+    ...(call.upstreamModel === null ? {} : { 'gen_ai.response.model': call.upstreamModel }),
+    ...(call.provider === null
+      ? {}
+      : { 'gen_ai.provider.name': call.provider, 'gen_ai.system': call.provider }),
+    'gen_ai.usage.input_tokens': call.inputTokens,
+    'gen_ai.usage.output_tokens': call.outputTokens,
+    'http.response.status_code': call.httpStatus,
+    ...(call.error === null ? {} : { 'error.type': call.error.code }),
+    'switchyard.request_id': call.requestId,
+    'switchyard.operation': call.operation,
+    'switchyard.key_id': call.keyId ?? 'master',
+    ...(call.deploymentId === null ? {} : { 'switchyard.deployment.id': call.deploymentId }),
+    'switchyard.status': call.status,
+    'switchyard.stream': call.stream,
+    'switchyard.cost_cents': call.costCents,
+    'switchyard.attempts': call.attempts.length,
+    ...(call.cachedInputTokens === null
+      ? {}
+      : { 'switchyard.usage.cached_input_tokens': call.cachedInputTokens }),
+  };
+}

@@ -1,0 +1,65 @@
+import { type Logger, pino } from 'pino';
+
+export type { Logger };
+
+/**
+ * Paths pino censors wherever they appear in a logged object: credentials of every kind, so a
+ * careless `log.info({ headers })` cannot leak one (SPEC.md: no secret in a log line). The
+ * wildcards make pino walk these paths for every value of every line; the one line written per
+ * request, the access line, is fixed-shape and skips them (access-log.ts).
+ */
+const REDACT_PATHS = [
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'x-api-key',
+  '*["x-api-key"]',
+  '*.headers["x-api-key"]',
+  'api-key',
+  '*["api-key"]',
+  'apiKey',
+  '*.apiKey',
+  'masterKey',
+  '*.masterKey',
+  'key',
+  '*.key',
+];
+
+/**
+ * stdout written asynchronously: lines queue while a write is in flight and go out together, so
+ * a busy gateway makes one write per batch instead of a blocking write per line (which cost more
+ * than any pipeline stage; docs/performance.md). An idle gateway still writes each line at once.
+ * Whoever exits the process calls `exitAfterFlush` so nothing queued is lost.
+ */
+function stdoutDestination() {
+  return pino.destination({ dest: 1, sync: false, minLength: 0 });
+}
+
+/** Flushes queued log lines, then exits with `code`. */
+export function exitAfterFlush(logger: Logger, code: number): void {
+  logger.flush(() => process.exit(code));
+}
+
+/** JSON logs, one object per line, on stdout (SPEC.md, Events). */
+export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'switchyard', pid: process.pid },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination ?? stdoutDestination(),
+  );
+}
+
+/** Removes the `api_key` query parameter (SPEC.md, Authentication) before a URL is logged. */
+export function redactUrl(url: string): string {
+  const query = url.indexOf('?');
+  if (query === -1 || !url.includes('api_key', query)) return url;
+  const params = new URLSearchParams(url.slice(query + 1));
+  if (params.has('api_key')) params.set('api_key', '[redacted]');
+  return `${url.slice(0, query)}?${params.toString()}`;
+}

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import type { Tracer } from '@opentelemetry/api';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import type { CallContext, CallOutcome } from '../pipeline/call-context.ts';
+import type { CallObserver } from '../pipeline/pipeline.ts';
+import { summarizeCall } from '../records/call-summary.ts';
+import { capturedResponse, requestCapture } from '../records/response-capture.ts';
+import { CallMetrics } from './call-metrics.ts';
+import { emitCallSpans } from './call-spans.ts';
+import { attachCooldownCounter, CooldownCounter } from './cooldown-metric.ts';
+import { FamilyProducer } from './family-producer.ts';
+import type { Logger } from './logger.ts';
+import type { MetricFamily } from './metric-family.ts';
+import { toPrometheusText } from './prometheus-text.ts';
+
+/** OTLP/HTTP's default base URL (OpenTelemetry SDK configuration: OTEL_EXPORTER_OTLP_ENDPOINT). */
+export const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
+/** How often metrics are pushed over OTLP; the last values are pushed on shutdown too. */
+export const METRIC_EXPORT_INTERVAL_MS = 60_000;
+/** Bound on the final flush at shutdown, so an unreachable collector cannot hold the exit. */
+export const TELEMETRY_FLUSH_TIMEOUT_MS = 5_000;
+
+export interface TelemetryOptions {
+  /** OTEL_ENABLED: export traces and metrics over OTLP/HTTP. Metrics are kept for /metrics either way. */
+  enabled: boolean;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the base URL; `/v1/traces` and `/v1/metrics` are appended. */
+  endpoint: string | undefined;
+  /** OTEL_LOG_PAYLOADS: full request, response and error payloads as span events. */
+  logPayloads: boolean;
+  logger: Logger;
+  serviceVersion?: string;
+  metricExportIntervalMs?: number;
+}
+
+/**
+ * OpenTelemetry for the gateway (SPEC.md, Events; DESIGN.md section 1): a call span with a child
+ * per upstream attempt, and the call metrics, exported over OTLP/HTTP (JSON) when enabled and
+ * served at `GET /metrics` in Prometheus text. An observer at the end of the pipeline's list.
+ *
+ * The metrics are counted in plain numbers (call-metrics.ts) either way; the OpenTelemetry SDK
+ * exists only with export on, reading those counts at each export. With export off a call costs
+ * a few Map lookups and additions, and no span or SDK object is made.
+ */
+export class Telemetry implements CallObserver {
+  readonly name = 'telemetry';
+  readonly #options: TelemetryOptions;
+  readonly #metrics = new CallMetrics();
+  readonly #cooldowns = new CooldownCounter();
+  readonly #detachCooldowns: () => void;
+  readonly #meterProvider: MeterProvider | null = null;
+  readonly #tracerProvider: BasicTracerProvider | null = null;
+  readonly #tracer: Tracer | null = null;
+  #shutdown: Promise<void> | undefined;
+
+  constructor(options: TelemetryOptions) {
+    this.#options = options;
+    this.#detachCooldowns = attachCooldownCounter(this.#cooldowns);
+    if (!options.enabled) return;
+    const resource = resourceFromAttributes({
+      [ATTR_SERVICE_NAME]: 'switchyard',
+      [ATTR_SERVICE_VERSION]: options.serviceVersion ?? '0.1.0',
+      'service.instance.id': randomUUID(),
+    });
+    const base = (options.endpoint ?? DEFAULT_OTLP_ENDPOINT).replace(/\/+$/, '');
+    this.#meterProvider = new MeterProvider({
+      resource,
+      readers: [
+        new PeriodicExportingMetricReader({
+          exporter: new OTLPMetricExporter({ url: `${base}/v1/metrics` }),
+          exportIntervalMillis: options.metricExportIntervalMs ?? METRIC_EXPORT_INTERVAL_MS,
+          metricProducers: [new FamilyProducer(() => this.#families(), resource, Date.now())],
+        }),
+      ],
+    });
+    this.#tracerProvider = new BasicTracerProvider({
+      resource,
+      spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${base}/v1/traces` }))],
+    });
+    this.#tracer = this.#tracerProvider.getTracer('switchyard');
+  }
+
+  onCallStarted(ctx: CallContext): void {
+    if (this.#tracer !== null && this.#options.logPayloads) requestCapture(ctx);
+  }
+
+  onCallFinished(ctx: CallContext, outcome: CallOutcome): void {
+    try {
+      const call = summarizeCall(ctx, outcome);
+      this.#metrics.record(call);
+      if (this.#tracer === null) return;
+      const payloads = this.#options.logPayloads
+        ? { request: ctx.body, response: capturedResponse(ctx) }
+        : null;
+      emitCallSpans(this.#tracer, call, payloads);
+    } catch (error) {
+      // Telemetry never fails a call; a defect here is worth one log line per call that hit it.
+      this.#options.logger.warn({ err: error, requestId: ctx.requestId }, 'telemetry: call not recorded');
+    }
+  }
+
+  /** The metrics in Prometheus text format, for `GET /metrics`. */
+  metricsText(): string {
+    return toPrometheusText(this.#families());
+  }
+
+  #families(): MetricFamily[] {
+    return [...this.#metrics.families(), ...this.#cooldowns.families()];
+  }
+
+  /** Flushes spans and metrics to the collector and stops (lifecycle phase `telemetry`). */
+  shutdown(): Promise<void> {
+    this.#shutdown ??= this.#close();
+    return this.#shutdown;
+  }
+
+  async #close(): Promise<void> {
+    this.#detachCooldowns();
+    const closing = Promise.allSettled([this.#tracerProvider?.shutdown(), this.#meterProvider?.shutdown()]);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), TELEMETRY_FLUSH_TIMEOUT_MS);
+    });
+    const result = await Promise.race([closing, timeout]);
+    clearTimeout(timer);
+    if (result === 'timeout') {
+      this.#options.logger.warn({ timeoutMs: TELEMETRY_FLUSH_TIMEOUT_MS }, 'telemetry flush timed out');
+    }
+  }
+}
