@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { Sql } from '../../src/store/database.ts';
+import { OpenAIFake } from '../fakes/openai-fake.ts';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { AdminClient, chat, sqlFor } from './support.ts';
+
+/**
+ * DESIGN.md section 5: a deployment's apiKey is write-only. Drives every admin path that takes a
+ * key (create, PATCH, resolve, rejected bodies), inference calls that succeed and fail, then
+ * looks for the key, and for any 12-character piece of its random part, in every admin answer,
+ * every log line and every text, JSON, array and bytea column of every table.
+ */
+for (const variant of ['b', 'a'] as const) {
+  describe(`a provider key is stored and shown nowhere in plaintext (variant ${variant})`, () => {
+    const core = randomBytes(24).toString('hex');
+    const providerKey = `sk-proj-${core}`;
+    const replacement = `sk-proj-${randomBytes(24).toString('hex')}`;
+    let fake: OpenAIFake;
+    let gw: TestGateway;
+    let admin: AdminClient;
+
+    before(async () => {
+      fake = await new OpenAIFake({ apiKey: providerKey }).start();
+      gw = await startTestGateway({ env: { GATEWAY_VARIANT: variant, LOG_LEVEL: 'trace' } });
+      admin = new AdminClient(gw);
+    });
+    after(async () => {
+      await gw.close();
+      await fake.close();
+    });
+
+    it('drives every path that carries the key, then scans answers, logs and the database', async () => {
+      const body = {
+        publicModel: 'scanned',
+        provider: 'openai',
+        upstreamModel: 'gpt-4o-mini',
+        apiKey: providerKey,
+        baseUrl: fake.baseUrl,
+      };
+      const created = await admin.post('/admin/deployments', body);
+      assert.equal(created.status, 201);
+      const id = String(created.body.id);
+      assert.equal((await admin.post('/admin/deployments', { ...body, weight: 0 })).status, 400);
+      assert.equal((await admin.post('/admin/deployments', { ...body, provider: 'nope' })).status, 400);
+      assert.equal((await admin.post('/admin/deployments', { ...body, extra: true })).status, 400);
+      assert.equal(
+        (await admin.post('/admin/deployments', { ...body, apiKey: 'x'.repeat(9000) })).status,
+        400,
+      );
+      assert.equal((await admin.post('/admin/deployments/resolve', body)).status, 200);
+      assert.equal(
+        (await admin.patch(`/admin/deployments/${id}`, { apiKey: providerKey, rpmLimit: 0 })).status,
+        400,
+      );
+      assert.equal((await admin.patch(`/admin/deployments/${id}`, { apiKey: providerKey })).status, 200);
+      assert.equal((await admin.get('/admin/deployments')).status, 200);
+      assert.equal((await admin.get(`/admin/deployments/${id}`)).status, 200);
+
+      assert.equal((await chat(gw, gw.masterKey, 'scanned')).status, 200);
+      assert.equal(fake.lastRequest?.headers.authorization, `Bearer ${providerKey}`, 'the upstream got it');
+      // A rejected key: the failure is logged with its private detail.
+      await admin.patch(`/admin/deployments/${id}`, { apiKey: replacement });
+      assert.equal((await chat(gw, gw.masterKey, 'scanned')).status, 502);
+      await admin.patch(`/admin/deployments/${id}`, { apiKey: providerKey });
+      assert.equal((await chat(gw, gw.masterKey, 'scanned')).status, 200);
+      await gw.gateway.shutdown(); // flushes queued records, so the tables hold everything
+
+      const needles = [providerKey, replacement, ...pieces(core)];
+      for (const answer of admin.answers) assertAbsent(answer, needles, 'an admin answer');
+      assert.ok(gw.logs.length > 10, 'the scan reads the logs it should');
+      assertAbsent(gw.logs.join('\n'), needles, 'the logs');
+      const sql = sqlFor(gw.database?.url ?? '');
+      try {
+        const values = await everyStoredValue(sql);
+        assert.ok(
+          values.some(({ text }) => text.includes('scanned')),
+          'the scan reads the rows it should',
+        );
+        for (const { where, text } of values) assertAbsent(text, needles, where);
+      } finally {
+        await sql.end();
+      }
+    });
+  });
+}
+
+/** Every 12-character window of the key's random part: "any part of it". */
+function pieces(core: string): string[] {
+  const found: string[] = [];
+  for (let i = 0; i + 12 <= core.length; i += 6) found.push(core.slice(i, i + 12));
+  return found;
+}
+
+function assertAbsent(haystack: string, needles: readonly string[], where: string): void {
+  for (const needle of needles)
+    assert.ok(!haystack.includes(needle), `a piece of the provider key is in ${where}`);
+}
+
+/** Every text-like and binary value of every table of the schema, as text (bytea decoded as UTF-8 and latin1). */
+async function everyStoredValue(sql: Sql): Promise<Array<{ where: string; text: string }>> {
+  const columns = await sql<{ table_name: string; column_name: string; data_type: string }[]>`
+    select c.table_name, c.column_name, c.data_type
+    from information_schema.columns c
+    join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+    where c.table_schema = current_schema() and t.table_type = 'BASE TABLE'
+      and c.data_type in ('text', 'character varying', 'character', 'json', 'jsonb', 'bytea', 'ARRAY', 'USER-DEFINED')`;
+  assert.ok(columns.some((c) => c.table_name === 'deployments' && c.column_name === 'api_key_envelope'));
+  const values: Array<{ where: string; text: string }> = [];
+  for (const column of columns) {
+    const where = `${column.table_name}.${column.column_name}`;
+    const rows = await sql<{ value: unknown }[]>`
+      select ${sql(column.column_name)} as value from ${sql(column.table_name)}
+      where ${sql(column.column_name)} is not null`;
+    for (const { value } of rows) {
+      if (Buffer.isBuffer(value)) {
+        values.push({ where, text: value.toString('utf8') }, { where, text: value.toString('latin1') });
+      } else {
+        values.push({ where, text: typeof value === 'string' ? value : JSON.stringify(value) });
+      }
+    }
+  }
+  return values;
+}

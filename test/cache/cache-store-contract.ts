@@ -1,0 +1,317 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CacheStore } from '../../src/cache/cache-store.ts';
+import { CacheUnavailableError } from '../../src/cache/cache-store.ts';
+
+/**
+ * The behaviour every CacheStore must have (src/cache/cache-store.ts), run against each
+ * implementation. `create` gives a fresh, connected store; stores it creates are closed here.
+ */
+export function describeCacheStoreContract(name: string, create: () => Promise<CacheStore>): void {
+  describe(`CacheStore contract: ${name}`, () => {
+    let store: CacheStore;
+    /** A logical key unique to this run, shaped like the gateway's own (`rl:{key_…}:rpm`). */
+    const key = (label: string) => `test:{${randomUUID()}}:${label}`;
+
+    before(async () => {
+      store = await create();
+    });
+    after(async () => {
+      await store.close();
+    });
+
+    describe('counters and values', () => {
+      test('incrBy creates the key with its TTL and later increments keep that TTL', async () => {
+        const k = key('counter');
+        assert.equal(await store.incrBy(k, 5, 10_000), 5);
+        assert.equal(await store.incrBy(k, -2, 999_999), 3);
+        assert.equal(await store.get(k), '3');
+        const ttl = await store.ttlMs(k);
+        assert.ok(ttl !== null && ttl > 5_000 && ttl <= 10_000, `ttl ${ttl}`);
+      });
+
+      test('incrBy with a TTL of 0 creates a key without expiry', async () => {
+        const k = key('forever');
+        assert.equal(await store.incrBy(k, 1, 0), 1);
+        assert.equal(await store.ttlMs(k), null);
+        await store.del(k);
+      });
+
+      test('an expired counter starts over', async () => {
+        const k = key('short');
+        await store.incrBy(k, 7, 80);
+        await sleep(150);
+        assert.equal(await store.get(k), null);
+        assert.equal(await store.incrBy(k, 2, 80), 2);
+      });
+
+      test('get, set, ttlMs and del', async () => {
+        const k = key('value');
+        assert.equal(await store.get(k), null);
+        assert.equal(await store.ttlMs(k), null);
+        await store.set(k, 'one', 10_000);
+        assert.equal(await store.get(k), 'one');
+        const ttl = await store.ttlMs(k);
+        assert.ok(ttl !== null && ttl > 5_000 && ttl <= 10_000, `ttl ${ttl}`);
+        await store.set(k, 'two', 0);
+        assert.equal(await store.get(k), 'two');
+        assert.equal(await store.ttlMs(k), null, 'set replaces the expiry');
+        await store.del(k);
+        assert.equal(await store.get(k), null);
+        await store.del(k);
+      });
+
+      test('setIfAbsent sets only a missing or expired key', async () => {
+        const k = key('once');
+        assert.equal(await store.setIfAbsent(k, 'first', 80), true);
+        assert.equal(await store.setIfAbsent(k, 'second', 80), false);
+        assert.equal(await store.get(k), 'first');
+        await sleep(150);
+        assert.equal(await store.setIfAbsent(k, 'third', 10_000), true);
+        assert.equal(await store.get(k), 'third');
+        await store.del(k);
+      });
+    });
+
+    describe('sliding window', () => {
+      test('admits exactly up to the limit and reports the state at the boundary', async () => {
+        const k = key('rpm');
+        const request = { cost: 1, limit: 3, windowMs: 60_000 };
+        for (const used of [1, 2, 3]) {
+          const decision = await store.windowAdmit(k, { ...request, id: `r${used}` });
+          assert.equal(decision.admitted, true);
+          assert.equal(decision.used, used);
+          assert.equal(decision.limit, 3);
+          assert.equal(decision.remaining, 3 - used);
+          assert.equal(decision.retryAfterMs, 0);
+          assert.ok(decision.resetMs > 50_000 && decision.resetMs <= 60_000, `resetMs ${decision.resetMs}`);
+        }
+        const rejected = await store.windowAdmit(k, { ...request, id: 'r4' });
+        assert.equal(rejected.admitted, false);
+        assert.equal(rejected.used, 3);
+        assert.equal(rejected.remaining, 0);
+        assert.ok(
+          rejected.retryAfterMs > 50_000 && rejected.retryAfterMs <= 60_000,
+          `${rejected.retryAfterMs}`,
+        );
+        assert.ok(rejected.resetMs >= rejected.retryAfterMs);
+        assert.equal((await store.windowState(k, 3, 60_000)).used, 3, 'a rejection records nothing');
+        await store.del(k);
+      });
+
+      test('weighs entries by cost (TPM)', async () => {
+        const k = key('tpm');
+        const request = { limit: 1000, windowMs: 60_000 };
+        assert.equal((await store.windowAdmit(k, { ...request, id: 'a', cost: 600 })).admitted, true);
+        const tooBig = await store.windowAdmit(k, { ...request, id: 'b', cost: 500 });
+        assert.equal(tooBig.admitted, false);
+        assert.equal(tooBig.used, 600);
+        assert.equal(tooBig.remaining, 400);
+        const fits = await store.windowAdmit(k, { ...request, id: 'c', cost: 400 });
+        assert.equal(fits.admitted, true);
+        assert.equal(fits.used, 1000);
+        assert.equal(fits.remaining, 0);
+        await store.del(k);
+      });
+
+      test('retryAfterMs waits only for the entries that free the cost, resetMs for all of them', async () => {
+        const k = key('retry');
+        const request = { cost: 5, limit: 10, windowMs: 400 };
+        await store.windowAdmit(k, { ...request, id: 'old' });
+        await sleep(150);
+        await store.windowAdmit(k, { ...request, id: 'new' });
+        const rejected = await store.windowAdmit(k, { ...request, id: 'third' });
+        assert.equal(rejected.admitted, false);
+        // 'old' leaves about 250 ms from now, 'new' about 400 ms from now.
+        assert.ok(
+          rejected.retryAfterMs > 0 && rejected.retryAfterMs <= 260,
+          `retryAfterMs ${rejected.retryAfterMs}`,
+        );
+        assert.ok(
+          rejected.resetMs > rejected.retryAfterMs && rejected.resetMs <= 400,
+          `resetMs ${rejected.resetMs}`,
+        );
+      });
+
+      test('entries leave the window after windowMs', async () => {
+        const k = key('leave');
+        const request = { cost: 1, limit: 2, windowMs: 200 };
+        await store.windowAdmit(k, { ...request, id: 'a' });
+        await store.windowAdmit(k, { ...request, id: 'b' });
+        const rejected = await store.windowAdmit(k, { ...request, id: 'c' });
+        assert.equal(rejected.admitted, false);
+        await sleep(rejected.retryAfterMs + 30);
+        const state = await store.windowState(k, 2, 200);
+        assert.deepEqual(state, {
+          admitted: true,
+          used: 0,
+          limit: 2,
+          remaining: 2,
+          retryAfterMs: 0,
+          resetMs: 0,
+        });
+        assert.equal((await store.windowAdmit(k, { ...request, id: 'd' })).admitted, true);
+      });
+
+      test('windowState of an unknown window is empty', async () => {
+        assert.deepEqual(await store.windowState(key('empty'), 5, 1000), {
+          admitted: true,
+          used: 0,
+          limit: 5,
+          remaining: 5,
+          retryAfterMs: 0,
+          resetMs: 0,
+        });
+      });
+
+      test('windowAdjust reconciles a reservation up and down and releases it with 0', async () => {
+        const k = key('adjust');
+        const windowMs = 60_000;
+        await store.windowAdmit(k, { id: 'a', cost: 500, limit: 1000, windowMs });
+        await store.windowAdmit(k, { id: 'b', cost: 100, limit: 1000, windowMs });
+        await store.windowAdjust(k, 'a', 800, windowMs);
+        assert.equal((await store.windowState(k, 1000, windowMs)).used, 900);
+        await store.windowAdjust(k, 'a', 200, windowMs);
+        assert.equal((await store.windowState(k, 1000, windowMs)).used, 300);
+        await store.windowAdjust(k, 'unknown', 999, windowMs);
+        assert.equal((await store.windowState(k, 1000, windowMs)).used, 300, 'an unknown id is a no-op');
+        await store.windowAdjust(k, 'a', 0, windowMs);
+        await store.windowAdjust(k, 'a', 300, windowMs);
+        assert.equal((await store.windowState(k, 1000, windowMs)).used, 100, 'a released id is gone');
+        assert.equal(
+          (await store.windowAdmit(k, { id: 'c', cost: 900, limit: 1000, windowMs })).admitted,
+          true,
+        );
+        await store.del(k);
+      });
+
+      test('windowAdjust does nothing once the entry has left the window', async () => {
+        const k = key('adjust-late');
+        await store.windowAdmit(k, { id: 'a', cost: 10, limit: 100, windowMs: 100 });
+        await sleep(150);
+        await store.windowAdjust(k, 'a', 50, 100);
+        assert.equal((await store.windowState(k, 100, 100)).used, 0);
+      });
+
+      test('admitting an id again replaces its entry instead of counting it twice', async () => {
+        const k = key('same-id');
+        await store.windowAdmit(k, { id: 'a', cost: 6, limit: 10, windowMs: 60_000 });
+        const again = await store.windowAdmit(k, { id: 'a', cost: 8, limit: 10, windowMs: 60_000 });
+        assert.equal(again.admitted, true);
+        assert.equal(again.used, 8);
+        await store.del(k);
+      });
+
+      test('200 concurrent admissions with limit 50 admit exactly 50', async () => {
+        const k = key('race');
+        const decisions = await Promise.all(
+          Array.from({ length: 200 }, (_, i) =>
+            store.windowAdmit(k, { id: `r${i}`, cost: 1, limit: 50, windowMs: 60_000 }),
+          ),
+        );
+        assert.equal(decisions.filter((d) => d.admitted).length, 50);
+        assert.equal((await store.windowState(k, 50, 60_000)).used, 50);
+        await store.del(k);
+      });
+    });
+
+    describe('counterReserve', () => {
+      test('answers missing without creating the key, then admits up to the limit once seeded', async () => {
+        const k = key('budget');
+        assert.deepEqual(await store.counterReserve(k, 5, 100), { status: 'missing' });
+        assert.equal(await store.get(k), null);
+        assert.equal(await store.setIfAbsent(k, '90', 60_000), true);
+        assert.deepEqual(await store.counterReserve(k, 5, 100), { status: 'admitted', value: 95 });
+        assert.deepEqual(await store.counterReserve(k, 5, 100), { status: 'admitted', value: 100 });
+        assert.deepEqual(await store.counterReserve(k, 1, 100), { status: 'rejected', value: 100 });
+        assert.equal(await store.get(k), '100');
+        const ttl = await store.ttlMs(k);
+        assert.ok(ttl !== null && ttl <= 60_000, 'a reservation keeps the seed TTL');
+        await store.del(k);
+      });
+
+      test('works with fractional cents', async () => {
+        const k = key('cents');
+        await store.setIfAbsent(k, '10.25', 60_000);
+        assert.deepEqual(await store.counterReserve(k, 0.5, 11), { status: 'admitted', value: 10.75 });
+        assert.deepEqual(await store.counterReserve(k, 0.5, 11), { status: 'rejected', value: 10.75 });
+        await store.del(k);
+      });
+
+      test('200 concurrent reservations never pass the limit', async () => {
+        const k = key('budget-race');
+        await store.setIfAbsent(k, '0', 60_000);
+        const decisions = await Promise.all(
+          Array.from({ length: 200 }, () => store.counterReserve(k, 1, 50)),
+        );
+        const admitted = decisions.filter((d) => d.status === 'admitted');
+        assert.equal(admitted.length, 50);
+        assert.deepEqual(new Set(admitted.map((d) => d.value)).size, 50, 'each admission saw its own value');
+        assert.equal(await store.get(k), '50');
+        await store.del(k);
+      });
+    });
+
+    describe('pub/sub', () => {
+      test('delivers to every subscriber of the channel, after publish returns, until unsubscribed', async () => {
+        const channel = `test:${randomUUID()}`;
+        const first: string[] = [];
+        const second: string[] = [];
+        const other: string[] = [];
+        const unsubscribeFirst = await store.subscribe(channel, (m) => first.push(m));
+        const unsubscribeSecond = await store.subscribe(channel, (m) => second.push(m));
+        const unsubscribeOther = await store.subscribe(`${channel}:other`, (m) => other.push(m));
+        const published = store.publish(channel, 'hello');
+        assert.deepEqual(first, [], 'delivery is asynchronous');
+        await published;
+        await eventually(() => first.length === 1 && second.length === 1);
+        assert.deepEqual([first, second, other], [['hello'], ['hello'], []]);
+
+        await unsubscribeFirst();
+        await store.publish(channel, 'again');
+        await eventually(() => second.length === 2);
+        assert.deepEqual(first, ['hello']);
+        await unsubscribeSecond();
+        await unsubscribeOther();
+      });
+
+      test('a throwing handler does not stop the others', async () => {
+        const channel = `test:${randomUUID()}`;
+        const received: string[] = [];
+        const unsubscribeThrower = await store.subscribe(channel, () => {
+          throw new Error('handler bug');
+        });
+        const unsubscribe = await store.subscribe(channel, (m) => received.push(m));
+        await store.publish(channel, 'still delivered');
+        await eventually(() => received.length === 1);
+        await unsubscribeThrower();
+        await unsubscribe();
+      });
+    });
+
+    describe('lifecycle', () => {
+      test('ping answers while open; after close every call rejects with CacheUnavailableError', async () => {
+        const own = await create();
+        await own.ping();
+        await own.close();
+        await own.close();
+        await assert.rejects(own.get('anything'), CacheUnavailableError);
+        await assert.rejects(own.ping(), CacheUnavailableError);
+      });
+    });
+  });
+}
+
+/** Polls `condition` until it holds; fails after `timeoutMs`. */
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 3000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) assert.fail(`condition not met within ${timeoutMs} ms`);
+    await sleep(20);
+  }
+}

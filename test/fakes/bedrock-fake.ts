@@ -1,0 +1,317 @@
+/**
+ * A Bedrock Runtime stand-in on port 0 speaking the documented wire formats: Converse JSON and
+ * ConverseStream as an `application/vnd.amazon.eventstream` body with valid CRCs. It verifies every
+ * request's SigV4 signature against known credentials (403 `InvalidSignatureException` /
+ * `UnrecognizedClientException` when wrong), records what it received, and takes scripted failures
+ * (see fake-server.ts).
+ *
+ * Answers are deterministic: the text is `echo: <last user text>`; with tools offered and either a
+ * forced tool choice or the word "tool" in the last user text, it calls the chosen (or first) tool
+ * with `{ "echo": <last user text> }`.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  encodeEventMessage,
+  encodeExceptionMessage,
+} from '../../src/providers/bedrock/event-stream-encoder.ts';
+import { type AwsCredentials, computeSignature, sha256Hex } from '../../src/providers/bedrock/sigv4.ts';
+import type { FakeReply, FakeResponder } from './fake-responder.ts';
+import { countWords, FakeServer, type RecordedRequest } from './fake-server.ts';
+
+export const BEDROCK_FAKE_CREDENTIALS: Readonly<AwsCredentials> = Object.freeze({
+  accessKeyId: 'AKIDFAKEBEDROCK0001',
+  secretAccessKey: 'fakeSecret/K7MDENG+bPxRfiCYFAKEKEY',
+});
+export const BEDROCK_FAKE_REGION = 'us-east-1';
+
+export interface BedrockRecordedRequest extends RecordedRequest {
+  /** The model id from the path, decoded. */
+  modelId: string | null;
+  operation: 'converse' | 'converse-stream' | null;
+}
+
+export interface BedrockFakeOptions {
+  credentials?: AwsCredentials;
+  region?: string;
+}
+
+interface ConverseBody {
+  messages?: Array<{ role: string; content: Array<Record<string, unknown>> }>;
+  system?: Array<{ text?: string }>;
+  toolConfig?: {
+    tools?: Array<{ toolSpec?: { name: string } }>;
+    toolChoice?: { any?: unknown; tool?: { name: string } };
+  };
+}
+
+interface Reply {
+  text: string;
+  tool: { toolUseId: string; name: string; input: unknown } | null;
+  inputTokens: number;
+}
+
+const AMZN_REQUEST = { 'x-amzn-requestid': 'fake-request' };
+
+export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
+  readonly #credentials: AwsCredentials;
+  readonly #region: string;
+  #toolCalls = 0;
+
+  constructor(options: BedrockFakeOptions = {}) {
+    super(
+      (request, responder) => this.#route(request, responder),
+      (request) => {
+        const route = parseRoute(request.url);
+        return { ...request, modelId: route?.modelId ?? null, operation: route?.operation ?? null };
+      },
+    );
+    this.#credentials = options.credentials ?? BEDROCK_FAKE_CREDENTIALS;
+    this.#region = options.region ?? BEDROCK_FAKE_REGION;
+  }
+
+  static async start(options: BedrockFakeOptions = {}): Promise<BedrockFake> {
+    return new BedrockFake(options).start();
+  }
+
+  /** Use as the deployment's `baseUrl`. */
+  get baseUrl(): string {
+    return this.url;
+  }
+
+  get region(): string {
+    return this.#region;
+  }
+
+  /** The deployment `apiKey` these credentials make. */
+  get apiKey(): string {
+    const { accessKeyId, secretAccessKey, sessionToken } = this.#credentials;
+    return sessionToken
+      ? `${accessKeyId}:${secretAccessKey}:${sessionToken}`
+      : `${accessKeyId}:${secretAccessKey}`;
+  }
+
+  /** The next request gets this answer instead of the echo. */
+  enqueueAnswer(answer: FakeReply): void {
+    this.enqueue(answer);
+  }
+
+  /** The next stream sends `afterEvents` events, then an exception message (e.g. `throttlingException`). */
+  failNextStream(afterEvents: number, exceptionType: string, message: string): void {
+    this.faultNextStream({ afterEvents, action: { raw: encodeExceptionMessage(exceptionType, message) } });
+  }
+
+  #route(request: BedrockRecordedRequest, res: FakeResponder): void | Promise<void> {
+    const authFailure = this.#verifySignature(request);
+    if (authFailure) return sendError(res, 403, authFailure.type, authFailure.message);
+    if (request.method !== 'POST' || request.operation === null) {
+      return sendError(res, 404, 'UnknownOperationException', 'Unknown operation');
+    }
+    const body = request.body as ConverseBody | undefined;
+    if (!body || !Array.isArray(body.messages) || body.messages.length === 0) {
+      return sendError(
+        res,
+        400,
+        'ValidationException',
+        'Malformed input request: messages must not be empty',
+      );
+    }
+    const reply = this.#reply(body);
+    if (request.operation === 'converse') return res.json(200, converseAnswer(reply), AMZN_REQUEST);
+    return res.frames(streamFrames(reply), {
+      'content-type': 'application/vnd.amazon.eventstream',
+      ...AMZN_REQUEST,
+    });
+  }
+
+  /** SigV4 as Bedrock checks it: known key, scope, body hash, then the recomputed signature. */
+  #verifySignature(req: BedrockRecordedRequest): { type: string; message: string } | null {
+    const authorization = req.headers.authorization;
+    if (!authorization)
+      return { type: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
+    const parsed = parseAuthorization(authorization);
+    const invalid = {
+      type: 'InvalidSignatureException',
+      message: 'The request signature we calculated does not match the signature you provided.',
+    };
+    if (!parsed) return invalid;
+    if (parsed.accessKeyId !== this.#credentials.accessKeyId) {
+      return {
+        type: 'UnrecognizedClientException',
+        message: 'The security token included in the request is invalid.',
+      };
+    }
+    const amzDate = header(req.headers, 'x-amz-date');
+    const [date, region, service, terminator] = parsed.scope;
+    if (
+      !amzDate ||
+      date !== amzDate.slice(0, 8) ||
+      region !== this.#region ||
+      service !== 'bedrock' ||
+      terminator !== 'aws4_request'
+    ) {
+      return invalid;
+    }
+    if (!parsed.signedHeaders.includes('host') || !parsed.signedHeaders.includes('x-amz-date'))
+      return invalid;
+    const payloadHash = sha256Hex(req.rawBody);
+    const declared = header(req.headers, 'x-amz-content-sha256');
+    if (declared !== undefined && declared !== payloadHash) return invalid;
+    if (
+      this.#credentials.sessionToken &&
+      header(req.headers, 'x-amz-security-token') !== this.#credentials.sessionToken
+    ) {
+      return {
+        type: 'UnrecognizedClientException',
+        message: 'The security token included in the request is invalid.',
+      };
+    }
+    const signed: Record<string, string> = {};
+    for (const name of parsed.signedHeaders) {
+      const value = header(req.headers, name);
+      if (value === undefined) return invalid;
+      signed[name] = value;
+    }
+    const target = req.url;
+    const question = target.indexOf('?');
+    const expected = computeSignature(
+      {
+        method: req.method,
+        path: question === -1 ? target : target.slice(0, question),
+        query: question === -1 ? '' : target.slice(question + 1),
+        headers: signed,
+        payloadHash,
+      },
+      { amzDate, region: this.#region, service: 'bedrock' },
+      this.#credentials,
+    ).signature;
+    const given = Buffer.from(parsed.signature);
+    const wanted = Buffer.from(expected);
+    return given.length === wanted.length && timingSafeEqual(given, wanted) ? null : invalid;
+  }
+
+  #reply(body: ConverseBody): Reply {
+    const messages = body.messages ?? [];
+    const lastUser = [...messages].reverse().find((message) => message.role === 'user');
+    const lastText = (lastUser?.content ?? [])
+      .flatMap((block) => (typeof block.text === 'string' ? [block.text] : []))
+      .join(' ');
+    const allText = [
+      ...(body.system ?? []).map((block) => block.text ?? ''),
+      ...messages.flatMap((message) =>
+        message.content.map((block) => (typeof block.text === 'string' ? block.text : '')),
+      ),
+    ].join(' ');
+    const tools = body.toolConfig?.tools ?? [];
+    const choice = body.toolConfig?.toolChoice;
+    const wantsTool =
+      tools.length > 0 &&
+      (choice?.any !== undefined || choice?.tool !== undefined || /\btool\b/i.test(lastText));
+    const name = choice?.tool?.name ?? tools[0]?.toolSpec?.name;
+    return {
+      text: `echo: ${lastText}`,
+      tool:
+        wantsTool && name
+          ? { toolUseId: `tooluse_fake${++this.#toolCalls}`, name, input: { echo: lastText } }
+          : null,
+      inputTokens: countWords(allText),
+    };
+  }
+}
+
+function converseAnswer(reply: Reply): unknown {
+  const content: unknown[] = [{ text: reply.text }];
+  if (reply.tool) content.push({ toolUse: reply.tool });
+  const outputTokens = countWords(reply.text);
+  return {
+    output: { message: { role: 'assistant', content } },
+    stopReason: reply.tool ? 'tool_use' : 'end_turn',
+    usage: { inputTokens: reply.inputTokens, outputTokens, totalTokens: reply.inputTokens + outputTokens },
+    metrics: { latencyMs: 1 },
+  };
+}
+
+/** The ConverseStream events of a reply; `p` is the padding Bedrock adds to every event. */
+function streamFrames(reply: Reply): Uint8Array[] {
+  const event = (type: string, payload: Record<string, unknown>) =>
+    encodeEventMessage(type, { ...payload, p: 'abcdefgh' });
+  const frames = [event('messageStart', { role: 'assistant' })];
+  const pieces = reply.text.split(' ');
+  for (const [i, piece] of pieces.entries()) {
+    frames.push(
+      event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: i === 0 ? piece : ` ${piece}` } }),
+    );
+  }
+  frames.push(event('contentBlockStop', { contentBlockIndex: 0 }));
+  if (reply.tool) {
+    const input = JSON.stringify(reply.tool.input);
+    const half = Math.floor(input.length / 2);
+    frames.push(
+      event('contentBlockStart', {
+        contentBlockIndex: 1,
+        start: { toolUse: { toolUseId: reply.tool.toolUseId, name: reply.tool.name } },
+      }),
+      event('contentBlockDelta', {
+        contentBlockIndex: 1,
+        delta: { toolUse: { input: input.slice(0, half) } },
+      }),
+      event('contentBlockDelta', { contentBlockIndex: 1, delta: { toolUse: { input: input.slice(half) } } }),
+      event('contentBlockStop', { contentBlockIndex: 1 }),
+    );
+  }
+  const outputTokens = countWords(reply.text);
+  frames.push(
+    event('messageStop', { stopReason: reply.tool ? 'tool_use' : 'end_turn' }),
+    event('metadata', {
+      usage: { inputTokens: reply.inputTokens, outputTokens, totalTokens: reply.inputTokens + outputTokens },
+      metrics: { latencyMs: 1 },
+    }),
+  );
+  return frames;
+}
+
+function parseRoute(url: string): { modelId: string; operation: 'converse' | 'converse-stream' } | null {
+  const path = url.split('?')[0];
+  const segments = path.split('/');
+  // ['', 'model', '<encoded id>', 'converse' | 'converse-stream']
+  if (segments.length !== 4 || segments[1] !== 'model') return null;
+  const operation = segments[3];
+  if (operation !== 'converse' && operation !== 'converse-stream') return null;
+  return { modelId: decodeURIComponent(segments[2]), operation };
+}
+
+/** `AWS4-HMAC-SHA256 Credential=AKID/date/region/service/aws4_request, SignedHeaders=a;b, Signature=hex`. */
+function parseAuthorization(
+  value: string,
+): { accessKeyId: string; scope: string[]; signedHeaders: string[]; signature: string } | null {
+  const prefix = 'AWS4-HMAC-SHA256 ';
+  if (!value.startsWith(prefix)) return null;
+  const fields = new Map<string, string>();
+  for (const part of value.slice(prefix.length).split(',')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1) fields.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+  }
+  const credential = fields.get('Credential')?.split('/');
+  const signedHeaders = fields.get('SignedHeaders');
+  const signature = fields.get('Signature');
+  if (credential?.length !== 5 || !signedHeaders || !signature) return null;
+  return {
+    accessKeyId: credential[0],
+    scope: credential.slice(1),
+    signedHeaders: signedHeaders.split(';'),
+    signature,
+  };
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+function sendError(res: FakeResponder, status: number, type: string, message: string): void {
+  res.json(
+    status,
+    { message },
+    { ...AMZN_REQUEST, 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/` },
+  );
+}

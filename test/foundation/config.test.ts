@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { runMain } from '../helpers/child.ts';
+import { testSecrets } from '../helpers/secrets.ts';
+
+const DB = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' };
+
+function errorOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    return error.message;
+  }
+  assert.fail('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  it('defaults to variant b, port 4000, embedded storage', () => {
+    const config = loadConfig({});
+    assert.equal(config.variant, 'b');
+    assert.equal(config.port, 4000);
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.redisUrl, undefined);
+  });
+
+  it('names the variable and the rule', () => {
+    assert.equal(errorOf({ GATEWAY_VARIANT: 'c' }), 'GATEWAY_VARIANT must be a or b (got "c")');
+    assert.equal(
+      errorOf({ MASTER_KEY: 'short' }),
+      'MASTER_KEY must be at least 32 characters (GATEWAY_VARIANT=b)',
+    );
+    assert.equal(
+      errorOf({ GATEWAY_VARIANT: 'a', MASTER_KEY: 'short' }),
+      'MASTER_KEY must be at least 8 characters (GATEWAY_VARIANT=a)',
+    );
+    assert.equal(errorOf({ PORT: 'eighty' }), 'PORT must be an integer between 0 and 65535 (got "eighty")');
+    assert.equal(
+      errorOf({ DATABASE_URL: 'mysql://x' }),
+      'DATABASE_URL must use postgres: or postgresql: (got mysql:)',
+    );
+    assert.equal(errorOf({ OTEL_ENABLED: 'yes' }), 'OTEL_ENABLED must be true or false (got "yes")');
+    assert.equal(
+      errorOf({ OBSERVABILITY_PAYLOAD_SAMPLE_RATE: '2' }),
+      'OBSERVABILITY_PAYLOAD_SAMPLE_RATE must be a number between 0 and 1 (got "2")',
+    );
+  });
+
+  it('demands every secret from the environment once DATABASE_URL is set', () => {
+    assert.equal(errorOf({ ...DB }), 'MASTER_KEY must be set (required when DATABASE_URL is set)');
+    const { MASTER_KEY } = testSecrets();
+    assert.equal(
+      errorOf({ ...DB, MASTER_KEY }),
+      'ENCRYPTION_KEYRING must be set (required when DATABASE_URL is set) (GATEWAY_VARIANT=b)',
+    );
+    assert.equal(
+      errorOf({ ...DB, MASTER_KEY, GATEWAY_VARIANT: 'a' }),
+      'CREDENTIALS_ENCRYPTION_KEY must be set (required when DATABASE_URL is set) (GATEWAY_VARIANT=a)',
+    );
+  });
+
+  it('a bad value stops the start with one line and status 1', async () => {
+    const { code, output } = await runMain(['serve'], { ...DB, ...testSecrets(), MASTER_KEY: 'too-short' });
+    assert.equal(code, 1);
+    assert.equal(output, 'switchyard: MASTER_KEY must be at least 32 characters (GATEWAY_VARIANT=b)\n');
+  });
+
+  it('a bad keyring stops the start naming the variable, without key material', async () => {
+    const secrets = testSecrets();
+    const { code, output } = await runMain(['serve'], { ...DB, ...secrets, ACTIVE_ENCRYPTION_KEY_ID: 'k9' });
+    assert.equal(code, 1);
+    assert.equal(output.trim().split('\n').length, 1);
+    assert.match(output, /ACTIVE_ENCRYPTION_KEY_ID "k9" is not a key id of ENCRYPTION_KEYRING/);
+    assert.ok(!output.includes(JSON.parse(secrets.ENCRYPTION_KEYRING).k1));
+  });
+});

@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+
+/** The local Postgres of this machine (DESIGN.md section 7): overridable for other machines. */
+const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh database for one test file, so files run in parallel without sharing rows. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `sy_test_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    drop: async () => {
+      const dropper = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+      try {
+        await dropper.unsafe(`drop database if exists ${name} with (force)`);
+      } finally {
+        await dropper.end();
+      }
+    },
+  };
+}
+
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

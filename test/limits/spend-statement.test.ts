@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { readSpendCents, spendFlushFor } from '../../src/limits/spend-statement.ts';
+import { SpendWriter } from '../../src/limits/spend-writer.ts';
+import { type Database, openDatabase } from '../../src/store/database.ts';
+import { migrate } from '../../src/store/migrate.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { insertVirtualKey } from '../helpers/seed.ts';
+
+describe('spend_cents batched update (real Postgres)', () => {
+  let database: TestDatabase;
+  let db: Database;
+  before(async () => {
+    database = await createTestDatabase();
+    db = openDatabase({ url: database.url, poolMax: 8, timeoutMs: 5000 });
+    await migrate(db.sql);
+  });
+  after(async () => {
+    await db.close();
+    await database.drop();
+  });
+
+  it('adds each delta to its key in one statement and ignores keys that no longer exist', async () => {
+    const a = await insertVirtualKey(database.url);
+    const b = await insertVirtualKey(database.url);
+    const flush = spendFlushFor(db.db);
+    await flush([
+      { keyId: a.id, cents: 1.25 },
+      { keyId: b.id, cents: 0.000123 },
+      { keyId: 'key_gone', cents: 7 },
+    ]);
+    await flush([{ keyId: a.id, cents: 2 }]);
+    assert.equal(await readSpendCents(db.db, a.id), 3.25);
+    assert.equal(await readSpendCents(db.db, b.id), 0.000123);
+    assert.equal(await readSpendCents(db.db, 'key_gone'), 0);
+  });
+
+  it('loses no increment when several writers flush the same keys at once (no deadlock)', async () => {
+    const keys = await Promise.all(Array.from({ length: 20 }, () => insertVirtualKey(database.url)));
+    const writers = Array.from({ length: 6 }, () => new SpendWriter({ flush: spendFlushFor(db.db) }));
+    const expected = new Map<string, number>();
+    for (let round = 0; round < 10; round++) {
+      writers.forEach((writer, w) => {
+        // Each writer touches the keys in a different order; the batch is sorted anyway.
+        for (const key of w % 2 === 0 ? keys : [...keys].reverse()) {
+          writer.add(key.id, 1);
+          expected.set(key.id, (expected.get(key.id) ?? 0) + 1);
+        }
+      });
+      await Promise.all(writers.map((writer) => writer.flush()));
+    }
+    await Promise.all(writers.map((writer) => writer.close()));
+    for (const key of keys) assert.equal(await readSpendCents(db.db, key.id), expected.get(key.id));
+  });
+});

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { generateKeyHex, keyringFromCredentialsKey } from '../../src/crypto/index.ts';
+import { runReconcile } from '../../src/jobs/reconcile-job.ts';
+import { testContext } from '../../src/limits/test-support.ts';
+import type { CallContext, CallOutcome } from '../../src/pipeline/call-context.ts';
+import { RECORD_QUEUE_DEFAULTS } from '../../src/records/queue-settings.ts';
+import { RequestLogRecorder } from '../../src/records/variant-a/request-log-recorder.ts';
+import { OperationRecorder } from '../../src/records/variant-b/operation-recorder.ts';
+import { PayloadSampler } from '../../src/records/variant-b/payload-sampler.ts';
+import { type Database, openDatabase, type Sql } from '../../src/store/database.ts';
+import { migrate } from '../../src/store/migrate.ts';
+import { createLogger } from '../../src/telemetry/logger.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+/**
+ * Row versions each call leaves, counted by a trigger on a real database: the recorders are driven
+ * directly, their queues flushed by hand where the gateway's 1 s timer would, so which flush a call
+ * straddles is chosen by the test, not by timing.
+ */
+const ROW_VERSIONS = `
+create table row_versions (seq bigserial primary key, id text not null, op text not null, status text not null);
+create function log_row_version() returns trigger language plpgsql as $$
+begin
+  insert into row_versions (id, op, status) values (new.id, tg_op, new.status::text);
+  return new;
+end $$;
+create trigger gateway_operations_versions after insert or update on gateway_operations
+  for each row execute function log_row_version();
+create trigger request_logs_versions after insert or update on request_logs
+  for each row execute function log_row_version();`;
+
+const OK: CallOutcome = { status: 200, error: null, streamBroken: false };
+const quiet = () => createLogger('silent', new Writable({ write: (_chunk, _encoding, done) => done() }));
+const queue = { ...RECORD_QUEUE_DEFAULTS, flushIntervalMs: 60_000 };
+
+describe('record writes on Postgres: row versions per call', () => {
+  let testDb: TestDatabase;
+  let database: Database;
+
+  before(async () => {
+    testDb = await createTestDatabase();
+    database = openDatabase({ url: testDb.url, poolMax: 2, timeoutMs: 5000 });
+    await migrate(database.sql);
+    await database.sql.unsafe(ROW_VERSIONS);
+  });
+  after(async () => {
+    await database.close();
+    await testDb.drop();
+  });
+  beforeEach(async () => {
+    await database.sql`truncate row_versions, gateway_operations, upstream_attempts, payload_samples, request_logs`;
+  });
+
+  const versions = async () =>
+    (
+      await database.sql<{ op: string; status: string }[]>`select op, status from row_versions order by seq`
+    ).map((row) => [row.op, row.status]);
+
+  function operations() {
+    const recorder = new OperationRecorder({
+      sql: database.sql,
+      keyring: keyringFromCredentialsKey(generateKeyHex()),
+      logger: quiet(),
+      maxPromptLength: 100,
+      queue,
+      sampler: new PayloadSampler({ fraction: 0, maxPerSecond: 10, maxBytes: 8192 }),
+    });
+    const [operationQueue] = recorder.queues;
+    return { recorder, flush: () => operationQueue.flush(0) };
+  }
+
+  const call = (content = 'hello'): CallContext =>
+    testContext(null, { messages: [{ role: 'user', content }] });
+
+  it('writes a call that ends before the next flush once: one insert of its final row', async () => {
+    const { recorder, flush } = operations();
+    const ctx = call();
+    recorder.onCallStarted(ctx);
+    recorder.onCallFinished(ctx, OK);
+    await flush();
+    assert.deepEqual(await versions(), [['INSERT', 'success']]);
+  });
+
+  it('writes a call still running at a flush in_progress, then updates it once to its final row', async () => {
+    const { recorder, flush } = operations();
+    const ctx = call();
+    recorder.onCallStarted(ctx);
+    await flush();
+    recorder.onCallFinished(ctx, OK);
+    await flush();
+    assert.deepEqual(await versions(), [
+      ['INSERT', 'in_progress'],
+      ['UPDATE', 'success'],
+    ]);
+  });
+
+  it('finalizes a call the reconcile job marked abandoned while it was still running', async () => {
+    const { recorder, flush } = operations();
+    const ctx = call();
+    recorder.onCallStarted(ctx);
+    await flush();
+    assert.deepEqual(await runReconcile({ sql: database.sql, staleAfterMs: 0 }), {
+      operations: 1,
+      attempts: 0,
+    });
+    recorder.onCallFinished(ctx, OK);
+    await flush();
+    const [row] = await database.sql`select status, http_status from gateway_operations`;
+    assert.deepEqual([row.status, row.http_status], ['success', 200]);
+  });
+
+  it('never lets an in_progress row written late overwrite the final one', async () => {
+    const late = operations();
+    const { recorder, flush } = operations();
+    const ctx = call();
+    // The same start queued twice, as a write that timed out and landed anyway would leave it.
+    late.recorder.onCallStarted(ctx);
+    recorder.onCallStarted(ctx);
+    recorder.onCallFinished(ctx, OK);
+    await flush();
+    await late.flush();
+    assert.deepEqual(await versions(), [['INSERT', 'success']]);
+  });
+
+  it('stores a prompt with a lone surrogate and a NUL, cleaned, without losing the row', async () => {
+    const { recorder, flush } = operations();
+    const ctx = call('a\ud800b\u0000c');
+    recorder.onCallStarted(ctx);
+    recorder.onCallFinished(ctx, OK);
+    await flush();
+    const [row] = await database.sql`select prompt from gateway_operations`;
+    assert.equal(row.prompt, 'user: a\ufffdbc');
+  });
+
+  it('writes a variant A call once, and a batch sent twice (a write that timed out but landed) stores it once', async () => {
+    const twice = {
+      unsafe: async (...args: Parameters<Sql['unsafe']>) => {
+        await database.sql.unsafe(...args);
+        return database.sql.unsafe(...args);
+      },
+    } as unknown as Sql;
+    const recorder = new RequestLogRecorder({ sql: twice, logger: quiet(), maxPromptLength: 100, queue });
+    recorder.onCallFinished(call(), OK);
+    await recorder.queue.flush(0);
+    assert.deepEqual(await versions(), [['INSERT', '200']]);
+  });
+});

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { AnthropicFake } from '../fakes/anthropic-fake.ts';
+import { OpenAIFake } from '../fakes/openai-fake.ts';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { createDeployment, modelName, putRouterSettings } from './support.ts';
+
+const PROMPT = 'one two three four five six seven eight';
+
+describe('streams fail over only before their first byte', () => {
+  let gw: TestGateway;
+  let openaiFake: OpenAIFake;
+  let anthropicFake: AnthropicFake;
+  let openai: OpenAI;
+  let anthropic: Anthropic;
+  let gpt: string;
+  let claude: string;
+  before(async () => {
+    openaiFake = await new OpenAIFake().start();
+    anthropicFake = await new AnthropicFake().start();
+    gw = await startTestGateway();
+    gpt = modelName('gpt');
+    claude = modelName('claude');
+    await createDeployment(gw, { publicModel: gpt, baseUrl: openaiFake.baseUrl });
+    await createDeployment(gw, {
+      publicModel: claude,
+      provider: 'anthropic',
+      upstreamModel: 'claude-sonnet-4-5',
+      baseUrl: anthropicFake.url,
+    });
+    // Retries allowed: the tests show when they are (not) used.
+    await putRouterSettings(gw, { retries: { maxAttempts: 3, backoffMs: 0 } });
+    openai = new OpenAI({ apiKey: gw.masterKey, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    anthropic = new Anthropic({ apiKey: gw.masterKey, baseURL: gw.url, maxRetries: 0 });
+  });
+  after(async () => {
+    await gw.close();
+    await openaiFake.close();
+    await anthropicFake.close();
+  });
+  beforeEach(() => {
+    openaiFake.reset();
+    anthropicFake.reset();
+  });
+
+  it('OpenAI format: a failure after the first byte ends the stream with an error event, never retried', async () => {
+    // Spaced events: the first ones reach the client before the connection is reset.
+    openaiFake.eventDelayMs = 30;
+    openaiFake.faultNextStream({ afterEvents: 3, action: 'destroy' });
+    const stream = await openai.chat.completions.create({
+      model: gpt,
+      stream: true,
+      messages: [{ role: 'user', content: PROMPT }],
+    });
+    let text = '';
+    await assert.rejects(
+      async () => {
+        for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      },
+      (error: unknown) => {
+        assert.ok(error instanceof OpenAI.APIError, String(error));
+        assert.equal((error.error as { code?: string }).code, 'upstream_error');
+        return true;
+      },
+    );
+    assert.ok(text.length > 0 && text !== `echo: ${PROMPT}`, `received "${text}"`);
+    assert.equal(openaiFake.requests.length, 1);
+  });
+
+  it('Anthropic format: a failure after the first byte ends the stream with an error event, never retried', async () => {
+    anthropicFake.eventDelayMs = 30;
+    anthropicFake.faultNextStream({ afterEvents: 4, action: 'destroy' });
+    const stream = await anthropic.messages.create({
+      model: claude,
+      max_tokens: 64,
+      stream: true,
+      messages: [{ role: 'user', content: PROMPT }],
+    });
+    const seen: string[] = [];
+    await assert.rejects(
+      async () => {
+        for await (const event of stream) seen.push(event.type);
+      },
+      (error: unknown) => {
+        assert.ok(error instanceof Anthropic.APIError, String(error));
+        assert.equal((error.error as { error?: { type?: string } }).error?.type, 'api_error');
+        return true;
+      },
+    );
+    assert.ok(seen.includes('message_start'), seen.join(','));
+    assert.ok(!seen.includes('message_stop'), seen.join(','));
+    assert.equal(anthropicFake.requests.length, 1);
+  });
+
+  it('OpenAI format: an upstream that fails before its first event is retried, and the client sees a whole stream', async () => {
+    openaiFake.faultNextStream({ afterEvents: 0, action: 'destroy' });
+    const { data: stream, response } = await openai.chat.completions
+      .create({ model: gpt, stream: true, messages: [{ role: 'user', content: PROMPT }] })
+      .withResponse();
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    assert.equal(text, `echo: ${PROMPT}`);
+    assert.equal(response.headers.get('x-switchyard-attempts'), '2');
+    assert.equal(openaiFake.requests.length, 2);
+  });
+
+  it('Anthropic format: a stream that ends cleanly before its first event is retried', async () => {
+    anthropicFake.faultNextStream({ afterEvents: 0, action: 'end' });
+    const stream = await anthropic.messages.create({
+      model: claude,
+      max_tokens: 64,
+      stream: true,
+      messages: [{ role: 'user', content: PROMPT }],
+    });
+    let text = '';
+    for await (const event of stream) {
+      if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text;
+    }
+    assert.equal(text, `echo: ${PROMPT}`);
+    assert.equal(anthropicFake.requests.length, 2);
+  });
+});
