@@ -1,0 +1,93 @@
+/**
+ * The gateway under test: `node src/main.ts serve` in its own process, configured the way an
+ * operator runs it (environment only, NODE_ENV=production), on 127.0.0.1 and a free port.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { processTree, rssBytes } from './proc-stats.ts';
+import { type BenchChild, startChild } from './processes.ts';
+import type { BenchStorage } from './storage.ts';
+
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+/** Start-up includes PGlite's first open and migrations in embedded mode. */
+const READY_TIMEOUT_MS = 90_000;
+
+export interface GatewaySettings {
+  label: string;
+  workers: number;
+  logLevel: string;
+  /** RESPONSE_CACHE_TTL_MS; 0 leaves the cache off. */
+  responseCacheTtlMs: number;
+  cores: string | null;
+  /** `--cpu-prof` into this directory. */
+  cpuProfileDir: string | null;
+  /** Node.js flags before the script (BENCH_GATEWAY_NODE_ARGS). */
+  nodeArgs: string[];
+  logFile: string;
+  port: number;
+}
+
+export interface GatewayProcess {
+  readonly origin: string;
+  readonly settings: GatewaySettings;
+  /** The primary and, with WORKERS > 1, its workers. */
+  pids(): number[];
+  /** Resident memory once ready, before any load. */
+  readonly idleRssMb: number;
+  stop(): Promise<void>;
+}
+
+async function waitReady(origin: string, child: BenchChild, logFile: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.child.exitCode !== null) throw new Error(`gateway exited at start; see ${logFile}`);
+    try {
+      const answer = await request(`${origin}/health/ready`);
+      await answer.body.dump();
+      if (answer.statusCode === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await delay(100);
+  }
+  throw new Error(`gateway not ready within ${READY_TIMEOUT_MS} ms; see ${logFile}`);
+}
+
+export async function startGateway(
+  settings: GatewaySettings,
+  storage: BenchStorage,
+): Promise<GatewayProcess> {
+  const execArgv = [
+    ...settings.nodeArgs,
+    ...(settings.cpuProfileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`]),
+  ];
+  const child = startChild({
+    args: [...execArgv, MAIN, 'serve'],
+    env: {
+      ...storage.env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(settings.port),
+      LOG_LEVEL: settings.logLevel,
+      WORKERS: String(settings.workers),
+      RESPONSE_CACHE_TTL_MS: String(settings.responseCacheTtlMs),
+    },
+    cores: settings.cores,
+    logFile: settings.logFile,
+  });
+  const origin = `http://127.0.0.1:${settings.port}`;
+  try {
+    await waitReady(origin, child, settings.logFile);
+  } catch (error) {
+    await child.stop();
+    throw error;
+  }
+  return {
+    origin,
+    settings,
+    idleRssMb: Math.round(rssBytes(processTree(child.pid)) / 1_048_576),
+    pids: () => processTree(child.pid),
+    stop: () => child.stop(),
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The harness's knobs, all from the environment so `npm run bench` needs no arguments. Defaults
+ * are what the published figures use (docs/performance.md); trial runs shorten the duration.
+ */
+
+export interface BenchOptions {
+  /** Seconds of each measured phase (saturation, fixed rate, concurrency 1). */
+  durationS: number;
+  /** Seconds of unrecorded load before each scenario, so the JIT and the pools are warm. */
+  warmupS: number;
+  /** Connections of the saturation phase. */
+  connections: number;
+  /** Requests per second of the fixed-rate phase: moderate, well under saturation. */
+  rate: number;
+  /** Connections the fixed-rate phase may open; it is an open loop, so this is only a ceiling. */
+  rateConnections: number;
+  /** Fixed latency of the fake upstream before each answer (0 = answer at once). */
+  fakeLatencyMs: number;
+  /** Content chunks of a streamed answer (role, content..., finish, usage and [DONE] come on top). */
+  streamChunks: number;
+  /** Pause between SSE events of the fake (0 = written back to back). */
+  chunkIntervalMs: number;
+  /** LOG_LEVEL of the gateway under test. */
+  logLevel: string;
+  /** Extra Node.js flags for the gateway (e.g. `--max-old-space-size=128`); none by default. */
+  gatewayNodeArgs: string[];
+  /** Also measure scenario (c) at the other log level, to price the access log. */
+  compareLogLevels: boolean;
+  /** Run the profiled pass of scenario (d) (`--cpu-prof`). */
+  profile: boolean;
+  /** `auto` (wrk when installed, else autocannon), `autocannon` or `wrk`. */
+  loadTool: 'auto' | 'autocannon' | 'wrk';
+  /** Scenario ids to run (`a,b,c`); empty = all. */
+  only: ReadonlySet<string>;
+  /** Where the run's JSON, logs and profiles go. */
+  resultsDir: string;
+  /** Keep the database created for the run (DATABASE_URL mode) instead of dropping it. */
+  keepDatabase: boolean;
+  /** Admin/server Postgres URL (a fresh database is created on it) or undefined for embedded. */
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function number(env: Env, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min)
+    throw new Error(`${name} must be a number >= ${min} (got "${raw}")`);
+  return value;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return raw === '1' || raw === 'true';
+}
+
+function loadToolOf(env: Env): BenchOptions['loadTool'] {
+  const raw = env.BENCH_LOAD_TOOL ?? 'auto';
+  if (raw !== 'auto' && raw !== 'autocannon' && raw !== 'wrk') {
+    throw new Error(`BENCH_LOAD_TOOL must be auto, autocannon or wrk (got "${raw}")`);
+  }
+  return raw;
+}
+
+export function benchOptions(env: Env, resultsDir: string): BenchOptions {
+  const only = (env.BENCH_SCENARIOS ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
+  return {
+    durationS: number(env, 'BENCH_DURATION_S', 10, 1),
+    warmupS: number(env, 'BENCH_WARMUP_S', 2, 0),
+    connections: number(env, 'BENCH_CONNECTIONS', 64, 1),
+    rate: number(env, 'BENCH_RATE', 500, 1),
+    rateConnections: number(env, 'BENCH_RATE_CONNECTIONS', 32, 1),
+    fakeLatencyMs: number(env, 'FAKE_LATENCY_MS', 0, 0),
+    streamChunks: number(env, 'FAKE_STREAM_CHUNKS', 16, 1),
+    chunkIntervalMs: number(env, 'FAKE_CHUNK_INTERVAL_MS', 0, 0),
+    logLevel: env.BENCH_LOG_LEVEL ?? 'info',
+    gatewayNodeArgs: (env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
+    compareLogLevels: flag(env, 'BENCH_COMPARE_LOG_LEVELS', true),
+    profile: flag(env, 'BENCH_PROFILE', false),
+    loadTool: loadToolOf(env),
+    only: new Set(only),
+    resultsDir,
+    keepDatabase: flag(env, 'BENCH_KEEP_DATABASE', false),
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+  };
+}

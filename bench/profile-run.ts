@@ -1,0 +1,50 @@
+/**
+ * BENCH_PROFILE=1: scenario (d) once more on a gateway started with `--cpu-prof`, after the
+ * measured runs so the profiler's overhead touches none of the figures. The profile is written
+ * when the gateway exits, then ranked by self time over the load window only.
+ */
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { waitServing } from './gateway-setup.ts';
+import { type ProfileSummary, summarizeProfile } from './profile.ts';
+import { BENCH_MODEL, chatRequest } from './requests.ts';
+import { saturate } from './saturation.ts';
+import type { BenchSession } from './session.ts';
+
+export async function runProfiledGateway(session: BenchSession): Promise<ProfileSummary | null> {
+  if (!session.options.profile) return null;
+  const dir = join(session.runDir, 'profile');
+  mkdirSync(dir, { recursive: true });
+  const startedAt = performance.now();
+  const gateway = await session.startGateway({ label: 'profile', cpuProfileDir: dir });
+  let window: { skipMs: number; windowMs: number };
+  try {
+    const tenant = await session.tenant(gateway);
+    const call = chatRequest(BENCH_MODEL, tenant.virtualKey, false);
+    const answer = await waitServing(gateway.origin, call);
+    if (answer.status !== 200) throw new Error(`profiled gateway answered ${answer.status}: ${answer.body}`);
+    const context = session.context();
+    const load = (durationS: number) =>
+      saturate(session.tool, {
+        origin: gateway.origin,
+        request: call,
+        connections: session.options.connections,
+        durationS,
+        cores: context.loadCores,
+        threads: context.loadThreads,
+        scratchDir: session.runDir,
+      });
+    session.log('(d) profiled pass: warm-up');
+    await load(Math.max(1, Math.round(session.options.warmupS)));
+    session.log('(d) profiled pass: load');
+    const loadStart = performance.now();
+    await load(session.options.durationS);
+    window = { skipMs: loadStart - startedAt, windowMs: performance.now() - loadStart };
+  } finally {
+    await gateway.stop();
+  }
+  const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+  if (file === undefined) throw new Error(`no .cpuprofile written in ${dir}`);
+  return summarizeProfile(join(dir, file), window);
+}

@@ -1,0 +1,166 @@
+/**
+ * Reads a V8 `.cpuprofile` (written by `node --cpu-prof`; the format of the Chrome DevTools
+ * Protocol's Profiler.Profile) and ranks functions by self time, counting only the samples taken
+ * while the load ran, so start-up (module loading, migrations) does not drown the hot path.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+  children?: number[];
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  samples: number[];
+  /** Microseconds between a sample and the one before it. */
+  timeDeltas: number[];
+}
+
+export interface HotFunction {
+  name: string;
+  location: string;
+  selfMs: number;
+  /** Share of the busy (non-idle) time in the window. */
+  selfPercent: number;
+}
+
+export interface ProfileSummary {
+  file: string;
+  windowMs: number;
+  busyMs: number;
+  top: HotFunction[];
+  /** Self time by where the code lives: a `src/` folder, a package, a Node.js internal module. */
+  byOrigin: Array<{ origin: string; selfMs: number; selfPercent: number }>;
+  /**
+   * The project's own functions by inclusive time (themselves and all they call): where in
+   * Switchyard the self time above is spent. A recursive function counts once per sample.
+   */
+  srcInclusive: Array<{ name: string; location: string; totalMs: number; totalPercent: number }>;
+}
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** `src/limits/x.ts:12`, `node_modules/fastify/lib/y.js:3`, `node:internal/http:40`. */
+function location(frame: CallFrame): string {
+  if (frame.url === '') return '(native)';
+  const path = frame.url.startsWith('file://') ? fileURLToPath(frame.url) : frame.url;
+  const relative = path.startsWith(ROOT) ? path.slice(ROOT.length) : path;
+  return `${relative}:${frame.lineNumber + 1}`;
+}
+
+function originOf(where: string): string {
+  if (where === '(native)') return '(native: GC, builtins, program)';
+  // PGlite (embedded mode) and undici's llhttp parser are both WebAssembly.
+  if (where.startsWith('wasm://')) return 'wasm (PGlite in embedded mode, undici llhttp)';
+  if (where.startsWith('node:')) return where.split('/').slice(0, 2).join('/').replace(/:\d+$/, '');
+  const modules = where.lastIndexOf('node_modules/');
+  if (modules !== -1) {
+    const parts = where.slice(modules + 'node_modules/'.length).split('/');
+    return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+  }
+  if (where.startsWith('src/')) return where.split('/').slice(0, 2).join('/').replace(/:\d+$/, '');
+  return where.replace(/:\d+$/, '');
+}
+
+/** `skipMs`/`windowMs`: the load's window, measured from the profile's start. */
+export function summarizeProfile(
+  file: string,
+  window: { skipMs: number; windowMs: number },
+  topCount = 25,
+): ProfileSummary {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const selfUs = new Map<number, number>();
+  const fromUs = window.skipMs * 1000;
+  const toUs = fromUs + window.windowMs * 1000;
+  let elapsedUs = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    elapsedUs += profile.timeDeltas[i];
+    if (elapsedUs < fromUs || elapsedUs > toUs) continue;
+    // A sample stands for the time until the next one (how DevTools attributes self time).
+    const durationUs = profile.timeDeltas[i + 1] ?? 0;
+    selfUs.set(profile.samples[i], (selfUs.get(profile.samples[i]) ?? 0) + durationUs);
+  }
+  const byFunction = new Map<string, { name: string; location: string; us: number }>();
+  let busyUs = 0;
+  for (const [id, us] of selfUs) {
+    const frame = nodes.get(id)!.callFrame;
+    if (frame.functionName === '(idle)') continue;
+    busyUs += us;
+    const where = location(frame);
+    const name = frame.functionName || '(anonymous)';
+    const key = `${name} ${where}`;
+    const entry = byFunction.get(key) ?? { name, location: where, us: 0 };
+    entry.us += us;
+    byFunction.set(key, entry);
+  }
+  const inclusive = srcInclusiveUs(profile, selfUs);
+  const percent = (us: number) => Math.round((us / busyUs) * 1000) / 10;
+  const ms = (us: number) => Math.round(us / 100) / 10;
+  const origins = new Map<string, number>();
+  for (const entry of byFunction.values()) {
+    const origin = originOf(entry.location);
+    origins.set(origin, (origins.get(origin) ?? 0) + entry.us);
+  }
+  return {
+    file,
+    windowMs: Math.round(window.windowMs),
+    busyMs: ms(busyUs),
+    top: [...byFunction.values()]
+      .sort((x, y) => y.us - x.us)
+      .slice(0, topCount)
+      .map((entry) => ({
+        name: entry.name,
+        location: entry.location,
+        selfMs: ms(entry.us),
+        selfPercent: percent(entry.us),
+      })),
+    byOrigin: [...origins]
+      .sort((x, y) => y[1] - x[1])
+      .map(([origin, us]) => ({ origin, selfMs: ms(us), selfPercent: percent(us) })),
+    srcInclusive: [...inclusive.values()]
+      .sort((x, y) => y.us - x.us)
+      .slice(0, topCount)
+      .map((entry) => ({
+        name: entry.name,
+        location: entry.location,
+        totalMs: ms(entry.us),
+        totalPercent: percent(entry.us),
+      })),
+  };
+}
+
+/** For each `src/` function, the time of every sample with it somewhere on the stack. */
+function srcInclusiveUs(profile: CpuProfile, selfUs: ReadonlyMap<number, number>) {
+  const parents = new Map<number, ProfileNode>();
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  for (const node of profile.nodes) {
+    for (const child of node.children ?? []) parents.set(child, node);
+  }
+  const totals = new Map<string, { name: string; location: string; us: number }>();
+  for (const [id, us] of selfUs) {
+    const seen = new Set<string>();
+    for (let node = nodes.get(id); node !== undefined; node = parents.get(node.id)) {
+      const where = location(node.callFrame);
+      if (!where.startsWith('src/')) continue;
+      const name = node.callFrame.functionName || '(anonymous)';
+      const key = `${name} ${where}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const entry = totals.get(key) ?? { name, location: where, us: 0 };
+      entry.us += us;
+      totals.set(key, entry);
+    }
+  }
+  return totals;
+}

@@ -1,0 +1,145 @@
+/**
+ * `npm run bench`: the benchmark of docs/performance.md. Starts the fake upstream, the bare
+ * undici proxy and the gateway as separate processes, drives them with a load generator in its
+ * own process, prints the tables and writes every figure to bench/results/<date>.json.
+ *
+ * Knobs (environment): BENCH_DURATION_S, BENCH_WARMUP_S, BENCH_CONNECTIONS, BENCH_RATE,
+ * BENCH_RATE_CONNECTIONS, BENCH_SCENARIOS, BENCH_LOG_LEVEL, BENCH_COMPARE_LOG_LEVELS,
+ * BENCH_PROFILE, BENCH_LOAD_TOOL, BENCH_GATEWAY_NODE_ARGS, BENCH_KEEP_DATABASE, FAKE_LATENCY_MS, FAKE_STREAM_CHUNKS,
+ * FAKE_CHUNK_INTERVAL_MS, DATABASE_URL, REDIS_URL. See docs/performance.md.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkBudget, deriveFigures } from './derived.ts';
+import { FAKE_MODEL } from './fake-answers.ts';
+import { runCacheGateway, runLogLevelGateway, runMainGateway, runWorkersGateways } from './gateway-runs.ts';
+import { machineInfo } from './machine.ts';
+import { benchOptions } from './options.ts';
+import { pinSelf, planCores } from './pinning.ts';
+import { runProfiledGateway } from './profile-run.ts';
+import { type BenchReport, renderReport, writeReport } from './report.ts';
+import { chatRequest } from './requests.ts';
+import { chooseLoadTool } from './saturation.ts';
+import { SCENARIOS } from './scenarios.ts';
+import { BenchSession } from './session.ts';
+import { prepareStorage } from './storage.ts';
+import { startFakeUpstream, startPassthroughProxy, type Upstream } from './upstreams.ts';
+
+const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
+/** The fake takes any credential; sending one keeps the request the same size as the gateway's. */
+const UPSTREAM_KEY = 'sk-bench-upstream';
+
+/** (a), (b) and the SSE references: the same calls without the gateway. */
+async function runReferences(session: BenchSession): Promise<void> {
+  const { direct, proxy, sseDirect, sseProxy } = SCENARIOS;
+  const json = chatRequest(FAKE_MODEL, UPSTREAM_KEY, false);
+  const stream = chatRequest(FAKE_MODEL, UPSTREAM_KEY, true);
+  const fake = session.fake;
+  await session.measure(direct, { origin: fake.origin, request: json, serverPids: () => [fake.child.pid] });
+  await session.measure(sseDirect, {
+    origin: fake.origin,
+    request: stream,
+    serverPids: () => [fake.child.pid],
+  });
+  if (!session.selected(proxy) && !session.selected(sseProxy) && !session.selected(SCENARIOS.sse)) return;
+  let passthrough: Upstream | undefined;
+  try {
+    passthrough = await startPassthroughProxy(fake.origin, session.plan.serverCores);
+    const target = (request: typeof json) => ({
+      origin: passthrough!.origin,
+      request,
+      serverPids: () => [passthrough!.child.pid],
+    });
+    await session.measure(proxy, target(json));
+    await session.measure(sseProxy, target(stream));
+  } finally {
+    await passthrough?.child.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const date = new Date().toISOString();
+  const stamp = date.replace(/[:.]/g, '-');
+  const runDir = join(RESULTS_DIR, stamp);
+  mkdirSync(runDir, { recursive: true });
+  const options = benchOptions(process.env, RESULTS_DIR);
+  const machine = machineInfo();
+  const plan = planCores(1);
+  pinSelf(plan.loadCores);
+  const tool = chooseLoadTool(options);
+  const storage = await prepareStorage(options, join(runDir, 'migrate.log'));
+  // Ctrl-C reaches every child through the terminal's process group; the storage is ours to drop.
+  process.once('SIGINT', () => {
+    void storage.cleanup().finally(() => process.exit(130));
+  });
+  const fake = await startFakeUpstream(options, plan.loadCores);
+  const session = new BenchSession({ options, runDir, plan, tool, storage, fake });
+  session.log(`results in ${runDir}; ${plan.note}; load: ${tool}; storage: ${storage.description}`);
+  if (options.databaseUrl === undefined) {
+    session.notes.push(
+      "embedded mode: PGlite runs inside the gateway process, so the CPU and memory of writing records and spend count as the gateway's; set DATABASE_URL (and REDIS_URL) for production figures",
+    );
+  }
+  let profile: BenchReport['profile'] = null;
+  try {
+    await runReferences(session);
+    await runMainGateway(session);
+    await runCacheGateway(session);
+    await runWorkersGateways(session);
+    await runLogLevelGateway(session);
+    profile = await runProfiledGateway(session).catch((error: Error) => {
+      session.notes.push(`profile failed: ${error.message}`);
+      return null;
+    });
+  } finally {
+    await fake.child.stop();
+    await storage.cleanup();
+  }
+  const derived = deriveFigures(session.results);
+  const throughput = (id: string) => {
+    const result = session.results.find((r) => r.spec.id === id);
+    return result?.status === 'measured' ? result.figures.saturation.rps : null;
+  };
+  const [one, two] = [throughput(SCENARIOS.oneWorker.id), throughput(SCENARIOS.workers.id)];
+  if (one !== null && two !== null) {
+    session.notes.push(
+      `WORKERS=2 served ${(two / one).toFixed(2)}x the calls/s of WORKERS=1 on the same cores`,
+    );
+  }
+  const report: BenchReport = {
+    schema: 1,
+    date,
+    machine,
+    settings: {
+      connections: options.connections,
+      durationS: options.durationS,
+      warmupS: options.warmupS,
+      rate: options.rate,
+      rateConnections: options.rateConnections,
+      fakeLatencyMs: options.fakeLatencyMs,
+      streamChunks: options.streamChunks,
+      chunkIntervalMs: options.chunkIntervalMs,
+      loadTool: tool,
+      pinning: plan.note,
+      storage: storage.description,
+      gateway: `GATEWAY_VARIANT=b (default), WORKERS=1, LOG_LEVEL=${options.logLevel}, NODE_ENV=production`,
+      gatewayNodeArgs: options.gatewayNodeArgs.join(' ') || 'none',
+    },
+    scenarios: session.results,
+    derived,
+    budget: checkBudget(session.results, derived),
+    notes: [
+      ...session.notes,
+      ...session.results.flatMap((r) =>
+        r.status === 'measured' ? r.notes.map((n) => `(${r.spec.id}) ${n}`) : [],
+      ),
+    ],
+    profile,
+  };
+  const file = join(RESULTS_DIR, `${stamp}.json`);
+  writeReport(file, report);
+  process.stdout.write(`${renderReport(report)}\n\nJSON: ${file}\n`);
+}
+
+await main();

@@ -1,0 +1,48 @@
+/** Starts the fake upstream and the pass-through proxy as their own processes. */
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import type { BenchOptions } from './options.ts';
+import { type BenchChild, readJsonLine, startChild } from './processes.ts';
+
+const FAKE = fileURLToPath(new URL('./fake-upstream.ts', import.meta.url));
+const PROXY = fileURLToPath(new URL('./passthrough-proxy.ts', import.meta.url));
+const READY_TIMEOUT_MS = 15_000;
+
+export interface Upstream {
+  origin: string;
+  child: BenchChild;
+}
+
+async function ready(child: BenchChild): Promise<Upstream> {
+  const line = await readJsonLine<{ port: number }>(
+    child.child,
+    (value) => value.ready === true,
+    READY_TIMEOUT_MS,
+  );
+  return { origin: `http://127.0.0.1:${line.port}`, child };
+}
+
+export function startFakeUpstream(options: BenchOptions, cores: string | null): Promise<Upstream> {
+  return ready(
+    startChild({
+      args: [FAKE],
+      env: {
+        FAKE_LATENCY_MS: String(options.fakeLatencyMs),
+        FAKE_STREAM_CHUNKS: String(options.streamChunks),
+        FAKE_CHUNK_INTERVAL_MS: String(options.chunkIntervalMs),
+      },
+      cores,
+      logFile: null,
+    }),
+  );
+}
+
+export function startPassthroughProxy(upstreamOrigin: string, cores: string | null): Promise<Upstream> {
+  return ready(startChild({ args: [PROXY], env: { UPSTREAM_URL: upstreamOrigin }, cores, logFile: null }));
+}
+
+/** Calls the fake has answered so far (its `GET /__stats`). */
+export async function fakeCalls(fake: Upstream): Promise<number> {
+  const answer = await request(`${fake.origin}/__stats`);
+  return ((await answer.body.json()) as { calls: number }).calls;
+}
