@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type ChildGateway, startChildGateway } from '../helpers/child-gateway.ts';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../helpers/database.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { insertVirtualKey } from '../helpers/seed.ts';
@@ -25,17 +26,17 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Pro
 describe('Postgres outage', () => {
   let database: TestDatabase;
   let proxy: TcpProxy;
-  let gw: TestGateway;
+  let gw: ChildGateway;
   before(async () => {
     database = await createTestDatabase();
     const target = new URL(database.url);
     proxy = await startTcpProxy({ targetHost: target.hostname, targetPort: Number(target.port) });
     const viaProxy = new URL(database.url);
     viaProxy.port = String(proxy.port);
-    gw = await startTestGateway({ redis: false, database, env: { DATABASE_URL: viaProxy.toString() } });
+    gw = await startChildGateway({ database, databaseUrl: viaProxy.toString() });
   });
   after(async () => {
-    await gw.close();
+    assert.equal(await gw.stop(), 0, gw.output());
     await proxy.close();
     await database.drop();
   });

@@ -54,7 +54,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
-      logs.push(String(chunk));
+      const line = String(chunk);
+      logs.push(line);
+      // A fatal line means the process is about to exit; show why, or the test file only says it failed.
+      if (line.includes('"level":"fatal"')) process.stderr.write(line);
       done();
     },
   });

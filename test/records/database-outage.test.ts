@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type postgres from 'postgres';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
+import { type ChildGateway, startChildGateway } from '../helpers/child-gateway.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { chat, connect, createDeployment, eventually, operationOf } from './support.ts';
 
@@ -12,7 +12,7 @@ describe('records while the database is unreachable (variant B)', () => {
   let database: TestDatabase;
   let proxy: TcpProxy;
   let fake: OpenAIFake;
-  let gw: TestGateway;
+  let gw: ChildGateway;
   let sql: postgres.Sql;
 
   before(async () => {
@@ -22,10 +22,7 @@ describe('records while the database is unreachable (variant B)', () => {
     const proxied = new URL(database.url);
     proxied.port = String(proxy.port);
     fake = await new OpenAIFake().start();
-    gw = await startTestGateway({
-      redis: false,
-      database: { ...database, url: proxied.toString(), drop: async () => {} },
-    });
+    gw = await startChildGateway({ database, databaseUrl: proxied.toString() });
     sql = connect({ database });
     await createDeployment(gw, { publicModel: 'outage', baseUrl: fake.baseUrl });
     // A first call whose record lands: the work the deployment's creation started is over too, so
@@ -36,7 +33,7 @@ describe('records while the database is unreachable (variant B)', () => {
   });
   after(async () => {
     await sql.end();
-    await gw.close();
+    assert.equal(await gw.stop(), 0, gw.output());
     await proxy.close();
     await fake.close();
     await database.drop();
@@ -51,7 +48,7 @@ describe('records while the database is unreachable (variant B)', () => {
         assert.equal(res.status, 200, res.text);
       }
       const line = await eventually(async () => {
-        const found = gw.logs.find((entry) => entry.includes('"queue":"gateway_operations"'));
+        const found = logLines(gw).find((entry) => entry.includes('"queue":"gateway_operations"'));
         return found === undefined ? undefined : (JSON.parse(found) as { queued: number; level: string });
       }, 15_000);
       assert.equal(line.level, 'warn');
@@ -64,7 +61,11 @@ describe('records while the database is unreachable (variant B)', () => {
         select count(*)::int as n from gateway_operations where request_id like ${`${prefix}-%`} and status = 'success'`;
       return row.n === 5 ? true : undefined;
     }, 20_000);
-    const lines = gw.logs.filter((entry) => entry.includes('"queue":"gateway_operations"'));
+    const lines = logLines(gw).filter((entry) => entry.includes('"queue":"gateway_operations"'));
     assert.ok(lines.length <= 4, `one line per queue per interval, not per record (${lines.length})`);
   });
 });
+
+function logLines(gw: ChildGateway): string[] {
+  return gw.output().split('\n');
+}

@@ -1,0 +1,65 @@
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { openDatabase } from '../../src/store/database.ts';
+import { migrate } from '../../src/store/migrate.ts';
+import { spawnMain, waitForListening } from './child.ts';
+import type { TestDatabase } from './database.ts';
+import { testSecrets } from './secrets.ts';
+
+export interface ChildGatewayOptions {
+  /** Migrated here, through its own URL, before the gateway starts. */
+  database: TestDatabase;
+  /** The URL the gateway uses (a TCP proxy in front of `database`); `database.url` by default. */
+  databaseUrl?: string;
+  env?: Record<string, string>;
+}
+
+export interface ChildGateway {
+  url: string;
+  masterKey: string;
+  child: ChildProcess;
+  /** Everything the process wrote, stdout and stderr. */
+  output(): string;
+  /** SIGTERM, then SIGKILL if it has not exited within 15 s; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * A gateway in its own process (`node src/main.ts serve`), for tests that break the database
+ * under it. postgres.js leaves an uncatchable rejection when a connection dies during its first
+ * type lookup; the real process absorbs it (src/server/process-guards.ts), but in the test
+ * process node:test would count it against the file, so such tests run the gateway here.
+ */
+export async function startChildGateway(options: ChildGatewayOptions): Promise<ChildGateway> {
+  const db = openDatabase({ url: options.database.url, poolMax: 1, timeoutMs: 5000 });
+  try {
+    await migrate(db.sql);
+  } finally {
+    await db.close();
+  }
+  const secrets = testSecrets();
+  const child = spawnMain(['serve'], {
+    ...secrets,
+    DATABASE_URL: options.databaseUrl ?? options.database.url,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ...options.env,
+  });
+  const port = await waitForListening(child);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    masterKey: secrets.MASTER_KEY,
+    child,
+    output: child.output,
+    stop: async () => {
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const [code] = await exited;
+      clearTimeout(killer);
+      return code as number | null;
+    },
+  };
+}
