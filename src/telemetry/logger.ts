@@ -27,13 +27,17 @@ const REDACT_PATHS = [
 ];
 
 /**
- * stdout written asynchronously: lines queue while a write is in flight and go out together, so
- * a busy gateway makes one write per batch instead of a blocking write per line (which cost more
- * than any pipeline stage; docs/performance.md). An idle gateway still writes each line at once.
- * Whoever exits the process calls `exitAfterFlush` so nothing queued is lost.
+ * stdout written asynchronously and in batches: lines collect until `BATCH_BYTES` are queued or
+ * `BATCH_MS` passed, then go out in one write. A write per line (one threadpool round trip each)
+ * cost the gateway more CPU than any pipeline stage under load (docs/performance.md). Whoever
+ * exits the process calls `exitAfterFlush`; pino also writes what is queued on a plain exit, so
+ * only a SIGKILL can lose the last `BATCH_MS` of lines.
  */
+const BATCH_BYTES = 8192;
+const BATCH_MS = 100;
+
 function stdoutDestination() {
-  return pino.destination({ dest: 1, sync: false, minLength: 0 });
+  return pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES, periodicFlush: BATCH_MS });
 }
 
 /** Flushes queued log lines, then exits with `code`. */
