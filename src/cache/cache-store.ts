@@ -45,6 +45,21 @@ export interface CacheStore {
    */
   counterReserve(key: string, amount: number, limit: number): Promise<CounterDecision>;
 
+  /**
+   * One call's admission against every limit of its key in one atomic step: a request window,
+   * a token window (both sliding logs, entries under `id`) and a budget counter (counterReserve's
+   * rule), each optional. Either every limit admits and each takes its share, or none takes
+   * anything; each part of the answer says whether that limit alone would admit. A missing budget
+   * counter refuses the call with budget status `missing`, so the caller can seed it and ask again.
+   */
+  admitCall(request: CallAdmissionRequest): Promise<CallAdmissionDecision>;
+
+  /**
+   * A finished call's settlement in one step: its token entry becomes `tokens.cost` (windowAdjust's
+   * rule, 0 releases it) and `budget.deltaCents` is added to the budget counter when it exists.
+   */
+  settleCall(settlement: CallSettlement): Promise<void>;
+
   /** Publishes to every subscriber of `channel` in every replica (including this one). */
   publish(channel: string, message: string): Promise<void>;
   /** Subscribes; the returned function unsubscribes. */
@@ -73,6 +88,33 @@ export interface WindowDecision {
   retryAfterMs: number;
   /** Milliseconds until the whole window is clear (for x-ratelimit-reset-*). */
   resetMs: number;
+}
+
+export interface CallAdmissionRequest {
+  /** Reservation id of the window entries (the request id). */
+  id: string;
+  windowMs: number;
+  /** One unit per call. */
+  requests: { key: string; limit: number } | null;
+  tokens: { key: string; limit: number; cost: number } | null;
+  budget: { key: string; limit: number; amount: number } | null;
+}
+
+export interface CallAdmissionDecision {
+  /** Every limit admitted and took its share; when false, nothing was taken. */
+  admitted: boolean;
+  /** The windows as they stand after the decision. */
+  requests: WindowDecision | null;
+  tokens: WindowDecision | null;
+  /** `admitted`: the counter has room (its value includes the amount only when the call was admitted). */
+  budget: CounterDecision | null;
+}
+
+export interface CallSettlement {
+  id: string;
+  windowMs: number;
+  tokens: { key: string; cost: number } | null;
+  budget: { key: string; deltaCents: number } | null;
 }
 
 export type CounterDecision =

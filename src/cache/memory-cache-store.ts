@@ -1,11 +1,25 @@
 import { deliverToSubscriber } from './cache-diagnostics.ts';
-import type { CacheStore, CounterDecision, WindowAdmitRequest, WindowDecision } from './cache-store.ts';
+import type {
+  CacheStore,
+  CallAdmissionDecision,
+  CallAdmissionRequest,
+  CallSettlement,
+  CounterDecision,
+  WindowAdmitRequest,
+  WindowDecision,
+} from './cache-store.ts';
 import { CacheUnavailableError } from './cache-store.ts';
 import { emptyWindowDecision, SlidingLog } from './sliding-log.ts';
 
 export interface MemoryCacheStoreOptions {
   /** How often idle keys and windows are swept; expiry is also checked lazily on every access. */
   sweepIntervalMs?: number;
+}
+
+interface WindowLimit {
+  key: string;
+  cost: number;
+  limit: number;
 }
 
 /** Long enough to cost nothing, short enough that idle windows do not pile up. */
@@ -120,6 +134,36 @@ export class MemoryCacheStore implements CacheStore {
     return { status: 'admitted', value: value + amount };
   }
 
+  async admitCall(request: CallAdmissionRequest): Promise<CallAdmissionDecision> {
+    const now = this.#now();
+    const { id, windowMs } = request;
+    const requests =
+      request.requests && this.#windowCheck({ ...request.requests, cost: 1 }, id, now, windowMs);
+    const tokens = request.tokens && this.#windowCheck(request.tokens, id, now, windowMs);
+    const budget = request.budget && this.#counterCheck(request.budget, now);
+    const admitted = (requests?.fits ?? true) && (tokens?.fits ?? true) && (budget?.fits ?? true);
+    if (admitted) {
+      requests?.take();
+      tokens?.take();
+      budget?.take();
+    }
+    return {
+      admitted,
+      requests: requests?.decide() ?? null,
+      tokens: tokens?.decide() ?? null,
+      budget: budget?.decision() ?? null,
+    };
+  }
+
+  async settleCall(settlement: CallSettlement): Promise<void> {
+    const { id, windowMs, tokens, budget } = settlement;
+    if (tokens !== null) await this.windowAdjust(tokens.key, id, tokens.cost, windowMs);
+    if (budget !== null && budget.deltaCents !== 0) {
+      const counter = this.#live(budget.key, this.#now());
+      if (counter !== undefined) counter.value = numberIn(budget.key, counter) + budget.deltaCents;
+    }
+  }
+
   async publish(channel: string, message: string): Promise<void> {
     this.#now();
     const handlers = this.#channels.get(channel);
@@ -174,6 +218,38 @@ export class MemoryCacheStore implements CacheStore {
     if (entry.expiresAt > now) return entry;
     this.#values.delete(key);
     return undefined;
+  }
+
+  /** One window of admitCall: whether the entry fits, taking it, and the state to answer. */
+  #windowCheck(limit: WindowLimit, id: string, now: number, windowMs: number) {
+    const log = this.#window(limit.key, now, windowMs);
+    const fits = log.fits(id, limit.cost, limit.limit);
+    return {
+      fits,
+      take: () => log.admit(now, id, limit.cost, limit.limit),
+      decide: () => {
+        const decision = log.decide(now, fits, limit.cost, limit.limit);
+        if (log.isEmpty) this.#windows.delete(limit.key);
+        return decision;
+      },
+    };
+  }
+
+  /** The budget counter of admitCall, by counterReserve's rule. */
+  #counterCheck(budget: { key: string; limit: number; amount: number }, now: number) {
+    const entry = this.#live(budget.key, now);
+    const value = entry === undefined ? 0 : numberIn(budget.key, entry);
+    const fits = entry !== undefined && value + budget.amount <= budget.limit;
+    return {
+      fits,
+      take: () => {
+        if (entry !== undefined) entry.value = value + budget.amount;
+      },
+      decision: (): CounterDecision =>
+        entry === undefined
+          ? { status: 'missing' }
+          : { status: fits ? 'admitted' : 'rejected', value: numberIn(budget.key, entry) },
+    };
   }
 
   #window(key: string, now: number, windowMs: number): SlidingLog {

@@ -1,11 +1,26 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { createClient, ErrorReply } from 'redis';
 import { deliverToSubscriber, publishConnectionError } from './cache-diagnostics.ts';
-import type { CacheStore, CounterDecision, WindowAdmitRequest, WindowDecision } from './cache-store.ts';
+import type {
+  CacheStore,
+  CallAdmissionDecision,
+  CallAdmissionRequest,
+  CallSettlement,
+  CounterDecision,
+  WindowAdmitRequest,
+  WindowDecision,
+} from './cache-store.ts';
 import { CacheUnavailableError } from './cache-store.ts';
 import { CommandDeadlines } from './command-deadlines.ts';
 import { assertValidKeyPrefix, prefixedKey, windowKeys } from './redis-keys.ts';
-import { counterDecision, ignoreReply, isOk, remainingTtl, windowDecision } from './redis-replies.ts';
+import {
+  callAdmission,
+  counterDecision,
+  ignoreReply,
+  isOk,
+  remainingTtl,
+  windowDecision,
+} from './redis-replies.ts';
 import type { RedisScript } from './redis-scripts.ts';
 import { REDIS_SCRIPTS } from './redis-scripts.ts';
 
@@ -192,6 +207,49 @@ export class RedisCacheStore implements CacheStore {
     return this.#eval(script, args).then(counterDecision);
   }
 
+  admitCall(request: CallAdmissionRequest): Promise<CallAdmissionDecision> {
+    const { requests, tokens, budget } = request;
+    const args = this.#callScriptArgs(REDIS_SCRIPTS.admitCall, [requests, tokens], budget, [
+      request.id,
+      windowArg(request.windowMs),
+      flagArg(requests),
+      String(requests?.limit ?? 0),
+      flagArg(tokens),
+      String(tokens?.limit ?? 0),
+      String(tokens?.cost ?? 0),
+      flagArg(budget),
+      String(budget?.limit ?? 0),
+      String(budget?.amount ?? 0),
+    ]);
+    return this.#eval(REDIS_SCRIPTS.admitCall, args).then((reply) => callAdmission(reply, request));
+  }
+
+  settleCall(settlement: CallSettlement): Promise<void> {
+    const { tokens, budget } = settlement;
+    const args = this.#callScriptArgs(REDIS_SCRIPTS.settleCall, [tokens], budget, [
+      settlement.id,
+      windowArg(settlement.windowMs),
+      flagArg(tokens),
+      String(tokens?.cost ?? 0),
+      flagArg(budget),
+      String(budget?.deltaCents ?? 0),
+    ]);
+    return this.#eval(REDIS_SCRIPTS.settleCall, args).then(ignoreReply);
+  }
+
+  /** EVALSHA arguments of a per-call script: the keys of the windows and the counter present, then `argv`. */
+  #callScriptArgs(
+    script: RedisScript,
+    windows: readonly ({ key: string } | null)[],
+    counter: { key: string } | null,
+    argv: string[],
+  ): string[] {
+    const keys: string[] = [];
+    for (const window of windows) if (window !== null) keys.push(...windowKeys(this.#prefix, window.key));
+    if (counter !== null) keys.push(this.#key(counter.key));
+    return ['EVALSHA', script.sha1, String(keys.length), ...keys, ...argv];
+  }
+
   publish(channel: string, message: string): Promise<void> {
     return this.#run(async () => {
       await this.#client.publish(this.#prefix + channel, message);
@@ -286,6 +344,11 @@ function rejectClosed(): Promise<never> {
 /** Whole milliseconds, rounded up so a short TTL never becomes 0 (no expiry); 0 or less means none. */
 function ttlArg(ttlMs: number): string {
   return ttlMs > 0 ? String(Math.ceil(ttlMs)) : '0';
+}
+
+/** A script's "this limit is present" flag. */
+function flagArg(part: object | null): string {
+  return part === null ? '0' : '1';
 }
 
 function windowArg(windowMs: number): string {

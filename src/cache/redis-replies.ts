@@ -1,4 +1,9 @@
-import type { CounterDecision, WindowDecision } from './cache-store.ts';
+import type {
+  CallAdmissionDecision,
+  CallAdmissionRequest,
+  CounterDecision,
+  WindowDecision,
+} from './cache-store.ts';
 
 /**
  * Reading the replies of the Redis cache store's raw commands (RESP2, as node-redis decodes it
@@ -18,22 +23,42 @@ export function remainingTtl(reply: number): number | null {
 }
 
 /** The scripts' `{admitted, used, retryAfterMs, resetMs}`, numbers as strings (redis-scripts.ts). */
-export function windowDecision(reply: unknown, limit: number): WindowDecision {
-  const fields = reply as [string, string, string, string];
-  const used = Number(fields[1]);
+export function windowDecision(reply: unknown, limit: number, at = 0): WindowDecision {
+  const fields = reply as string[];
+  const used = Number(fields[at + 1]);
   return {
-    admitted: fields[0] === '1',
+    admitted: fields[at] === '1',
     used,
     limit,
     remaining: Math.max(0, limit - used),
-    retryAfterMs: Number(fields[2]),
-    resetMs: Number(fields[3]),
+    retryAfterMs: Number(fields[at + 2]),
+    resetMs: Number(fields[at + 3]),
   };
 }
 
 /** COUNTER_RESERVE's `{status, value}`: '0' missing, '1' admitted, '2' rejected. */
-export function counterDecision(reply: unknown): CounterDecision {
-  const [status, value] = reply as [string, string];
+export function counterDecision(reply: unknown, at = 0): CounterDecision {
+  const fields = reply as string[];
+  const status = fields[at];
   if (status === '0') return { status: 'missing' };
-  return { status: status === '1' ? 'admitted' : 'rejected', value: Number(value) };
+  return { status: status === '1' ? 'admitted' : 'rejected', value: Number(fields[at + 1]) };
+}
+
+/** ADMIT_CALL's `{admitted}`, four fields per window present, then the budget's two. */
+export function callAdmission(reply: unknown, request: CallAdmissionRequest): CallAdmissionDecision {
+  const fields = reply as string[];
+  let at = 1;
+  const next = (limit: number) => {
+    const decision = windowDecision(fields, limit, at);
+    at += 4;
+    return decision;
+  };
+  const requests = request.requests && next(request.requests.limit);
+  const tokens = request.tokens && next(request.tokens.limit);
+  return {
+    admitted: fields[0] === '1',
+    requests,
+    tokens,
+    budget: request.budget && counterDecision(fields, at),
+  };
 }

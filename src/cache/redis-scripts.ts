@@ -17,58 +17,86 @@ export interface RedisScript {
 
 const WINDOW_PRELUDE = `
 if redis.replicate_commands then redis.replicate_commands() end
-local log_key, cost_key, sum_key = KEYS[1], KEYS[2], KEYS[3]
 
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- The log, cost and sum keys of one window, from KEYS[first].
+local function window_at(first)
+  return {log = KEYS[first], cost = KEYS[first + 1], sum = KEYS[first + 2]}
+end
+
 -- Drops the entries that left the window (score <= now - window) and answers the sum of the rest.
-local function prune(now, window)
+local function prune(w, now, window)
   local cutoff = now - window
-  local used = tonumber(redis.call('GET', sum_key) or '0')
-  local expired = redis.call('ZRANGEBYSCORE', log_key, '-inf', cutoff)
+  local used = tonumber(redis.call('GET', w.sum) or '0')
+  local expired = redis.call('ZRANGEBYSCORE', w.log, '-inf', cutoff)
   for i = 1, #expired, 500 do
     local ids = {unpack(expired, i, math.min(i + 499, #expired))}
-    local costs = redis.call('HMGET', cost_key, unpack(ids))
+    local costs = redis.call('HMGET', w.cost, unpack(ids))
     for _, cost in ipairs(costs) do
       if cost then used = used - tonumber(cost) end
     end
-    redis.call('HDEL', cost_key, unpack(ids))
+    redis.call('HDEL', w.cost, unpack(ids))
   end
-  if #expired > 0 then redis.call('ZREMRANGEBYSCORE', log_key, '-inf', cutoff) end
-  if redis.call('ZCARD', log_key) == 0 then used = 0 end
+  if #expired > 0 then redis.call('ZREMRANGEBYSCORE', w.log, '-inf', cutoff) end
+  if redis.call('ZCARD', w.log) == 0 then used = 0 end
   return used
 end
 
+-- The cost \`id\` holds in the window (0 when it holds none).
+local function held(w, id)
+  return tonumber(redis.call('HGET', w.cost, id) or '0')
+end
+
+-- Records \`id\` at \`now\` with \`cost\` (text), replacing an entry of the same id.
+local function take(w, now, id, cost)
+  redis.call('ZADD', w.log, now, id)
+  redis.call('HSET', w.cost, id, cost)
+end
+
+-- Replaces the cost of \`id\` (0 releases it), keeping its timestamp; answers the new sum.
+local function adjust(w, id, cost, cost_text, used)
+  local previous = redis.call('HGET', w.cost, id)
+  if not previous then return used end
+  if cost == 0 then
+    redis.call('ZREM', w.log, id)
+    redis.call('HDEL', w.cost, id)
+  else
+    redis.call('HSET', w.cost, id, cost_text)
+  end
+  return used - tonumber(previous) + cost
+end
+
 -- Stores the sum; every key lives one window past its newest entry, so idle windows vanish.
-local function persist(used, window)
-  if redis.call('ZCARD', log_key) == 0 then
-    redis.call('DEL', log_key, cost_key, sum_key)
+local function persist(w, used, window)
+  if redis.call('ZCARD', w.log) == 0 then
+    redis.call('DEL', w.log, w.cost, w.sum)
     return
   end
-  redis.call('SET', sum_key, tostring(used), 'PX', window)
-  redis.call('PEXPIRE', log_key, window)
-  redis.call('PEXPIRE', cost_key, window)
+  redis.call('SET', w.sum, tostring(used), 'PX', window)
+  redis.call('PEXPIRE', w.log, window)
+  redis.call('PEXPIRE', w.cost, window)
 end
 
 -- Answers {admitted, used, retryAfterMs, resetMs}. When not admitted, walks from the oldest
 -- entry until \`need\` units have left; when they never do (cost above limit), answers the reset.
-local function decide(now, window, used, admitted, need)
+local function decide(w, now, window, used, admitted, need)
   local reset = 0
-  local newest = redis.call('ZRANGE', log_key, -1, -1, 'WITHSCORES')
+  local newest = redis.call('ZRANGE', w.log, -1, -1, 'WITHSCORES')
   if #newest > 0 then reset = tonumber(newest[2]) + window - now end
   local retry = 0
   if not admitted then
     retry = reset
     local freed, start, found = 0, 0, false
     while not found do
-      local page = redis.call('ZRANGE', log_key, start, start + 99, 'WITHSCORES')
+      local page = redis.call('ZRANGE', w.log, start, start + 99, 'WITHSCORES')
       if #page == 0 then break end
       local ids = {}
       for i = 1, #page, 2 do ids[#ids + 1] = page[i] end
-      local costs = redis.call('HMGET', cost_key, unpack(ids))
+      local costs = redis.call('HMGET', w.cost, unpack(ids))
       for i = 1, #ids do
         freed = freed + (tonumber(costs[i]) or 0)
         if freed >= need then
@@ -86,46 +114,112 @@ end
 
 /** KEYS: log, cost, sum. ARGV: id, cost, limit, windowMs. An existing entry of the same id is replaced. */
 const WINDOW_ADMIT = `${WINDOW_PRELUDE}
+local w = window_at(1)
 local id, cost, limit, window = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local now = now_ms()
-local used = prune(now, window)
-local previous = tonumber(redis.call('HGET', cost_key, id) or '0')
+local used = prune(w, now, window)
+local previous = held(w, id)
 local admitted = used - previous + cost <= limit
 if admitted then
   used = used - previous + cost
-  redis.call('ZADD', log_key, now, id)
-  redis.call('HSET', cost_key, id, ARGV[2])
+  take(w, now, id, ARGV[2])
 end
-persist(used, window)
-return decide(now, window, used, admitted, used + cost - limit)
+persist(w, used, window)
+return decide(w, now, window, used, admitted, used + cost - limit)
 `;
 
 /** KEYS: log, cost, sum. ARGV: id, cost (0 releases), windowMs. Keeps the entry's timestamp. */
 const WINDOW_ADJUST = `${WINDOW_PRELUDE}
+local w = window_at(1)
 local id, cost, window = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = now_ms()
-local used = prune(now, window)
-local previous = redis.call('HGET', cost_key, id)
-if previous then
-  used = used - tonumber(previous) + cost
-  if cost == 0 then
-    redis.call('ZREM', log_key, id)
-    redis.call('HDEL', cost_key, id)
-  else
-    redis.call('HSET', cost_key, id, ARGV[2])
-  end
-end
-persist(used, window)
+local used = adjust(w, id, cost, ARGV[2], prune(w, now, window))
+persist(w, used, window)
 return 1
 `;
 
 /** KEYS: log, cost, sum. ARGV: limit, windowMs. The state a one-unit admission would see. */
 const WINDOW_STATE = `${WINDOW_PRELUDE}
+local w = window_at(1)
 local limit, window = tonumber(ARGV[1]), tonumber(ARGV[2])
 local now = now_ms()
-local used = prune(now, window)
-persist(used, window)
-return decide(now, window, used, used + 1 <= limit, used + 1 - limit)
+local used = prune(w, now, window)
+persist(w, used, window)
+return decide(w, now, window, used, used + 1 <= limit, used + 1 - limit)
+`;
+
+/**
+ * KEYS: the request window's three keys when ARGV[3] is 1, then the token window's when ARGV[5]
+ * is 1, then the budget counter when ARGV[8] is 1. ARGV: id, windowMs, hasRequests,
+ * requestLimit, hasTokens, tokenLimit, tokenCost, hasBudget, budgetLimit, budgetAmount.
+ * Answers {admitted}, then decide's four fields per window present, then {status, value} for
+ * the budget (COUNTER_RESERVE's statuses). Nothing is written unless every limit admits.
+ */
+const ADMIT_CALL = `${WINDOW_PRELUDE}
+local id, window = ARGV[1], tonumber(ARGV[2])
+local now = now_ms()
+local next_key = 1
+local parts = {}
+local function check_window(cost_text, limit)
+  local w = window_at(next_key)
+  next_key = next_key + 3
+  local cost = tonumber(cost_text)
+  local used = prune(w, now, window)
+  local previous = held(w, id)
+  local part = {w = w, cost = cost, cost_text = cost_text, limit = limit, used = used, previous = previous}
+  part.fits = used - previous + cost <= limit
+  parts[#parts + 1] = part
+  return part.fits
+end
+local admitted = true
+if ARGV[3] == '1' then admitted = check_window('1', tonumber(ARGV[4])) and admitted end
+if ARGV[5] == '1' then admitted = check_window(ARGV[7], tonumber(ARGV[6])) and admitted end
+local budget_key, budget_status, budget_value = nil, '0', '0'
+if ARGV[8] == '1' then
+  budget_key = KEYS[next_key]
+  local value = redis.call('GET', budget_key)
+  if value then
+    budget_value = value
+    budget_status = tonumber(value) + tonumber(ARGV[10]) <= tonumber(ARGV[9]) and '1' or '2'
+  end
+  admitted = admitted and budget_status == '1'
+end
+local reply = {admitted and '1' or '0'}
+for _, part in ipairs(parts) do
+  if admitted then
+    part.used = part.used - part.previous + part.cost
+    take(part.w, now, id, part.cost_text)
+  end
+  persist(part.w, part.used, window)
+  local decision = decide(part.w, now, window, part.used, part.fits, part.used + part.cost - part.limit)
+  for _, field in ipairs(decision) do reply[#reply + 1] = field end
+end
+if budget_key then
+  if admitted then budget_value = redis.call('INCRBYFLOAT', budget_key, ARGV[10]) end
+  reply[#reply + 1] = budget_status
+  reply[#reply + 1] = budget_value
+end
+return reply
+`;
+
+/**
+ * KEYS: the token window's three keys when ARGV[3] is 1, then the budget counter when ARGV[5]
+ * is 1. ARGV: id, windowMs, hasTokens, tokenCost, hasBudget, budgetDelta. The token entry is
+ * adjusted as by WINDOW_ADJUST; the delta is added to the counter only when it exists.
+ */
+const SETTLE_CALL = `${WINDOW_PRELUDE}
+local id, window = ARGV[1], tonumber(ARGV[2])
+local next_key = 1
+if ARGV[3] == '1' then
+  local w = window_at(1)
+  next_key = 4
+  local used = adjust(w, id, tonumber(ARGV[4]), ARGV[4], prune(w, now_ms(), window))
+  persist(w, used, window)
+end
+if ARGV[5] == '1' and redis.call('EXISTS', KEYS[next_key]) == 1 then
+  redis.call('INCRBYFLOAT', KEYS[next_key], ARGV[6])
+end
+return 1
 `;
 
 /** KEYS: counter. ARGV: by, ttlMs (> 0 sets the expiry when the key is created). */
@@ -154,4 +248,6 @@ export const REDIS_SCRIPTS = Object.freeze({
   windowState: script(WINDOW_STATE),
   incrBy: script(INCR_BY),
   counterReserve: script(COUNTER_RESERVE),
+  admitCall: script(ADMIT_CALL),
+  settleCall: script(SETTLE_CALL),
 });

@@ -51,10 +51,15 @@ export class SlidingLog {
     }
   }
 
+  /** True when `cost` under `id` fits the window (an earlier entry of the same id would be replaced). */
+  fits(id: string, cost: number, limit: number): boolean {
+    return this.#sum - (this.#byId.get(id)?.cost ?? 0) + cost <= limit;
+  }
+
   /** Admits `cost` under `id` when the window has room, replacing an earlier entry of the same id. */
   admit(nowMs: number, id: string, cost: number, limit: number): boolean {
+    if (!this.fits(id, cost, limit)) return false;
     const previous = this.#byId.get(id);
-    if (this.#sum - (previous?.cost ?? 0) + cost > limit) return false;
     if (previous !== undefined) this.#kill(previous);
     const entry: LogEntry = { ts: nowMs, id, cost, live: true };
     this.#entries.push(entry);

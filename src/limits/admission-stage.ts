@@ -1,11 +1,16 @@
-import type { CacheStore, WindowDecision } from '../cache/cache-store.ts';
+import {
+  type CacheStore,
+  CacheUnavailableError,
+  type CallAdmissionDecision,
+  type CallAdmissionRequest,
+} from '../cache/cache-store.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-context.ts';
 import { CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
 import type { Operation } from '../providers/types.ts';
 import { ADMISSION_STAGE, type Admission } from './admission.ts';
-import type { BudgetCounter, BudgetDecision } from './budget-counter.ts';
+import type { BudgetCounter } from './budget-counter.ts';
 import type { CostModel } from './cost-model.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
@@ -28,17 +33,11 @@ interface AdmissionPlan {
   budget: { limit: number; cents: number } | null;
 }
 
-interface Decisions {
-  requests: WindowDecision | null;
-  tokens: WindowDecision | null;
-  budget: BudgetDecision | null;
-}
-
 /**
  * Admission (DESIGN.md section 4: admit RPM, TPM, budget: reserve), after the model is resolved
- * and the key's scope checked. Each limit is one atomic cache-store operation, run side by side;
- * when any refuses, what the others took is given back, so a refused call consumes nothing.
- * Every answer to a call that got here carries the key's `x-ratelimit-*` headers.
+ * and the key's scope checked. Every limit of the key is decided in one atomic cache-store
+ * operation (one round trip): either all admit and each takes its share, or the call is refused
+ * and takes nothing. Every answer to a call that got here carries the key's `x-ratelimit-*` headers.
  */
 export function admitLimits(deps: AdmissionDeps): Stage {
   return { name: ADMISSION_STAGE, run: (ctx) => admit(ctx, deps) };
@@ -47,41 +46,17 @@ export function admitLimits(deps: AdmissionDeps): Stage {
 async function admit(ctx: CallContext, deps: AdmissionDeps): Promise<StageOutcome> {
   const plan = planOf(ctx, deps);
   if (plan === null) return CONTINUE;
-  const settled = await Promise.allSettled([
-    plan.requests &&
-      deps.cache.windowAdmit(LIMIT_KEYS.rpm(plan.keyId), {
-        id: ctx.requestId,
-        cost: 1,
-        limit: plan.requests.limit,
-        windowMs: RATE_WINDOW_MS,
-      }),
-    plan.tokens &&
-      deps.cache.windowAdmit(LIMIT_KEYS.tpm(plan.keyId), {
-        id: ctx.requestId,
-        cost: plan.tokens.cost,
-        limit: plan.tokens.limit,
-        windowMs: RATE_WINDOW_MS,
-      }),
-    plan.budget && deps.budget.reserve(plan.keyId, plan.budget.cents, plan.budget.limit),
-  ]);
-  const decisions: Decisions = {
-    requests: fulfilled(settled[0]),
-    tokens: fulfilled(settled[1]),
-    budget: fulfilled(settled[2]),
-  };
-  const failure = settled.find((result) => result.status === 'rejected');
-  if (failure !== undefined) {
-    await release(ctx, plan, decisions, deps).catch(() => {});
-    throw failure.reason;
+  const request = admissionRequest(ctx, plan);
+  let decision = await deps.cache.admitCall(request);
+  if (decision.budget?.status === 'missing') {
+    await deps.budget.seed(plan.keyId);
+    decision = await deps.cache.admitCall(request);
+    if (decision.budget?.status === 'missing') {
+      throw new CacheUnavailableError('the budget counter vanished while it was being seeded');
+    }
   }
-  if (
-    decisions.requests?.admitted === false ||
-    decisions.tokens?.admitted === false ||
-    decisions.budget?.admitted === false
-  ) {
-    await refuse(ctx, plan, decisions, deps);
-  }
-  Object.assign(ctx.responseHeaders, rateLimitHeaders(decisions.requests, decisions.tokens));
+  Object.assign(ctx.responseHeaders, rateLimitHeaders(decision.requests, decision.tokens));
+  if (!decision.admitted) refuse(plan, decision);
   const admission: Admission = {
     keyId: plan.keyId,
     reservedTokens: plan.tokens?.cost ?? null,
@@ -89,6 +64,17 @@ async function admit(ctx: CallContext, deps: AdmissionDeps): Promise<StageOutcom
   };
   ctx.stageState.set(ADMISSION_STAGE, admission);
   return CONTINUE;
+}
+
+function admissionRequest(ctx: CallContext, plan: AdmissionPlan): CallAdmissionRequest {
+  const { keyId, requests, tokens, budget } = plan;
+  return {
+    id: ctx.requestId,
+    windowMs: RATE_WINDOW_MS,
+    requests: requests && { key: LIMIT_KEYS.rpm(keyId), limit: requests.limit },
+    tokens: tokens && { key: LIMIT_KEYS.tpm(keyId), limit: tokens.limit, cost: tokens.cost },
+    budget: budget && { key: LIMIT_KEYS.budget(keyId), limit: budget.limit, amount: budget.cents },
+  };
 }
 
 function planOf(ctx: CallContext, deps: AdmissionDeps): AdmissionPlan | null {
@@ -141,63 +127,30 @@ function eligiblePool(ctx: CallContext, deps: AdmissionDeps): readonly Deploymen
   return eligible === undefined ? pool : pool.filter((deployment) => eligible.has(deployment.id));
 }
 
-/** Gives back what a refused or failed call took; refused windows took nothing. */
-async function release(
-  ctx: CallContext,
-  plan: AdmissionPlan,
-  decisions: Decisions,
-  deps: AdmissionDeps,
-): Promise<void> {
-  const work: Promise<void>[] = [];
-  if (decisions.requests?.admitted === true)
-    work.push(deps.cache.windowAdjust(LIMIT_KEYS.rpm(plan.keyId), ctx.requestId, 0, RATE_WINDOW_MS));
-  if (decisions.tokens?.admitted === true)
-    work.push(deps.cache.windowAdjust(LIMIT_KEYS.tpm(plan.keyId), ctx.requestId, 0, RATE_WINDOW_MS));
-  if (decisions.budget?.admitted === true && plan.budget !== null)
-    work.push(deps.budget.adjust(plan.keyId, -plan.budget.cents));
-  await Promise.all(work);
-}
-
 /**
  * Refuses the call: 429 rate_limit_exceeded (RPM or TPM, Retry-After from the window) or
- * budget_exceeded (DESIGN.md section 5), with the headers of the windows as they stand once
- * this call's entries are given back.
+ * budget_exceeded (DESIGN.md section 5). The refused call took nothing, so the headers already
+ * set are the windows as they stand.
  */
-async function refuse(
-  ctx: CallContext,
-  plan: AdmissionPlan,
-  decisions: Decisions,
-  deps: AdmissionDeps,
-): Promise<never> {
-  await release(ctx, plan, decisions, deps);
-  const [requests, tokens] = await Promise.all([
-    decisions.requests?.admitted === true && plan.requests !== null
-      ? deps.cache.windowState(LIMIT_KEYS.rpm(plan.keyId), plan.requests.limit, RATE_WINDOW_MS)
-      : decisions.requests,
-    decisions.tokens?.admitted === true && plan.tokens !== null
-      ? deps.cache.windowState(LIMIT_KEYS.tpm(plan.keyId), plan.tokens.limit, RATE_WINDOW_MS)
-      : decisions.tokens,
-  ]);
-  Object.assign(ctx.responseHeaders, rateLimitHeaders(requests, tokens));
-  const refusedWindows = [decisions.requests, decisions.tokens].filter(
-    (window) => window?.admitted === false,
-  );
+function refuse(plan: AdmissionPlan, decision: CallAdmissionDecision): never {
+  const refusedWindows = [decision.requests, decision.tokens].filter((window) => window?.admitted === false);
   if (refusedWindows.length > 0) {
     const retryAfterMs = Math.max(...refusedWindows.map((window) => window?.retryAfterMs ?? 0));
     const tooLarge = plan.tokens !== null && plan.tokens.inputTokens > plan.tokens.limit;
     throw new GatewayError('rate_limit_exceeded', {
       retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
-      ...(tooLarge && decisions.tokens?.admitted === false
+      ...(tooLarge && decision.tokens?.admitted === false
         ? { message: "The request's input alone exceeds this key's tokens-per-minute limit." }
         : {}),
-      detail: { keyId: plan.keyId, requests: decisions.requests, tokens: decisions.tokens },
+      detail: { keyId: plan.keyId, requests: decision.requests, tokens: decision.tokens },
     });
   }
+  const budget = decision.budget;
   throw new GatewayError('budget_exceeded', {
-    detail: { keyId: plan.keyId, reservedCents: plan.budget?.cents, usedCents: decisions.budget?.usedCents },
+    detail: {
+      keyId: plan.keyId,
+      reservedCents: plan.budget?.cents,
+      usedCents: budget !== null && budget.status !== 'missing' ? budget.value : undefined,
+    },
   });
-}
-
-function fulfilled<T>(result: PromiseSettledResult<T | null>): T | null {
-  return result.status === 'fulfilled' ? result.value : null;
 }

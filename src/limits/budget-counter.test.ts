@@ -31,31 +31,25 @@ describe('BudgetCounter', () => {
   it('seeds a missing counter once for a burst, from stored plus unwritten spend', async () => {
     stored = 5;
     pending = 2;
-    const decisions = await Promise.all(Array.from({ length: 10 }, () => counter.reserve('key_a', 1, 10)));
+    await Promise.all(Array.from({ length: 10 }, () => counter.seed('key_a')));
     assert.equal(reads, 1, 'one database read for the whole burst');
-    assert.equal(decisions.filter((d) => d.admitted).length, 3, '7 spent, room for 3 more');
-    assert.equal(Number(await cache.get(LIMIT_KEYS.budget('key_a'))), 10);
-  });
-
-  it('never admits past the budget, whatever the interleaving', async () => {
-    const decisions = await Promise.all(Array.from({ length: 100 }, () => counter.reserve('key_a', 0.3, 10)));
-    const admitted = decisions.filter((d) => d.admitted).length;
-    assert.equal(admitted, 33);
-  });
-
-  it('adjusts an existing counter up and down, and leaves a missing one missing', async () => {
-    await counter.reserve('key_a', 4, 10);
-    await counter.adjust('key_a', -3);
-    assert.equal(Number(await cache.get(LIMIT_KEYS.budget('key_a'))), 1);
-    await counter.adjust('key_b', 5);
-    assert.equal(await cache.get(LIMIT_KEYS.budget('key_b')), null);
+    assert.equal(Number(await cache.get(LIMIT_KEYS.budget('key_a'))), 7);
   });
 
   it('keeps a counter another replica seeded first', async () => {
     await cache.set(LIMIT_KEYS.budget('key_a'), '9', 0);
     stored = 0;
-    const decision = await counter.reserve('key_a', 2, 10);
-    assert.equal(decision.admitted, false);
-    assert.equal(reads, 0);
+    await counter.seed('key_a');
+    assert.equal(await cache.get(LIMIT_KEYS.budget('key_a')), '9');
+  });
+
+  it('seeds again once the counter is gone', async () => {
+    stored = 3;
+    await counter.seed('key_a');
+    await cache.del(LIMIT_KEYS.budget('key_a'));
+    stored = 4;
+    await counter.seed('key_a');
+    assert.equal(reads, 2);
+    assert.equal(await cache.get(LIMIT_KEYS.budget('key_a')), '4');
   });
 });

@@ -1,4 +1,4 @@
-import { type CacheStore, CacheUnavailableError } from '../cache/cache-store.ts';
+import type { CacheStore } from '../cache/cache-store.ts';
 import { LIMIT_KEYS } from './limit-keys.ts';
 
 /**
@@ -9,9 +9,6 @@ import { LIMIT_KEYS } from './limit-keys.ts';
  */
 export const BUDGET_COUNTER_TTL_MS = 60 * 60_000;
 
-/** A limit no counter reaches: counterReserve with it is "add when the counter exists". */
-const NO_LIMIT = Number.MAX_SAFE_INTEGER;
-
 export interface BudgetCounterDeps {
   cache: CacheStore;
   /** The key's `spend_cents` as the database has it now (not the cached VirtualKey's). */
@@ -21,10 +18,12 @@ export interface BudgetCounterDeps {
 }
 
 /**
- * The hot-path budget counter of a virtual key (SPEC.md, Limits: budget enforced from the cache
- * store): spend plus the reservations of calls in flight, in cents. Calls reserve their estimated
- * cost atomically (counterReserve) and settle the difference when they end, so concurrent calls
- * cannot together spend past the budget by more than one call's estimate error.
+ * Seeds the hot-path budget counter of a virtual key (SPEC.md, Limits: budget enforced from the
+ * cache store): spend plus the reservations of calls in flight, in cents. Calls reserve their
+ * estimated cost atomically with their other limits (CacheStore.admitCall) and settle the
+ * difference when they end (settleCall), so concurrent calls cannot together spend past the
+ * budget by more than one call's estimate error. A counter the cache store has lost (restart,
+ * flush, expiry) makes admitCall answer `missing`; it is seeded here from the database.
  */
 export class BudgetCounter {
   readonly #deps: BudgetCounterDeps;
@@ -35,33 +34,8 @@ export class BudgetCounter {
     this.#deps = deps;
   }
 
-  /**
-   * Reserves `amountCents` when spend plus reservations stays within `budgetCents`. A counter the
-   * cache store has lost (restart, flush, expiry) is seeded from the database and tried once more.
-   */
-  async reserve(keyId: string, amountCents: number, budgetCents: number): Promise<BudgetDecision> {
-    const key = LIMIT_KEYS.budget(keyId);
-    let decision = await this.#deps.cache.counterReserve(key, amountCents, budgetCents);
-    if (decision.status === 'missing') {
-      await this.#seed(keyId);
-      decision = await this.#deps.cache.counterReserve(key, amountCents, budgetCents);
-    }
-    if (decision.status === 'missing') {
-      throw new CacheUnavailableError('the budget counter vanished while it was being seeded');
-    }
-    return { admitted: decision.status === 'admitted', usedCents: decision.value };
-  }
-
-  /**
-   * Adds `deltaCents` (negative to release) to the counter when it exists. A counter that is gone
-   * stays gone: the next reservation seeds it from the database, which will hold this call's spend.
-   */
-  async adjust(keyId: string, deltaCents: number): Promise<void> {
-    if (deltaCents === 0) return;
-    await this.#deps.cache.counterReserve(LIMIT_KEYS.budget(keyId), deltaCents, NO_LIMIT);
-  }
-
-  #seed(keyId: string): Promise<void> {
+  /** Seeds the key's counter unless another call or replica already did. */
+  seed(keyId: string): Promise<void> {
     let seeding = this.#seeding.get(keyId);
     if (seeding === undefined) {
       seeding = this.#seedOnce(keyId).finally(() => this.#seeding.delete(keyId));
@@ -83,10 +57,4 @@ export class BudgetCounter {
       BUDGET_COUNTER_TTL_MS,
     );
   }
-}
-
-export interface BudgetDecision {
-  admitted: boolean;
-  /** Spend plus reservations after the decision. */
-  usedCents: number;
 }

@@ -58,7 +58,6 @@ export function createLimits(deps: LimitsDeps): Limits {
   });
   const observer = new SettleObserver({
     cache,
-    budget,
     model,
     spend,
     onUnpricedModel: (deployment) =>

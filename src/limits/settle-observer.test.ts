@@ -31,7 +31,6 @@ describe('settle observer', () => {
     stage = admitLimits({ cache, budget, model: TEST_COST_MODEL, poolOf: () => [priced] });
     observer = new SettleObserver({
       cache,
-      budget,
       model: TEST_COST_MODEL,
       spend,
       onUnpricedModel: (deployment) => unpriced.push(deployment),
@@ -53,6 +52,56 @@ describe('settle observer', () => {
     assert.equal(Number(await cache.get(LIMIT_KEYS.budget(key.id))), 1);
     assert.equal((await cache.windowState(LIMIT_KEYS.tpm(key.id), 10_000, RATE_WINDOW_MS)).used, 750);
     assert.equal(spend.pendingFor(key.id), 1);
+  });
+
+  it('takes one cache-store operation to admit a call on every limit and one to settle it', async () => {
+    const operations: string[] = [];
+    const counted = new Proxy(cache, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          operations.push(String(name));
+          return value.apply(target, args);
+        };
+      },
+    });
+    const budget = new BudgetCounter({
+      cache: counted,
+      readSpendCents: async () => 0,
+      pendingSpendCents: () => 0,
+    });
+    const countedStage = admitLimits({
+      cache: counted,
+      budget,
+      model: TEST_COST_MODEL,
+      poolOf: () => [priced],
+    });
+    const countedObserver = new SettleObserver({
+      cache: counted,
+      model: TEST_COST_MODEL,
+      spend,
+      onUnpricedModel: () => {},
+      onSettleError: (error) => assert.fail(String(error)),
+    });
+    const key = testKey({ rpmLimit: 100, tpmLimit: 10_000, budgetCents: 100 });
+    const call = async () => {
+      const ctx = testContext(key, { estimate: 1000, max_tokens: 1000 });
+      await countedStage.run(ctx);
+      ctx.servedBy = priced;
+      ctx.usage = { inputTokens: 500, outputTokens: 250 };
+      countedObserver.onCallFinished(ctx, OK);
+      await countedObserver.idle();
+    };
+    await call();
+    assert.deepEqual(
+      operations,
+      ['admitCall', 'setIfAbsent', 'admitCall', 'settleCall'],
+      'the first call seeds the budget',
+    );
+    operations.length = 0;
+    await call();
+    assert.deepEqual(operations, ['admitCall', 'settleCall']);
   });
 
   it('releases the reservations of a call nothing served', async () => {

@@ -4,7 +4,6 @@ import type { CallContext, CallOutcome } from '../pipeline/call-context.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Usage } from '../providers/types.ts';
 import { type Admission, admissionOf } from './admission.ts';
-import type { BudgetCounter } from './budget-counter.ts';
 import type { CostModel } from './cost-model.ts';
 import { pricingOf } from './deployment-pricing.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
@@ -12,7 +11,6 @@ import type { SpendWriter } from './spend-writer.ts';
 
 export interface SettleDeps {
   cache: CacheStore;
-  budget: BudgetCounter;
   model: CostModel;
   spend: SpendWriter;
   /** Once per model and process: the served model has no price, so its calls cost 0. */
@@ -66,26 +64,21 @@ export class SettleObserver implements CallObserver {
     return this.#deps.model.computeCostCents(usage, pricing);
   }
 
+  /** The TPM entry and the budget counter, settled in one cache-store operation. */
   async #reconcile(ctx: CallContext, admission: Admission): Promise<void> {
-    const work: Promise<void>[] = [];
-    if (admission.reservedTokens !== null) {
-      const actual = actualTokens(ctx);
-      if (actual !== null && actual !== admission.reservedTokens) {
-        work.push(
-          this.#deps.cache.windowAdjust(
-            LIMIT_KEYS.tpm(admission.keyId),
-            ctx.requestId,
-            actual,
-            RATE_WINDOW_MS,
-          ),
-        );
-      }
+    const actual = admission.reservedTokens === null ? null : actualTokens(ctx);
+    const tokens =
+      actual !== null && actual !== admission.reservedTokens
+        ? { key: LIMIT_KEYS.tpm(admission.keyId), cost: actual }
+        : null;
+    const deltaCents = admission.reservedCents === null ? 0 : ctx.costCents - admission.reservedCents;
+    const budget = deltaCents !== 0 ? { key: LIMIT_KEYS.budget(admission.keyId), deltaCents } : null;
+    if (tokens === null && budget === null) return;
+    try {
+      await this.#deps.cache.settleCall({ id: ctx.requestId, windowMs: RATE_WINDOW_MS, tokens, budget });
+    } catch (error) {
+      this.#deps.onSettleError(error, ctx);
     }
-    if (admission.reservedCents !== null) {
-      work.push(this.#deps.budget.adjust(admission.keyId, ctx.costCents - admission.reservedCents));
-    }
-    const failures = (await Promise.allSettled(work)).filter((result) => result.status === 'rejected');
-    if (failures.length > 0) this.#deps.onSettleError(failures[0].reason, ctx);
   }
 
   #track(work: Promise<void>): void {

@@ -254,6 +254,127 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
       });
     });
 
+    describe('admitCall and settleCall', () => {
+      /** The limits of one virtual key: one hash tag, as LIMIT_KEYS builds them. */
+      const limitsOf = () => {
+        const tag = randomUUID();
+        return { rpm: `test:{${tag}}:rpm`, tpm: `test:{${tag}}:tpm`, budget: `test:{${tag}}:spend` };
+      };
+      const call = (
+        k: ReturnType<typeof limitsOf>,
+        id: string,
+        limits: { rpm?: number; tpm?: number; cost?: number; budget?: number; amount?: number },
+      ) =>
+        store.admitCall({
+          id,
+          windowMs: 60_000,
+          requests: limits.rpm === undefined ? null : { key: k.rpm, limit: limits.rpm },
+          tokens: limits.tpm === undefined ? null : { key: k.tpm, limit: limits.tpm, cost: limits.cost ?? 0 },
+          budget:
+            limits.budget === undefined
+              ? null
+              : { key: k.budget, limit: limits.budget, amount: limits.amount ?? 0 },
+        });
+
+      test('admits when every limit has room, and each takes its share', async () => {
+        const k = limitsOf();
+        await store.setIfAbsent(k.budget, '10', 60_000);
+        const decision = await call(k, 'r1', { rpm: 5, tpm: 1000, cost: 300, budget: 100, amount: 2.5 });
+        assert.equal(decision.admitted, true);
+        assert.deepEqual(
+          [decision.requests?.admitted, decision.requests?.used, decision.requests?.remaining],
+          [true, 1, 4],
+        );
+        assert.deepEqual([decision.tokens?.admitted, decision.tokens?.used], [true, 300]);
+        assert.deepEqual(decision.budget, { status: 'admitted', value: 12.5 });
+        assert.equal((await store.windowState(k.tpm, 1000, 60_000)).used, 300);
+        assert.equal(await store.get(k.budget), '12.5');
+      });
+
+      test('takes nothing when one limit refuses, and says which', async () => {
+        const k = limitsOf();
+        await store.setIfAbsent(k.budget, '0', 60_000);
+        assert.equal(
+          (await call(k, 'r1', { rpm: 5, tpm: 1000, cost: 800, budget: 100, amount: 1 })).admitted,
+          true,
+        );
+        const refused = await call(k, 'r2', { rpm: 5, tpm: 1000, cost: 300, budget: 100, amount: 1 });
+        assert.equal(refused.admitted, false);
+        assert.equal(refused.requests?.admitted, true, 'the request window alone had room');
+        assert.equal(refused.requests?.used, 1, 'and took nothing');
+        assert.equal(refused.tokens?.admitted, false);
+        assert.equal(refused.tokens?.used, 800);
+        assert.ok((refused.tokens?.retryAfterMs ?? 0) > 0, 'the refused window says when it has room');
+        assert.deepEqual(refused.budget, { status: 'admitted', value: 1 });
+        assert.equal(await store.get(k.budget), '1', 'the budget took nothing');
+        assert.equal((await store.windowState(k.rpm, 5, 60_000)).used, 1);
+
+        const overBudget = await call(k, 'r3', { rpm: 5, budget: 1.5, amount: 1 });
+        assert.equal(overBudget.admitted, false);
+        assert.deepEqual(overBudget.budget, { status: 'rejected', value: 1 });
+        assert.equal((await store.windowState(k.rpm, 5, 60_000)).used, 1);
+      });
+
+      test('refuses with budget missing, taking nothing, until the counter is seeded', async () => {
+        const k = limitsOf();
+        const missing = await call(k, 'r1', { rpm: 5, budget: 100, amount: 1 });
+        assert.equal(missing.admitted, false);
+        assert.deepEqual(missing.budget, { status: 'missing' });
+        assert.equal(await store.get(k.budget), null, 'not created');
+        assert.equal((await store.windowState(k.rpm, 5, 60_000)).used, 0);
+        await store.setIfAbsent(k.budget, '7', 60_000);
+        const admitted = await call(k, 'r1', { rpm: 5, budget: 100, amount: 1 });
+        assert.equal(admitted.admitted, true);
+        assert.deepEqual(admitted.budget, { status: 'admitted', value: 8 });
+      });
+
+      test('checks only the limits asked for', async () => {
+        const k = limitsOf();
+        const decision = await call(k, 'r1', { tpm: 100, cost: 40 });
+        assert.deepEqual([decision.admitted, decision.requests, decision.budget], [true, null, null]);
+        assert.equal(decision.tokens?.used, 40);
+      });
+
+      test('100 concurrent calls never pass any limit', async () => {
+        const k = limitsOf();
+        await store.setIfAbsent(k.budget, '0', 60_000);
+        const decisions = await Promise.all(
+          Array.from({ length: 100 }, (_, i) =>
+            call(k, `r${i}`, { rpm: 40, tpm: 10_000, cost: 200, budget: 1000, amount: 25 }),
+          ),
+        );
+        // TPM holds 50 calls, RPM 40, the budget 40: 40 pass.
+        assert.equal(decisions.filter((d) => d.admitted).length, 40);
+        assert.equal((await store.windowState(k.rpm, 40, 60_000)).used, 40);
+        assert.equal((await store.windowState(k.tpm, 10_000, 60_000)).used, 8000);
+        assert.equal(await store.get(k.budget), '1000');
+      });
+
+      test('settleCall replaces the token entry and moves the budget counter when it exists', async () => {
+        const k = limitsOf();
+        await store.setIfAbsent(k.budget, '0', 60_000);
+        await call(k, 'r1', { tpm: 1000, cost: 500, budget: 100, amount: 10 });
+        await store.settleCall({
+          id: 'r1',
+          windowMs: 60_000,
+          tokens: { key: k.tpm, cost: 120 },
+          budget: { key: k.budget, deltaCents: -7.5 },
+        });
+        assert.equal((await store.windowState(k.tpm, 1000, 60_000)).used, 120);
+        assert.equal(await store.get(k.budget), '2.5');
+        await store.settleCall({ id: 'r1', windowMs: 60_000, tokens: { key: k.tpm, cost: 0 }, budget: null });
+        assert.equal((await store.windowState(k.tpm, 1000, 60_000)).used, 0, '0 releases the entry');
+        await store.del(k.budget);
+        await store.settleCall({
+          id: 'r1',
+          windowMs: 60_000,
+          tokens: null,
+          budget: { key: k.budget, deltaCents: 5 },
+        });
+        assert.equal(await store.get(k.budget), null, 'a counter that is gone stays gone');
+      });
+    });
+
     describe('pub/sub', () => {
       test('delivers to every subscriber of the channel, after publish returns, until unsubscribed', async () => {
         const channel = `test:${randomUUID()}`;
