@@ -70,7 +70,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     sampling: { fraction: runtime.config.observabilityPayloadSampleRate },
   });
   lifecycle.onShutdown('flush', 'request records', () => records.flush());
-  const telemetry = new Telemetry({
+  const telemetry = await Telemetry.open({
     enabled: runtime.config.otelEnabled,
     endpoint: runtime.config.otelExporterOtlpEndpoint,
     logPayloads: runtime.config.otelLogPayloads,

@@ -4,7 +4,6 @@ import type { Config } from '../config.ts';
 import { type Keyring, keyringFromCredentialsKey, keyringFromJson } from '../crypto/index.ts';
 import { announceGeneratedMasterKey, withEmbeddedSecrets } from '../embedded-secrets.ts';
 import { type Database, openDatabase } from '../store/database.ts';
-import { startEmbeddedPostgres } from '../store/embedded-postgres.ts';
 import { assertSchemaCurrent, migrate } from '../store/migrate.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { Lifecycle } from './lifecycle.ts';
@@ -35,8 +34,13 @@ export function keyringFor(config: Config): Keyring {
   return keyringFromJson(config.encryptionKeyring ?? '', config.activeEncryptionKeyId ?? '');
 }
 
-/** Embedded mode: secrets under the data directory, PGlite served locally, migrated automatically. */
+/**
+ * Embedded mode: secrets under the data directory, PGlite served locally, migrated automatically.
+ * PGlite is imported here only: a gateway on a real Postgres would otherwise carry its modules
+ * (about 8 MB resident) for nothing.
+ */
 async function openEmbedded(config: Config, logger: Logger, lifecycle: Lifecycle): Promise<Config> {
+  const { startEmbeddedPostgres } = await import('../store/embedded-postgres.ts');
   const secrets = await withEmbeddedSecrets(config);
   announceGeneratedMasterKey(secrets);
   logger.info({ file: secrets.file }, 'embedded mode: secrets kept under the data directory');

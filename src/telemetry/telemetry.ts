@@ -1,21 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import type { Tracer } from '@opentelemetry/api';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { CallContext, CallOutcome } from '../pipeline/call-context.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import { summarizeCall } from '../records/call-summary.ts';
 import { capturedResponse, requestCapture } from '../records/response-capture.ts';
 import { CallMetrics } from './call-metrics.ts';
-import { emitCallSpans } from './call-spans.ts';
 import { attachCooldownCounter, CooldownCounter } from './cooldown-metric.ts';
-import { FamilyProducer } from './family-producer.ts';
 import type { Logger } from './logger.ts';
 import type { MetricFamily } from './metric-family.ts';
+import type { OtlpExport } from './otlp-export.ts';
 import { toPrometheusText } from './prometheus-text.ts';
 
 /** OTLP/HTTP's default base URL (OpenTelemetry SDK configuration: OTEL_EXPORTER_OTLP_ENDPOINT). */
@@ -44,7 +35,8 @@ export interface TelemetryOptions {
  *
  * The metrics are counted in plain numbers (call-metrics.ts) either way; the OpenTelemetry SDK
  * exists only with export on, reading those counts at each export. With export off a call costs
- * a few Map lookups and additions, and no span or SDK object is made.
+ * a few Map lookups and additions, no span or SDK object is made, and the SDK is not even
+ * imported (see otlp-export.ts): build it with `Telemetry.open`.
  */
 export class Telemetry implements CallObserver {
   readonly name = 'telemetry';
@@ -52,51 +44,41 @@ export class Telemetry implements CallObserver {
   readonly #metrics = new CallMetrics();
   readonly #cooldowns = new CooldownCounter();
   readonly #detachCooldowns: () => void;
-  readonly #meterProvider: MeterProvider | null = null;
-  readonly #tracerProvider: BasicTracerProvider | null = null;
-  readonly #tracer: Tracer | null = null;
+  #export: OtlpExport | null = null;
   #shutdown: Promise<void> | undefined;
 
-  constructor(options: TelemetryOptions) {
+  /** Loads and starts the OTLP export when enabled. */
+  static async open(options: TelemetryOptions): Promise<Telemetry> {
+    const telemetry = new Telemetry(options);
+    if (!options.enabled) return telemetry;
+    const { OtlpExport } = await import('./otlp-export.ts');
+    telemetry.#export = new OtlpExport({
+      endpoint: options.endpoint ?? DEFAULT_OTLP_ENDPOINT,
+      serviceVersion: options.serviceVersion ?? '0.1.0',
+      metricExportIntervalMs: options.metricExportIntervalMs ?? METRIC_EXPORT_INTERVAL_MS,
+      families: () => telemetry.#families(),
+    });
+    return telemetry;
+  }
+
+  private constructor(options: TelemetryOptions) {
     this.#options = options;
     this.#detachCooldowns = attachCooldownCounter(this.#cooldowns);
-    if (!options.enabled) return;
-    const resource = resourceFromAttributes({
-      [ATTR_SERVICE_NAME]: 'switchyard',
-      [ATTR_SERVICE_VERSION]: options.serviceVersion ?? '0.1.0',
-      'service.instance.id': randomUUID(),
-    });
-    const base = (options.endpoint ?? DEFAULT_OTLP_ENDPOINT).replace(/\/+$/, '');
-    this.#meterProvider = new MeterProvider({
-      resource,
-      readers: [
-        new PeriodicExportingMetricReader({
-          exporter: new OTLPMetricExporter({ url: `${base}/v1/metrics` }),
-          exportIntervalMillis: options.metricExportIntervalMs ?? METRIC_EXPORT_INTERVAL_MS,
-          metricProducers: [new FamilyProducer(() => this.#families(), resource, Date.now())],
-        }),
-      ],
-    });
-    this.#tracerProvider = new BasicTracerProvider({
-      resource,
-      spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${base}/v1/traces` }))],
-    });
-    this.#tracer = this.#tracerProvider.getTracer('switchyard');
   }
 
   onCallStarted(ctx: CallContext): void {
-    if (this.#tracer !== null && this.#options.logPayloads) requestCapture(ctx);
+    if (this.#export !== null && this.#options.logPayloads) requestCapture(ctx);
   }
 
   onCallFinished(ctx: CallContext, outcome: CallOutcome): void {
     try {
       const call = summarizeCall(ctx, outcome);
       this.#metrics.record(call);
-      if (this.#tracer === null) return;
+      if (this.#export === null) return;
       const payloads = this.#options.logPayloads
         ? { request: ctx.body, response: capturedResponse(ctx) }
         : null;
-      emitCallSpans(this.#tracer, call, payloads);
+      this.#export.emitCall(call, payloads);
     } catch (error) {
       // Telemetry never fails a call; a defect here is worth one log line per call that hit it.
       this.#options.logger.warn({ err: error, requestId: ctx.requestId }, 'telemetry: call not recorded');
@@ -120,7 +102,7 @@ export class Telemetry implements CallObserver {
 
   async #close(): Promise<void> {
     this.#detachCooldowns();
-    const closing = Promise.allSettled([this.#tracerProvider?.shutdown(), this.#meterProvider?.shutdown()]);
+    const closing = this.#export?.shutdown() ?? Promise.resolve();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), TELEMETRY_FLUSH_TIMEOUT_MS);
