@@ -39,18 +39,12 @@ export interface CacheStore {
   windowState(key: string, limit: number, windowMs: number): Promise<WindowDecision>;
 
   /**
-   * Budget-style reservation on a counter: when the key exists and `value + amount <= limit`,
-   * adds `amount` and admits. When the key is missing, answers `missing` without creating it, so
-   * the caller can seed it (from the database) with `setIfAbsent` and try again.
-   */
-  counterReserve(key: string, amount: number, limit: number): Promise<CounterDecision>;
-
-  /**
    * One call's admission against every limit of its key in one atomic step: a request window,
-   * a token window (both sliding logs, entries under `id`) and a budget counter (counterReserve's
-   * rule), each optional. Either every limit admits and each takes its share, or none takes
-   * anything; each part of the answer says whether that limit alone would admit. A missing budget
-   * counter refuses the call with budget status `missing`, so the caller can seed it and ask again.
+   * a token window (both sliding logs, entries under `id`) and a budget counter (room when it
+   * exists and `value + amount <= limit`), each optional. Either every limit admits and each takes
+   * its share, or none takes anything; each part of the answer says whether that limit alone would
+   * admit. A missing budget counter is not created: the call is refused with budget status
+   * `missing`, so the caller can seed it (from the database, with `setIfAbsent`) and ask again.
    */
   admitCall(request: CallAdmissionRequest): Promise<CallAdmissionDecision>;
 

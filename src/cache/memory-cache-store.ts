@@ -28,7 +28,7 @@ const DEFAULT_SWEEP_INTERVAL_MS = 10_000;
 interface ValueEntry {
   /**
    * The string as set, or the number the last arithmetic left: a counter is turned into text
-   * only when read, so incrBy and counterReserve neither parse nor format on every call.
+   * only when read, so incrBy and the budget counter neither parse nor format on every call.
    */
   value: string | number;
   /** Monotonic ms; Infinity when the key has no expiry. */
@@ -123,15 +123,6 @@ export class MemoryCacheStore implements CacheStore {
     if (log.isEmpty) this.#windows.delete(key);
     // The state a one-unit admission would see, as in the Redis store.
     return log.decide(now, log.used + 1 <= limit, 1, limit);
-  }
-
-  async counterReserve(key: string, amount: number, limit: number): Promise<CounterDecision> {
-    const entry = this.#live(key, this.#now());
-    if (entry === undefined) return { status: 'missing' };
-    const value = numberIn(key, entry);
-    if (value + amount > limit) return { status: 'rejected', value };
-    entry.value = value + amount;
-    return { status: 'admitted', value: value + amount };
   }
 
   async admitCall(request: CallAdmissionRequest): Promise<CallAdmissionDecision> {
@@ -235,7 +226,7 @@ export class MemoryCacheStore implements CacheStore {
     };
   }
 
-  /** The budget counter of admitCall, by counterReserve's rule. */
+  /** The budget counter of admitCall: room when it exists and the amount fits under the limit. */
   #counterCheck(budget: { key: string; limit: number; amount: number }, now: number) {
     const entry = this.#live(budget.key, now);
     const value = entry === undefined ? 0 : numberIn(budget.key, entry);

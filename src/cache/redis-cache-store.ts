@@ -6,21 +6,13 @@ import type {
   CallAdmissionDecision,
   CallAdmissionRequest,
   CallSettlement,
-  CounterDecision,
   WindowAdmitRequest,
   WindowDecision,
 } from './cache-store.ts';
 import { CacheUnavailableError } from './cache-store.ts';
 import { CommandDeadlines } from './command-deadlines.ts';
 import { assertValidKeyPrefix, prefixedKey, windowKeys } from './redis-keys.ts';
-import {
-  callAdmission,
-  counterDecision,
-  ignoreReply,
-  isOk,
-  remainingTtl,
-  windowDecision,
-} from './redis-replies.ts';
+import { callAdmission, ignoreReply, isOk, remainingTtl, windowDecision } from './redis-replies.ts';
 import type { RedisScript } from './redis-scripts.ts';
 import { REDIS_SCRIPTS } from './redis-scripts.ts';
 
@@ -199,12 +191,6 @@ export class RedisCacheStore implements CacheStore {
     const script = REDIS_SCRIPTS.windowState;
     const args = ['EVALSHA', script.sha1, '3', logKey, costKey, sumKey, String(limit), windowArg(windowMs)];
     return this.#eval(script, args).then((reply) => windowDecision(reply, limit));
-  }
-
-  counterReserve(key: string, amount: number, limit: number): Promise<CounterDecision> {
-    const script = REDIS_SCRIPTS.counterReserve;
-    const args = ['EVALSHA', script.sha1, '1', this.#key(key), String(amount), String(limit)];
-    return this.#eval(script, args).then(counterDecision);
   }
 
   admitCall(request: CallAdmissionRequest): Promise<CallAdmissionDecision> {

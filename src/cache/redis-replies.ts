@@ -36,8 +36,8 @@ export function windowDecision(reply: unknown, limit: number, at = 0): WindowDec
   };
 }
 
-/** COUNTER_RESERVE's `{status, value}`: '0' missing, '1' admitted, '2' rejected. */
-export function counterDecision(reply: unknown, at = 0): CounterDecision {
+/** ADMIT_CALL's budget `{status, value}`: '0' missing, '1' admitted, '2' rejected. */
+function counterDecision(reply: unknown, at: number): CounterDecision {
   const fields = reply as string[];
   const status = fields[at];
   if (status === '0') return { status: 'missing' };

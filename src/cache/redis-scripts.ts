@@ -153,7 +153,7 @@ return decide(w, now, window, used, used + 1 <= limit, used + 1 - limit)
  * is 1, then the budget counter when ARGV[8] is 1. ARGV: id, windowMs, hasRequests,
  * requestLimit, hasTokens, tokenLimit, tokenCost, hasBudget, budgetLimit, budgetAmount.
  * Answers {admitted}, then decide's four fields per window present, then {status, value} for
- * the budget (COUNTER_RESERVE's statuses). Nothing is written unless every limit admits.
+ * the budget (status '0' missing, '1' room, '2' no room). Nothing is written unless every limit admits.
  */
 const ADMIT_CALL = `${WINDOW_PRELUDE}
 local id, window = ARGV[1], tonumber(ARGV[2])
@@ -230,14 +230,6 @@ if created and tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]
 return value
 `;
 
-/** KEYS: counter. ARGV: amount, limit. Answers {status, value}: 0 missing, 1 admitted, 2 rejected. */
-const COUNTER_RESERVE = `
-local value = redis.call('GET', KEYS[1])
-if not value then return {'0', '0'} end
-if tonumber(value) + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return {'2', value} end
-return {'1', redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])}
-`;
-
 function script(source: string): RedisScript {
   return Object.freeze({ source, sha1: createHash('sha1').update(source).digest('hex') });
 }
@@ -247,7 +239,6 @@ export const REDIS_SCRIPTS = Object.freeze({
   windowAdjust: script(WINDOW_ADJUST),
   windowState: script(WINDOW_STATE),
   incrBy: script(INCR_BY),
-  counterReserve: script(COUNTER_RESERVE),
   admitCall: script(ADMIT_CALL),
   settleCall: script(SETTLE_CALL),
 });

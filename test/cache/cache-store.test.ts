@@ -160,7 +160,14 @@ describe('RedisCacheStore during a Redis outage', () => {
       () => store.get(k),
       () => store.set(k, 'during', 60_000),
       () => store.windowAdmit(k, { id: 'r', cost: 1, limit: 5, windowMs: 1000 }),
-      () => store.counterReserve(k, 1, 10),
+      () =>
+        store.admitCall({
+          id: 'r',
+          windowMs: 1000,
+          requests: null,
+          tokens: null,
+          budget: { key: k, limit: 10, amount: 1 },
+        }),
       () => store.ping(),
     ]) {
       assert.ok((await rejection(call())) instanceof CacheUnavailableError);
