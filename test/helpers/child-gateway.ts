@@ -1,9 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { openDatabase } from '../../src/store/database.ts';
-import { migrate } from '../../src/store/migrate.ts';
 import { spawnMain, waitForListening } from './child.ts';
-import type { TestDatabase } from './database.ts';
+import { migrateTestDatabase, type TestDatabase } from './database.ts';
 import { testSecrets } from './secrets.ts';
 
 export interface ChildGatewayOptions {
@@ -31,12 +29,7 @@ export interface ChildGateway {
  * process node:test would count it against the file, so such tests run the gateway here.
  */
 export async function startChildGateway(options: ChildGatewayOptions): Promise<ChildGateway> {
-  const db = openDatabase({ url: options.database.url, poolMax: 1, timeoutMs: 5000 });
-  try {
-    await migrate(db.sql);
-  } finally {
-    await db.close();
-  }
+  await migrateTestDatabase(options.database.url);
   const secrets = testSecrets();
   const child = spawnMain(['serve'], {
     ...secrets,

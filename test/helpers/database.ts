@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
+import { openDatabase } from '../../src/store/database.ts';
+import { migrate } from '../../src/store/migrate.ts';
 
 /** The local Postgres of this machine (DESIGN.md section 7): overridable for other machines. */
 const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -33,6 +35,16 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       }
     },
   };
+}
+
+/** Applies the migrations to the database at `url` through a connection of its own. */
+export async function migrateTestDatabase(url: string): Promise<void> {
+  const db = openDatabase({ url, poolMax: 1, timeoutMs: 5000 });
+  try {
+    await migrate(db.sql);
+  } finally {
+    await db.close();
+  }
 }
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

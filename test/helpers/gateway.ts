@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
 import { buildGateway, type Gateway } from '../../src/server/gateway.ts';
-import { migrate } from '../../src/store/migrate.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
-import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from './database.ts';
+import { createTestDatabase, migrateTestDatabase, TEST_REDIS_URL, type TestDatabase } from './database.ts';
 import { testSecrets } from './secrets.ts';
 
 export interface TestGatewayOptions {
@@ -50,7 +49,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ...options.env,
   };
   const config = loadConfig(env);
-  if (database !== undefined) await migrateDatabase(database.url);
+  if (database !== undefined) await migrateTestDatabase(database.url);
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -76,14 +75,4 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       if (dataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-async function migrateDatabase(url: string): Promise<void> {
-  const { openDatabase } = await import('../../src/store/database.ts');
-  const db = openDatabase({ url, poolMax: 1, timeoutMs: 5000 });
-  try {
-    await migrate(db.sql);
-  } finally {
-    await db.close();
-  }
 }

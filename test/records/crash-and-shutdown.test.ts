@@ -3,11 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import postgres from 'postgres';
-import { openDatabase } from '../../src/store/database.ts';
-import { migrate } from '../../src/store/migrate.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { spawnMain, waitForListening } from '../helpers/child.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createTestDatabase, migrateTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { testSecrets } from '../helpers/secrets.ts';
 import { chat, createDeployment, eventually } from './support.ts';
 
@@ -32,9 +30,7 @@ describe('records across a crash and a graceful shutdown (variant B)', () => {
 
   before(async () => {
     database = await createTestDatabase();
-    const db = openDatabase({ url: database.url, poolMax: 1, timeoutMs: 5000 });
-    await migrate(db.sql);
-    await db.close();
+    await migrateTestDatabase(database.url);
     sql = postgres(database.url, { max: 2, onnotice: () => {} });
     fake = await new OpenAIFake().start();
   });
