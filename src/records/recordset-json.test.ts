@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isoTime, recordsetJson } from './recordset-json.ts';
+import { isoTime } from '../telemetry/iso-time.ts';
+import { recordsetJson } from './recordset-json.ts';
 
 describe('recordsetJson', () => {
   it('is the JSON of the rows, times as ISO text', () => {

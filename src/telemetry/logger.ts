@@ -1,4 +1,6 @@
 import { type Logger, pino } from 'pino';
+import { BatchedLineWriter } from './batched-line-writer.ts';
+import { isoTime } from './iso-time.ts';
 
 export type { Logger };
 
@@ -27,17 +29,25 @@ const REDACT_PATHS = [
 ];
 
 /**
- * stdout written asynchronously and in batches: lines collect until `BATCH_BYTES` are queued or
+ * stdout written asynchronously and in batches: lines collect until `BATCH_CHARS` are queued or
  * `BATCH_MS` passed, then go out in one write. A write per line (one threadpool round trip each)
  * cost the gateway more CPU than any pipeline stage under load (docs/performance.md). Whoever
- * exits the process calls `exitAfterFlush`; pino also writes what is queued on a plain exit, so
- * only a SIGKILL can lose the last `BATCH_MS` of lines.
+ * exits the process calls `exitAfterFlush`; a plain exit also writes what is queued, so only a
+ * SIGKILL can lose the last `BATCH_MS` of lines. One writer per process: stdout is one descriptor.
  */
-const BATCH_BYTES = 8192;
+const BATCH_CHARS = 64 * 1024;
 const BATCH_MS = 100;
+const MAX_QUEUED_CHARS = 16 * 1024 * 1024;
 
-function stdoutDestination() {
-  return pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES, periodicFlush: BATCH_MS });
+let stdout: BatchedLineWriter | undefined;
+
+function stdoutDestination(): BatchedLineWriter {
+  stdout ??= new BatchedLineWriter(1, {
+    batchChars: BATCH_CHARS,
+    maxDelayMs: BATCH_MS,
+    maxQueuedChars: MAX_QUEUED_CHARS,
+  });
+  return stdout;
 }
 
 /** Flushes queued log lines, then exits with `code`. */
@@ -52,7 +62,7 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       level,
       base: { service: 'switchyard', pid: process.pid },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: () => `,"time":"${isoTime(Date.now())}"`,
       formatters: { level: (label) => ({ level: label }) },
     },
     destination ?? stdoutDestination(),

@@ -1,7 +1,8 @@
+import { isoTime } from '../../telemetry/iso-time.ts';
 import type { CallSummary } from '../call-summary.ts';
 import { jsonForDb, storedError } from '../error-detail.ts';
 import { recordId } from '../record-id.ts';
-import { isoTime, type Timestamp } from '../recordset-json.ts';
+import type { Timestamp } from '../recordset-json.ts';
 
 /** One `request_logs` row, in column order of REQUEST_LOG_COLUMNS. */
 export interface RequestLogRow {

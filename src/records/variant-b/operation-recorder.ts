@@ -2,6 +2,7 @@ import type { Keyring } from '../../crypto/index.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import type { CallObserver } from '../../pipeline/pipeline.ts';
 import type { Sql } from '../../store/database.ts';
+import { isoTime } from '../../telemetry/iso-time.ts';
 import type { Logger } from '../../telemetry/logger.ts';
 import { BatchQueue } from '../batch-queue.ts';
 import { type CallSummary, summarizeCall } from '../call-summary.ts';
@@ -9,7 +10,6 @@ import { storedError } from '../error-detail.ts';
 import { promptOf } from '../prompt.ts';
 import type { RecordQueueSettings } from '../queue-settings.ts';
 import { recordId } from '../record-id.ts';
-import { isoTime } from '../recordset-json.ts';
 import { capturedResponse, requestCapture } from '../response-capture.ts';
 import {
   attemptRows,

@@ -1,7 +1,8 @@
 import type { CallContext } from '../../pipeline/call-context.ts';
+import { isoTime } from '../../telemetry/iso-time.ts';
 import { type CallSummary, keyIdOf } from '../call-summary.ts';
 import { jsonForDb, storedError } from '../error-detail.ts';
-import { isoTime, type Timestamp } from '../recordset-json.ts';
+import type { Timestamp } from '../recordset-json.ts';
 
 /** A `gateway_operations` row (column names as in migration 0003). */
 export interface OperationRow {

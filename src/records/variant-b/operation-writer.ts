@@ -1,6 +1,7 @@
 import type { Keyring } from '../../crypto/index.ts';
 import type { Sql } from '../../store/database.ts';
-import { isoTime, recordsetJson } from '../recordset-json.ts';
+import { isoTime } from '../../telemetry/iso-time.ts';
+import { recordsetJson } from '../recordset-json.ts';
 import { ATTEMPT_COLUMNS, type AttemptRow, OPERATION_COLUMNS, type OperationRow } from './operation-rows.ts';
 import type { SampleReason } from './payload-sampler.ts';
 
