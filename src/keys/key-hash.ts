@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Only the SHA-256 of a virtual key's secret is stored (DESIGN.md section 5). */
 export function hashKeySecret(secret: string): Buffer {
-  return createHash('sha256').update(secret).digest();
+  // The one-shot form: no Hash object per request (createHash was about 2% of a call's CPU).
+  return hash('sha256', secret, 'buffer');
 }
 
 /** Virtual key secrets carry this prefix, so a resolver can refuse other strings without a lookup. */
