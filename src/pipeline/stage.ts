@@ -12,10 +12,14 @@ export interface Stage {
   run(ctx: CallContext): StageOutcome | Promise<StageOutcome>;
 }
 
-/** Runs stages in order until one answers. */
+/**
+ * Runs stages in order until one answers. A stage that decides synchronously is not awaited:
+ * each `await` is a turn of the microtask queue, and most pre-flight stages are synchronous.
+ */
 export async function runStages(stages: readonly Stage[], ctx: CallContext): Promise<StageOutcome> {
   for (const stage of stages) {
-    const outcome = await stage.run(ctx);
+    const decided = stage.run(ctx);
+    const outcome = decided instanceof Promise ? await decided : decided;
     if (outcome.kind === 'respond') return outcome;
   }
   return CONTINUE;
