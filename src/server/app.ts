@@ -18,6 +18,7 @@ import { registerHealthRoutes } from './health-routes.ts';
 import type { OpenApiRegistry } from './openapi.ts';
 import type { ReadinessProbe } from './readiness.ts';
 import { requestIdFor } from './request-id.ts';
+import { DeferredRequestLogger } from './request-logger.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -67,6 +68,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     loggerInstance: options.logger as FastifyBaseLogger,
     // One access line per request is written by the onResponse hook below, with the URL redacted.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    childLoggerFactory: (logger, bindings, options) =>
+      new DeferredRequestLogger(logger as Logger, bindings, options),
     bodyLimit: options.bodyLimitBytes,
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     return503OnClosing: true,

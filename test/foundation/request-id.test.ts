@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createOpenAIDeployment } from '../helpers/admin-api.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 
 describe('x-request-id', () => {
@@ -31,5 +32,29 @@ describe('x-request-id', () => {
     const line = gw.logs.map((l) => JSON.parse(l)).find((l) => l.requestId === 'log-me-42');
     assert.ok(line, 'a log object carries the request id');
     assert.equal(line.url, '/health/live');
+  });
+
+  it('appears in what the request logs on its way, a failed call included', async () => {
+    // Nothing listens on port 9 (discard): the attempt is refused at once.
+    await createOpenAIDeployment(gw, {
+      publicModel: 'unreachable',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: 'sk-x',
+    });
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${gw.masterKey}`,
+        'content-type': 'application/json',
+        'x-request-id': 'fail-me-7',
+      },
+      body: JSON.stringify({ model: 'unreachable', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    assert.ok(res.status >= 500, `status ${res.status}`);
+    const lines = gw.logs.map((l) => JSON.parse(l)).filter((l) => l.requestId === 'fail-me-7');
+    assert.deepEqual(
+      lines.map((l) => l.msg),
+      ['call failed', 'request completed'],
+    );
   });
 });
