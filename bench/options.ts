@@ -26,8 +26,8 @@ export interface BenchOptions {
   gatewayNodeArgs: string[];
   /** Also measure scenario (c) at the other log level, to price the access log. */
   compareLogLevels: boolean;
-  /** Run the profiled pass of scenario (d) (`--cpu-prof`). */
-  profile: boolean;
+  /** The scenario of the profiled pass (`--cpu-prof`): (c) or (d); null for none. */
+  profile: 'c' | 'd' | null;
   /** `auto` (wrk when installed, else autocannon), `autocannon` or `wrk`. */
   loadTool: 'auto' | 'autocannon' | 'wrk';
   /** Scenario ids to run (`a,b,c`); empty = all. */
@@ -66,6 +66,14 @@ function loadToolOf(env: Env): BenchOptions['loadTool'] {
   return raw;
 }
 
+function profileOf(env: Env): BenchOptions['profile'] {
+  const raw = env.BENCH_PROFILE ?? '';
+  if (raw === '' || raw === '0' || raw === 'false') return null;
+  if (raw === '1' || raw === 'true' || raw === 'd') return 'd';
+  if (raw === 'c') return 'c';
+  throw new Error(`BENCH_PROFILE must be 0, 1 (= d), c or d (got "${raw}")`);
+}
+
 export function benchOptions(env: Env, resultsDir: string): BenchOptions {
   const only = (env.BENCH_SCENARIOS ?? '')
     .split(',')
@@ -73,7 +81,7 @@ export function benchOptions(env: Env, resultsDir: string): BenchOptions {
     .filter((id) => id !== '');
   return {
     durationS: number(env, 'BENCH_DURATION_S', 10, 1),
-    warmupS: number(env, 'BENCH_WARMUP_S', 2, 0),
+    warmupS: number(env, 'BENCH_WARMUP_S', 5, 0),
     connections: number(env, 'BENCH_CONNECTIONS', 64, 1),
     rate: number(env, 'BENCH_RATE', 500, 1),
     rateConnections: number(env, 'BENCH_RATE_CONNECTIONS', 32, 1),
@@ -83,7 +91,7 @@ export function benchOptions(env: Env, resultsDir: string): BenchOptions {
     logLevel: env.BENCH_LOG_LEVEL ?? 'info',
     gatewayNodeArgs: (env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
     compareLogLevels: flag(env, 'BENCH_COMPARE_LOG_LEVELS', true),
-    profile: flag(env, 'BENCH_PROFILE', false),
+    profile: profileOf(env),
     loadTool: loadToolOf(env),
     only: new Set(only),
     resultsDir,

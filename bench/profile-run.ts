@@ -1,5 +1,5 @@
 /**
- * BENCH_PROFILE=1: scenario (d) once more on a gateway started with `--cpu-prof`, after the
+ * BENCH_PROFILE=1 (or d, or c): scenario (d) (or (c)) once more on a gateway started with `--cpu-prof`, after the
  * measured runs so the profiler's overhead touches none of the figures. The profile is written
  * when the gateway exits, then ranked by self time over the load window only.
  */
@@ -13,7 +13,8 @@ import { saturate } from './saturation.ts';
 import type { BenchSession } from './session.ts';
 
 export async function runProfiledGateway(session: BenchSession): Promise<ProfileSummary | null> {
-  if (!session.options.profile) return null;
+  const scenario = session.options.profile;
+  if (scenario === null) return null;
   const dir = join(session.runDir, 'profile');
   mkdirSync(dir, { recursive: true });
   const startedAt = performance.now();
@@ -21,7 +22,8 @@ export async function runProfiledGateway(session: BenchSession): Promise<Profile
   let window: { skipMs: number; windowMs: number };
   try {
     const tenant = await session.tenant(gateway);
-    const call = chatRequest(BENCH_MODEL, tenant.virtualKey, false);
+    const credential = scenario === 'c' ? session.storage.masterKey : tenant.virtualKey;
+    const call = chatRequest(BENCH_MODEL, credential, false);
     const answer = await waitServing(gateway.origin, call);
     if (answer.status !== 200) throw new Error(`profiled gateway answered ${answer.status}: ${answer.body}`);
     const context = session.context();
@@ -35,9 +37,9 @@ export async function runProfiledGateway(session: BenchSession): Promise<Profile
         threads: context.loadThreads,
         scratchDir: session.runDir,
       });
-    session.log('(d) profiled pass: warm-up');
+    session.log(`(${scenario}) profiled pass: warm-up`);
     await load(Math.max(1, Math.round(session.options.warmupS)));
-    session.log('(d) profiled pass: load');
+    session.log(`(${scenario}) profiled pass: load`);
     const loadStart = performance.now();
     await load(session.options.durationS);
     window = { skipMs: loadStart - startedAt, windowMs: performance.now() - loadStart };
@@ -46,5 +48,5 @@ export async function runProfiledGateway(session: BenchSession): Promise<Profile
   }
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error(`no .cpuprofile written in ${dir}`);
-  return summarizeProfile(join(dir, file), window);
+  return summarizeProfile(scenario, join(dir, file), window);
 }

@@ -35,6 +35,8 @@ export interface HotFunction {
 }
 
 export interface ProfileSummary {
+  /** The scenario that ran under the profiler. */
+  scenario: 'c' | 'd';
   file: string;
   windowMs: number;
   busyMs: number;
@@ -74,6 +76,7 @@ function originOf(where: string): string {
 
 /** `skipMs`/`windowMs`: the load's window, measured from the profile's start. */
 export function summarizeProfile(
+  scenario: ProfileSummary['scenario'],
   file: string,
   window: { skipMs: number; windowMs: number },
   topCount = 25,
@@ -113,6 +116,7 @@ export function summarizeProfile(
     origins.set(origin, (origins.get(origin) ?? 0) + entry.us);
   }
   return {
+    scenario,
     file,
     windowMs: Math.round(window.windowMs),
     busyMs: ms(busyUs),
