@@ -7,8 +7,9 @@ import type {
   StreamEvent,
   Usage,
 } from '../providers/types.ts';
+import { answerTextWithModel } from './answer-text.ts';
 import { type EndpointBody, multipartUploadOf } from './endpoint.ts';
-import { eventWithPublicModel, withPublicModel } from './public-model.ts';
+import { eventWithPublicModel, isRecord, withPublicModel } from './public-model.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
 import { httpFailure, parseUpstreamBody, transportFailure } from './upstream-failure.ts';
 
@@ -29,6 +30,11 @@ export type AttemptResult =
       kind: 'json';
       /** The answer in the endpoint's format; a string when the upstream answered text. */
       answer: unknown;
+      /**
+       * `answer` as JSON text, when the upstream's own text could be passed on (a native answer,
+       * its model renamed in the text: answer-text.ts); absent when the writer must serialise it.
+       */
+      json?: string;
       usage: Usage | null;
       /**
        * Set when `answer` is text to pass on as it is, with this content type (transcriptions
@@ -125,9 +131,17 @@ async function jsonResult(
       textContentType: contentType ?? 'text/plain; charset=utf-8',
     };
   }
-  const answer =
-    input.plan.kind === 'translated' ? input.plan.translator.response(parsed, input.body) : parsed;
-  return { kind: 'json', answer: withPublicModel(answer, input.body.model), usage };
+  if (input.plan.kind === 'translated') {
+    const answer = input.plan.translator.response(parsed, input.body);
+    return { kind: 'json', answer: withPublicModel(answer, input.body.model), usage };
+  }
+  // The adapter validated the upstream's own object: its text is the answer, bar the model name.
+  const json =
+    parsed === upstreamAnswer && isRecord(parsed)
+      ? answerTextWithModel(text, parsed, input.body.model)
+      : null;
+  const answer = withPublicModel(parsed, input.body.model);
+  return json === null ? { kind: 'json', answer, usage } : { kind: 'json', answer, json, usage };
 }
 
 function streamResult(

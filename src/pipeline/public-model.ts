@@ -15,7 +15,7 @@ import type { StreamEvent } from '../providers/types.ts';
  */
 type Json = Record<string, unknown>;
 
-function isRecord(value: unknown): value is Json {
+export function isRecord(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

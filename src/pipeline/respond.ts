@@ -5,8 +5,14 @@ import { type ErrorShape, renderErrorBody } from '../errors/render-error.ts';
 import { formatSseEvent } from '../providers/shared/sse.ts';
 import type { StreamEvent } from '../providers/types.ts';
 
-export function writeJson(res: ServerResponse, headers: Record<string, string>, answer: unknown): void {
-  const body = JSON.stringify(answer);
+/** Writes a JSON answer: `json` when the answer's text is already known, else `answer` serialised. */
+export function writeJson(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  answer: unknown,
+  json?: string,
+): void {
+  const body = json ?? JSON.stringify(answer);
   res.writeHead(200, {
     ...headers,
     'content-type': 'application/json',

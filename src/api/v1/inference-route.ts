@@ -175,7 +175,7 @@ async function writeResult(
     if (result.textContentType !== undefined && typeof result.answer === 'string') {
       writeText(res, ctx.responseHeaders, result.answer, result.textContentType);
     } else {
-      writeJson(res, ctx.responseHeaders, result.answer);
+      writeJson(res, ctx.responseHeaders, result.answer, result.json);
     }
     return { status: 200, error: null, streamBroken: false };
   }
