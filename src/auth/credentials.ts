@@ -30,10 +30,6 @@ export function adminCredential(sources: CredentialSources): string | undefined 
 }
 
 /**
- * Constant-time comparison with the master key. Both sides are hashed first so the comparison
- * takes the same time whatever the candidate's length.
- */
-/**
  * A presented credential and its SHA-256, computed once per request: the master key comparison
  * and the virtual key lookup both work on the digest.
  */
@@ -46,6 +42,10 @@ export function credentialOf(secret: string): Credential {
   return { secret, digest: hashKeySecret(secret) };
 }
 
+/**
+ * Constant-time comparison with the master key. Both sides are hashed first so the comparison
+ * takes the same time whatever the candidate's length.
+ */
 export class MasterKey {
   readonly #digest: Buffer;
 
