@@ -1,4 +1,5 @@
 import { write as fsWrite, writeSync } from 'node:fs';
+import { isoTime } from './iso-time.ts';
 
 export interface BatchedLineWriterOptions {
   /** Lines collect until about this many characters are queued ... */
@@ -54,7 +55,7 @@ export class BatchedLineWriter {
     this.#queuedChars += line.length;
     if (this.#inFlight !== null) return true;
     if (this.#queuedChars >= this.#options.batchChars) this.#writeQueued();
-    else this.#timer ??= setTimeout(() => this.#writeQueued(), this.#options.maxDelayMs).unref();
+    else this.#scheduleWrite();
     return true;
   }
 
@@ -117,24 +118,27 @@ export class BatchedLineWriter {
     });
   }
 
-  #written(): void {
-    this.#inFlight = null;
-    const waiting = this.#flushWaiters.length > 0;
-    if (this.#queuedChars >= this.#options.batchChars || (waiting && this.#queued.length > 0)) {
-      this.#writeQueued();
-    } else {
-      if (this.#queued.length > 0)
-        this.#timer ??= setTimeout(() => this.#writeQueued(), this.#options.maxDelayMs).unref();
-      this.#idle();
-    }
+  #scheduleWrite(): void {
+    this.#timer ??= setTimeout(() => this.#writeQueued(), this.#options.maxDelayMs).unref();
   }
 
-  /** Nothing in flight: flushes that were waiting are done once nothing is queued either. */
+  #written(): void {
+    if (this.#queuedChars >= this.#options.batchChars) this.#writeQueued();
+    else this.#idle();
+  }
+
+  /**
+   * Nothing in flight: what is queued goes out now if a flush waits for it, else by the timer;
+   * the flushes waiting are done once nothing is queued.
+   */
   #idle(): void {
     this.#inFlight = null;
-    if (this.#queued.length > 0 && this.#flushWaiters.length > 0) {
-      this.#writeQueued();
-      return;
+    if (this.#queued.length > 0) {
+      if (this.#flushWaiters.length > 0) {
+        this.#writeQueued();
+        return;
+      }
+      this.#scheduleWrite();
     }
     const waiters = this.#flushWaiters;
     this.#flushWaiters = [];
@@ -143,7 +147,6 @@ export class BatchedLineWriter {
 
   #fail(): void {
     this.#failed = true;
-    this.#inFlight = null;
     this.#takeQueued();
     this.#idle();
   }
@@ -152,7 +155,7 @@ export class BatchedLineWriter {
 function droppedLine(count: number): string {
   return `${JSON.stringify({
     level: 'warn',
-    time: new Date().toISOString(),
+    time: isoTime(Date.now()),
     pid: process.pid,
     dropped: count,
     msg: 'log lines dropped: stdout did not keep up',
