@@ -1,16 +1,18 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { waitUntil } from '../../test/helpers/eventually.ts';
 import { BatchedLineWriter } from './batched-line-writer.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'line-writer-'));
 const open: number[] = [];
 after(() => {
   for (const fd of open) closeSync(fd);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 function logFile(name: string): { fd: number; text: () => string } {
@@ -21,12 +23,6 @@ function logFile(name: string): { fd: number; text: () => string } {
 }
 
 const flushed = (writer: BatchedLineWriter) => new Promise<void>((resolve) => writer.flush(() => resolve()));
-
-async function until(check: () => boolean, timeoutMs = 2000): Promise<void> {
-  for (const end = Date.now() + timeoutMs; !check(); await sleep(5)) {
-    if (Date.now() > end) throw new Error('timed out');
-  }
-}
 
 const NEVER = 60_000;
 
@@ -57,7 +53,7 @@ describe('BatchedLineWriter', () => {
     await sleep(20);
     assert.equal(file.text(), '');
     writer.write(`${'b'.repeat(60)}\n`);
-    await until(() => file.text().length === 122);
+    await waitUntil(async () => file.text().length === 122, 'the batch written');
     writer.flushSync();
   });
 
@@ -65,9 +61,9 @@ describe('BatchedLineWriter', () => {
     const file = logFile('delay.log');
     const writer = new BatchedLineWriter(file.fd, { batchChars: 1e6, maxDelayMs: 30, maxQueuedChars: 1e7 });
     writer.write('alone\n');
-    await until(() => file.text() === 'alone\n');
+    await waitUntil(async () => file.text() === 'alone\n', 'the lone line written');
     writer.write('again\n');
-    await until(() => file.text() === 'alone\nagain\n');
+    await waitUntil(async () => file.text() === 'alone\nagain\n', 'the next line written');
     writer.flushSync();
   });
 
