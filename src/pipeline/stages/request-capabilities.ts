@@ -1,5 +1,6 @@
 import type { ModelCapabilities } from '../../catalog/catalog-entry.ts';
 import type { Operation } from '../../providers/types.ts';
+import { isRecord } from '../public-model.ts';
 
 export type Capability = keyof ModelCapabilities;
 
@@ -10,10 +11,6 @@ export interface CapabilityUse {
 }
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function nonEmptyArray(value: unknown): boolean {
   return Array.isArray(value) && value.length > 0;
