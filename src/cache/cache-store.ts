@@ -49,10 +49,11 @@ export interface CacheStore {
   admitCall(request: CallAdmissionRequest): Promise<CallAdmissionDecision>;
 
   /**
-   * A finished call's settlement in one step: its token entry becomes `tokens.cost` (windowAdjust's
-   * rule, 0 releases it) and `budget.deltaCents` is added to the budget counter when it exists.
+   * Finished calls of one virtual key settled in one step: each token entry becomes its `cost`
+   * (windowAdjust's rule, 0 releases it) and `budget.deltaCents` is added to the budget counter
+   * when it exists. The keys share one `{hash-tag}`, as every key of one virtual key does.
    */
-  settleCall(settlement: CallSettlement): Promise<void>;
+  settleCalls(settlement: CallsSettlement): Promise<void>;
 
   /** Publishes to every subscriber of `channel` in every replica (including this one). */
   publish(channel: string, message: string): Promise<void>;
@@ -104,11 +105,16 @@ export interface CallAdmissionDecision {
   budget: CounterDecision | null;
 }
 
-export interface CallSettlement {
-  id: string;
+export interface CallsSettlement {
   windowMs: number;
-  tokens: { key: string; cost: number } | null;
+  tokens: { key: string; entries: readonly TokenEntry[] } | null;
   budget: { key: string; deltaCents: number } | null;
+}
+
+/** A token window entry: the reservation `id` and its cost. */
+export interface TokenEntry {
+  id: string;
+  cost: number;
 }
 
 export type CounterDecision =

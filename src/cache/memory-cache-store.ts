@@ -3,8 +3,9 @@ import type {
   CacheStore,
   CallAdmissionDecision,
   CallAdmissionRequest,
-  CallSettlement,
+  CallsSettlement,
   CounterDecision,
+  TokenEntry,
   WindowAdmitRequest,
   WindowDecision,
 } from './cache-store.ts';
@@ -107,12 +108,7 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   async windowAdjust(key: string, id: string, cost: number, windowMs: number): Promise<void> {
-    const now = this.#now();
-    const log = this.#windows.get(key);
-    if (log === undefined) return;
-    log.prune(now, windowMs);
-    log.adjust(id, cost);
-    if (log.isEmpty) this.#windows.delete(key);
+    this.#adjust(key, [{ id, cost }], windowMs, this.#now());
   }
 
   async windowState(key: string, limit: number, windowMs: number): Promise<WindowDecision> {
@@ -146,9 +142,9 @@ export class MemoryCacheStore implements CacheStore {
     };
   }
 
-  async settleCall(settlement: CallSettlement): Promise<void> {
-    const { id, windowMs, tokens, budget } = settlement;
-    if (tokens !== null) await this.windowAdjust(tokens.key, id, tokens.cost, windowMs);
+  async settleCalls(settlement: CallsSettlement): Promise<void> {
+    const { windowMs, tokens, budget } = settlement;
+    if (tokens !== null) this.#adjust(tokens.key, tokens.entries, windowMs, this.#now());
     if (budget !== null && budget.deltaCents !== 0) {
       const counter = this.#live(budget.key, this.#now());
       if (counter !== undefined) counter.value = numberIn(budget.key, counter) + budget.deltaCents;
@@ -195,6 +191,15 @@ export class MemoryCacheStore implements CacheStore {
     this.#values.clear();
     this.#windows.clear();
     this.#channels.clear();
+  }
+
+  /** Replaces the cost of each entry still in the window (0 releases it). */
+  #adjust(key: string, entries: readonly TokenEntry[], windowMs: number, now: number): void {
+    const log = this.#windows.get(key);
+    if (log === undefined) return;
+    log.prune(now, windowMs);
+    for (const entry of entries) log.adjust(entry.id, entry.cost);
+    if (log.isEmpty) this.#windows.delete(key);
   }
 
   /** The current monotonic time; throws once the store is closed, as the Redis store does. */

@@ -5,7 +5,7 @@ import type {
   CacheStore,
   CallAdmissionDecision,
   CallAdmissionRequest,
-  CallSettlement,
+  CallsSettlement,
   WindowAdmitRequest,
   WindowDecision,
 } from './cache-store.ts';
@@ -210,17 +210,17 @@ export class RedisCacheStore implements CacheStore {
     return this.#eval(REDIS_SCRIPTS.admitCall, args).then((reply) => callAdmission(reply, request));
   }
 
-  settleCall(settlement: CallSettlement): Promise<void> {
+  settleCalls(settlement: CallsSettlement): Promise<void> {
     const { tokens, budget } = settlement;
-    const args = this.#callScriptArgs(REDIS_SCRIPTS.settleCall, [tokens], budget, [
-      settlement.id,
+    const argv = [
       windowArg(settlement.windowMs),
       flagArg(tokens),
-      String(tokens?.cost ?? 0),
       flagArg(budget),
       String(budget?.deltaCents ?? 0),
-    ]);
-    return this.#eval(REDIS_SCRIPTS.settleCall, args).then(ignoreReply);
+    ];
+    for (const entry of tokens?.entries ?? []) argv.push(entry.id, String(entry.cost));
+    const args = this.#callScriptArgs(REDIS_SCRIPTS.settleCalls, [tokens], budget, argv);
+    return this.#eval(REDIS_SCRIPTS.settleCalls, args).then(ignoreReply);
   }
 
   /** EVALSHA arguments of a per-call script: the keys of the windows and the counter present, then `argv`. */

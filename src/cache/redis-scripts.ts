@@ -203,21 +203,24 @@ return reply
 `;
 
 /**
- * KEYS: the token window's three keys when ARGV[3] is 1, then the budget counter when ARGV[5]
- * is 1. ARGV: id, windowMs, hasTokens, tokenCost, hasBudget, budgetDelta. The token entry is
- * adjusted as by WINDOW_ADJUST; the delta is added to the counter only when it exists.
+ * KEYS: the token window's three keys when ARGV[2] is 1, then the budget counter when ARGV[3]
+ * is 1. ARGV: windowMs, hasTokens, hasBudget, budgetDelta, then id and cost of each token entry.
+ * Each entry is adjusted as by WINDOW_ADJUST; the delta is added to the counter only when it exists.
  */
-const SETTLE_CALL = `${WINDOW_PRELUDE}
-local id, window = ARGV[1], tonumber(ARGV[2])
+const SETTLE_CALLS = `${WINDOW_PRELUDE}
+local window = tonumber(ARGV[1])
 local next_key = 1
-if ARGV[3] == '1' then
+if ARGV[2] == '1' then
   local w = window_at(1)
   next_key = 4
-  local used = adjust(w, id, tonumber(ARGV[4]), ARGV[4], prune(w, now_ms(), window))
+  local used = prune(w, now_ms(), window)
+  for i = 5, #ARGV, 2 do
+    used = adjust(w, ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 1], used)
+  end
   persist(w, used, window)
 end
-if ARGV[5] == '1' and redis.call('EXISTS', KEYS[next_key]) == 1 then
-  redis.call('INCRBYFLOAT', KEYS[next_key], ARGV[6])
+if ARGV[3] == '1' and redis.call('EXISTS', KEYS[next_key]) == 1 then
+  redis.call('INCRBYFLOAT', KEYS[next_key], ARGV[4])
 end
 return 1
 `;
@@ -240,5 +243,5 @@ export const REDIS_SCRIPTS = Object.freeze({
   windowState: script(WINDOW_STATE),
   incrBy: script(INCR_BY),
   admitCall: script(ADMIT_CALL),
-  settleCall: script(SETTLE_CALL),
+  settleCalls: script(SETTLE_CALLS),
 });

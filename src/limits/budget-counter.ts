@@ -21,7 +21,7 @@ export interface BudgetCounterDeps {
  * Seeds the hot-path budget counter of a virtual key (SPEC.md, Limits: budget enforced from the
  * cache store): spend plus the reservations of calls in flight, in cents. Calls reserve their
  * estimated cost atomically with their other limits (CacheStore.admitCall) and settle the
- * difference when they end (settleCall), so concurrent calls cannot together spend past the
+ * difference when they end (settleCalls), so concurrent calls cannot together spend past the
  * budget by more than one call's estimate error. A counter the cache store has lost (restart,
  * flush, expiry) makes admitCall answer `missing`; it is seeded here from the database.
  */

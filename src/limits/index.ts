@@ -69,8 +69,8 @@ export function createLimits(deps: LimitsDeps): Limits {
         },
         'model has no pricing (no override, not in the catalog): its calls are recorded with zero cost',
       ),
-    onSettleError: (error, ctx) =>
-      logger.warn({ err: error, requestId: ctx.requestId }, 'limit reservation not reconciled'),
+    onSettleError: (error, requestIds) =>
+      logger.warn({ err: error, requestIds }, 'limit reservations not reconciled'),
   });
   spend.start();
   return {

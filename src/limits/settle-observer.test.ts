@@ -84,7 +84,7 @@ describe('settle observer', () => {
       onUnpricedModel: () => {},
       onSettleError: (error) => assert.fail(String(error)),
     });
-    const key = testKey({ rpmLimit: 100, tpmLimit: 10_000, budgetCents: 100 });
+    const key = testKey({ rpmLimit: 100, tpmLimit: 100_000, budgetCents: 100 });
     const call = async () => {
       const ctx = testContext(key, { estimate: 1000, max_tokens: 1000 });
       await countedStage.run(ctx);
@@ -96,12 +96,29 @@ describe('settle observer', () => {
     await call();
     assert.deepEqual(
       operations,
-      ['admitCall', 'setIfAbsent', 'admitCall', 'settleCall'],
+      ['admitCall', 'setIfAbsent', 'admitCall', 'settleCalls'],
       'the first call seeds the budget',
     );
     operations.length = 0;
     await call();
-    assert.deepEqual(operations, ['admitCall', 'settleCall']);
+    assert.deepEqual(operations, ['admitCall', 'settleCalls']);
+
+    operations.length = 0;
+    const together = Array.from({ length: 5 }, () => testContext(key, { estimate: 1000, max_tokens: 1000 }));
+    for (const ctx of together) await countedStage.run(ctx);
+    for (const ctx of together) {
+      ctx.servedBy = priced;
+      ctx.usage = { inputTokens: 500, outputTokens: 250 };
+      countedObserver.onCallFinished(ctx, OK);
+    }
+    await countedObserver.idle();
+    assert.deepEqual(
+      operations,
+      [...Array(5).fill('admitCall'), 'settleCalls', 'settleCalls'],
+      'the first call of the key is settled at once, the four that finished meanwhile together',
+    );
+    assert.equal((await cache.windowState(LIMIT_KEYS.tpm(key.id), 100_000, RATE_WINDOW_MS)).used, 7 * 750);
+    assert.equal(Number(await cache.get(LIMIT_KEYS.budget(key.id))), 7);
   });
 
   it('releases the reservations of a call nothing served', async () => {

@@ -6,7 +6,7 @@ import type { Usage } from '../providers/types.ts';
 import { type Admission, admissionOf } from './admission.ts';
 import type { CostModel } from './cost-model.ts';
 import { pricingOf } from './deployment-pricing.ts';
-import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
+import { SettlementBatcher } from './settlement-batcher.ts';
 import type { SpendWriter } from './spend-writer.ts';
 
 export interface SettleDeps {
@@ -15,8 +15,8 @@ export interface SettleDeps {
   spend: SpendWriter;
   /** Once per model and process: the served model has no price, so its calls cost 0. */
   onUnpricedModel(deployment: Deployment): void;
-  /** A reservation could not be reconciled (the cache store failed); the call is not affected. */
-  onSettleError(error: unknown, ctx: CallContext): void;
+  /** Reservations could not be reconciled (the cache store failed); the calls are not affected. */
+  onSettleError(error: unknown, requestIds: readonly string[]): void;
 }
 
 /**
@@ -24,29 +24,31 @@ export interface SettleDeps {
  * it sets `ctx.costCents` before the record observer reads it. Cost is the served deployment's
  * price (override, else catalog) applied to the upstream's usage. The TPM reservation becomes the
  * actual tokens, the budget reservation the actual cost (released when nothing was served), and
- * the cost goes to the batched `spend_cents` writer. Nothing here waits: cache-store work runs in
- * the background, tracked so shutdown can let it finish.
+ * the cost goes to the batched `spend_cents` writer. Nothing here waits: the reservations are
+ * settled in the background, a few milliseconds later, in one cache-store operation per key for
+ * the calls that finished meanwhile (settlement-batcher.ts); shutdown lets them finish.
  */
 export class SettleObserver implements CallObserver {
   readonly name = 'settle-limits';
   readonly #deps: SettleDeps;
   readonly #unpriced = new Set<string>();
-  readonly #inFlight = new Set<Promise<void>>();
+  readonly #batcher: SettlementBatcher;
 
   constructor(deps: SettleDeps) {
     this.#deps = deps;
+    this.#batcher = new SettlementBatcher({ cache: deps.cache, onError: deps.onSettleError });
   }
 
   onCallFinished(ctx: CallContext, _outcome: CallOutcome): void {
     ctx.costCents = this.#costOf(ctx.servedBy, ctx.usage);
     if (ctx.principal.kind === 'virtual') this.#deps.spend.add(ctx.principal.key.id, ctx.costCents);
     const admission = admissionOf(ctx);
-    if (admission !== undefined) this.#track(this.#reconcile(ctx, admission));
+    if (admission !== undefined) this.#settle(ctx, admission);
   }
 
-  /** Resolves when the background reconciliations of finished calls are done. */
-  async idle(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  /** Settles what is pending now and resolves when every settlement is done. */
+  idle(): Promise<void> {
+    return this.#batcher.idle();
   }
 
   #costOf(servedBy: Deployment | null, usage: Usage | null): number {
@@ -64,26 +66,14 @@ export class SettleObserver implements CallObserver {
     return this.#deps.model.computeCostCents(usage, pricing);
   }
 
-  /** The TPM entry and the budget counter, settled in one cache-store operation. */
-  async #reconcile(ctx: CallContext, admission: Admission): Promise<void> {
+  /** What the call changes in its key's TPM entry and budget counter; nothing when both hold. */
+  #settle(ctx: CallContext, admission: Admission): void {
     const actual = admission.reservedTokens === null ? null : actualTokens(ctx);
-    const tokens =
-      actual !== null && actual !== admission.reservedTokens
-        ? { key: LIMIT_KEYS.tpm(admission.keyId), cost: actual }
-        : null;
-    const deltaCents = admission.reservedCents === null ? 0 : ctx.costCents - admission.reservedCents;
-    const budget = deltaCents !== 0 ? { key: LIMIT_KEYS.budget(admission.keyId), deltaCents } : null;
-    if (tokens === null && budget === null) return;
-    try {
-      await this.#deps.cache.settleCall({ id: ctx.requestId, windowMs: RATE_WINDOW_MS, tokens, budget });
-    } catch (error) {
-      this.#deps.onSettleError(error, ctx);
-    }
-  }
-
-  #track(work: Promise<void>): void {
-    this.#inFlight.add(work);
-    void work.finally(() => this.#inFlight.delete(work));
+    const tokens = actual !== admission.reservedTokens ? actual : null;
+    const delta = admission.reservedCents === null ? 0 : ctx.costCents - admission.reservedCents;
+    const deltaCents = delta !== 0 ? delta : null;
+    if (tokens === null && deltaCents === null) return;
+    this.#batcher.add(admission.keyId, { requestId: ctx.requestId, tokens, deltaCents });
   }
 }
 

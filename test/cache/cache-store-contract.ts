@@ -359,27 +359,38 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
         assert.equal(await store.get(k.budget), '1000');
       });
 
-      test('settleCall replaces the token entry and moves the budget counter when it exists', async () => {
+      test('settleCalls replaces each token entry and moves the budget counter when it exists', async () => {
         const k = limitsOf();
         await store.setIfAbsent(k.budget, '0', 60_000);
-        await call(k, 'r1', { tpm: 1000, cost: 500, budget: 100, amount: 10 });
-        await store.settleCall({
-          id: 'r1',
+        for (const id of ['r1', 'r2', 'r3'])
+          await call(k, id, { tpm: 1000, cost: 200, budget: 100, amount: 10 });
+        await store.settleCalls({
           windowMs: 60_000,
-          tokens: { key: k.tpm, cost: 120 },
-          budget: { key: k.budget, deltaCents: -7.5 },
+          tokens: {
+            key: k.tpm,
+            entries: [
+              { id: 'r1', cost: 120 },
+              { id: 'r2', cost: 0 },
+              { id: 'gone', cost: 50 },
+            ],
+          },
+          budget: { key: k.budget, deltaCents: -17.5 },
+        });
+        const tokens = await store.windowState(k.tpm, 1000, 60_000);
+        assert.equal(
+          tokens.used,
+          320,
+          'r1 120 + r2 released + r3 as reserved; an unknown entry is not created',
+        );
+        assert.equal(await store.get(k.budget), '12.5');
+        await store.settleCalls({
+          windowMs: 60_000,
+          tokens: { key: k.tpm, entries: [{ id: 'r3', cost: 0 }] },
+          budget: null,
         });
         assert.equal((await store.windowState(k.tpm, 1000, 60_000)).used, 120);
-        assert.equal(await store.get(k.budget), '2.5');
-        await store.settleCall({ id: 'r1', windowMs: 60_000, tokens: { key: k.tpm, cost: 0 }, budget: null });
-        assert.equal((await store.windowState(k.tpm, 1000, 60_000)).used, 0, '0 releases the entry');
         await store.del(k.budget);
-        await store.settleCall({
-          id: 'r1',
-          windowMs: 60_000,
-          tokens: null,
-          budget: { key: k.budget, deltaCents: 5 },
-        });
+        await store.settleCalls({ windowMs: 60_000, tokens: null, budget: { key: k.budget, deltaCents: 5 } });
         assert.equal(await store.get(k.budget), null, 'a counter that is gone stays gone');
       });
     });

@@ -1,0 +1,102 @@
+import type { CacheStore, TokenEntry } from '../cache/cache-store.ts';
+import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
+
+/** What one finished call changes in its key's limits. */
+export interface CallSettlement {
+  requestId: string;
+  /** The token entry's new cost (0 releases it); null leaves the entry as reserved. */
+  tokens: number | null;
+  /** Added to the budget counter; null when the key has no budget or nothing changes. */
+  deltaCents: number | null;
+}
+
+export interface SettlementBatcherOptions {
+  cache: Pick<CacheStore, 'settleCalls'>;
+  /** A batch could not be settled (the cache store failed); the calls are not affected. */
+  onError(error: unknown, requestIds: readonly string[]): void;
+  /** A waiting batch is sent at once, beside the one in flight, when it holds this many calls. */
+  maxCalls?: number;
+}
+
+/** Keeps one script's argument list (two per call) well within what Redis takes in one go. */
+const DEFAULT_MAX_CALLS = 256;
+
+interface Batch {
+  entries: TokenEntry[];
+  deltaCents: number;
+  hasBudget: boolean;
+  requestIds: string[];
+}
+
+interface KeyState {
+  waiting: Batch | null;
+  inFlight: number;
+}
+
+/**
+ * Settles finished calls by virtual key, one cache-store operation (`settleCalls`) in flight per
+ * key: a call whose key has none in flight is sent at once, so a client calling one call after
+ * another has each settled before its next admission (the store runs one connection's commands
+ * in order); calls that finish while one is in flight wait for it and then go together. So a
+ * busy key costs one settlement per round trip instead of one per call, and nothing waits on a
+ * timer. The token entries keep their own costs; the budget deltas are summed.
+ */
+export class SettlementBatcher {
+  readonly #cache: Pick<CacheStore, 'settleCalls'>;
+  readonly #onError: SettlementBatcherOptions['onError'];
+  readonly #maxCalls: number;
+  readonly #keys = new Map<string, KeyState>();
+  readonly #inFlight = new Set<Promise<void>>();
+
+  constructor(options: SettlementBatcherOptions) {
+    this.#cache = options.cache;
+    this.#onError = options.onError;
+    this.#maxCalls = options.maxCalls ?? DEFAULT_MAX_CALLS;
+  }
+
+  add(keyId: string, call: CallSettlement): void {
+    let state = this.#keys.get(keyId);
+    if (state === undefined) {
+      state = { waiting: null, inFlight: 0 };
+      this.#keys.set(keyId, state);
+    }
+    const batch = (state.waiting ??= { entries: [], deltaCents: 0, hasBudget: false, requestIds: [] });
+    if (call.tokens !== null) batch.entries.push({ id: call.requestId, cost: call.tokens });
+    if (call.deltaCents !== null) {
+      batch.hasBudget = true;
+      batch.deltaCents += call.deltaCents;
+    }
+    batch.requestIds.push(call.requestId);
+    if (state.inFlight === 0 || batch.requestIds.length >= this.#maxCalls) this.#send(keyId, state);
+  }
+
+  /** Resolves when every settlement added so far has been settled or has failed. */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  #send(keyId: string, state: KeyState): void {
+    const batch = state.waiting;
+    if (batch === null) return;
+    state.waiting = null;
+    state.inFlight++;
+    const work = this.#cache
+      .settleCalls({
+        windowMs: RATE_WINDOW_MS,
+        tokens: batch.entries.length === 0 ? null : { key: LIMIT_KEYS.tpm(keyId), entries: batch.entries },
+        budget: batch.hasBudget ? { key: LIMIT_KEYS.budget(keyId), deltaCents: batch.deltaCents } : null,
+      })
+      .catch((error: unknown) => this.#onError(error, batch.requestIds))
+      .finally(() => {
+        state.inFlight--;
+        // The batch that waited is sent (and tracked) before this one stops being tracked, so
+        // idle() never sees a gap.
+        if (state.inFlight === 0) {
+          this.#send(keyId, state);
+          if (state.inFlight === 0) this.#keys.delete(keyId);
+        }
+        this.#inFlight.delete(work);
+      });
+    this.#inFlight.add(work);
+  }
+}
