@@ -60,7 +60,8 @@ export class SettlementBatcher {
       state = { waiting: null, inFlight: 0 };
       this.#keys.set(keyId, state);
     }
-    const batch = (state.waiting ??= { entries: [], deltaCents: 0, hasBudget: false, requestIds: [] });
+    state.waiting ??= { entries: [], deltaCents: 0, hasBudget: false, requestIds: [] };
+    const batch = state.waiting;
     if (call.tokens !== null) batch.entries.push({ id: call.requestId, cost: call.tokens });
     if (call.deltaCents !== null) {
       batch.hasBudget = true;
