@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
+import { LIMIT_KEYS } from '../../src/limits/limit-keys.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { spawnMain, waitForListening } from '../helpers/child.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -14,6 +15,7 @@ import {
   hi,
   recordedCostCents,
   spendCents,
+  tokensUsed,
   waitUntil,
 } from './support.ts';
 
@@ -71,6 +73,25 @@ describe('budgets and spend under concurrency', () => {
     const after = await failure(openai.chat.completions.create(hi('chat', 1_000)));
     assert.equal(after.code, 'budget_exceeded');
     assert.equal(after.type, 'insufficient_quota');
+  });
+
+  it('a burst settles every TPM entry and the budget counter to the actual usage', async () => {
+    const key = await createKey(gw, { tpmLimit: 1_000_000, budgetCents: 1_000_000 });
+    const openai = client(gw, key.key);
+    // Calls that finish together are settled together, several to one cache-store operation.
+    fake.latencyMs = 20;
+    try {
+      await Promise.all(Array.from({ length: 40 }, () => openai.chat.completions.create(hi('chat'))));
+    } finally {
+      fake.latencyMs = 0;
+    }
+    const cache = gw.gateway.runtime.cache;
+    // Each call used 3 tokens, at 1 cent a token.
+    await waitUntil(async () => (await tokensUsed(cache, key.id, 1_000_000)) === 3 * 40, 'TPM settled');
+    await waitUntil(
+      async () => Number(await cache.get(LIMIT_KEYS.budget(key.id))) === 3 * 40,
+      'budget counter settled',
+    );
   });
 
   it('spend_cents equals the sum of the calls’ costs after a burst', async () => {
