@@ -91,14 +91,31 @@ export async function attemptUpstream(client: UpstreamClient, input: AttemptInpu
   return input.stream ? streamResult(input, response, body) : jsonResult(input, response, body);
 }
 
-async function readText(response: UpstreamResponse, signal: AbortSignal): Promise<string> {
-  try {
+/**
+ * The whole body as text, read with stream events: `for await` over the body costs an async
+ * generator, its end-of-stream watcher and a promise per chunk, about 6 µs of CPU per answer in a
+ * micro-benchmark (a tenth of what the bare proxy spends on a whole call). A body that closes
+ * before its end without an error (destroyed) fails like a premature close.
+ */
+function readText(response: UpstreamResponse, signal: AbortSignal): Promise<string> {
+  const body = response.body;
+  return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    for await (const chunk of response.body) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  } catch (error) {
-    throw transportFailure(error, signal);
-  }
+    let ended = false;
+    body.on('data', (chunk: Buffer) => chunks.push(chunk));
+    body.once('end', () => {
+      ended = true;
+      resolve((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'));
+    });
+    body.once('error', (error) => reject(transportFailure(error, signal)));
+    body.once('close', () => {
+      if (!ended) reject(transportFailure(prematureClose(), signal));
+    });
+  });
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 /**

@@ -24,6 +24,12 @@ describe('native JSON answers', () => {
     upstream = createServer((req, res) => {
       req.resume();
       req.on('end', () => {
+        if (req.url?.startsWith('/cut/')) {
+          // Half the promised body, then the connection is gone.
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': '400' });
+          res.write(ANSWERS.plain.slice(0, 200), () => res.destroy());
+          return;
+        }
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(ANSWERS[req.url?.startsWith('/nested/') ? 'nested' : 'plain']);
       });
@@ -43,18 +49,28 @@ describe('native JSON answers', () => {
       upstreamModel: 'upstream-model-2024',
       baseUrl: `http://127.0.0.1:${port}/nested/v1`,
     });
+    await createDeployment(gw, {
+      publicModel: 'cut',
+      provider: 'openai-compatible',
+      upstreamModel: 'upstream-model-2024',
+      baseUrl: `http://127.0.0.1:${port}/cut/v1`,
+    });
   });
   after(async () => {
     await gw?.close();
     upstream?.close();
   });
 
-  async function call(model: string): Promise<string> {
-    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+  async function send(model: string): Promise<Response> {
+    return fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${gw.masterKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
     });
+  }
+
+  async function call(model: string): Promise<string> {
+    const res = await send(model);
     const text = await res.text();
     assert.equal(res.status, 200, text);
     return text;
@@ -68,5 +84,13 @@ describe('native JSON answers', () => {
     const answer = JSON.parse(await call('nested'));
     assert.equal(answer.model, 'nested');
     assert.deepEqual(answer.provider_extra, { model: 'upstream-model-2024' });
+  });
+
+  it('answers a body the upstream cut short as an upstream error, without its bytes', async () => {
+    const res = await send('cut');
+    const answer = (await res.json()) as { error: { code: string; message: string } };
+    assert.equal(res.status, 502);
+    assert.equal(answer.error.code, 'upstream_error');
+    assert.ok(!answer.error.message.includes('chatcmpl-1'), answer.error.message);
   });
 });
