@@ -26,8 +26,8 @@ export interface BenchOptions {
   gatewayNodeArgs: string[];
   /** Also measure scenario (c) at the other log level, to price the access log. */
   compareLogLevels: boolean;
-  /** The scenario of the profiled pass (`--cpu-prof`): (c) or (d); null for none. */
-  profile: 'c' | 'd' | null;
+  /** The scenario of the profiled pass (`--cpu-prof`): (c), (d) or (e); null for none. */
+  profile: 'c' | 'd' | 'e' | null;
   /** `auto` (wrk when installed, else autocannon), `autocannon` or `wrk`. */
   loadTool: 'auto' | 'autocannon' | 'wrk';
   /** Scenario ids to run (`a,b,c`); empty = all. */
@@ -70,8 +70,8 @@ function profileOf(env: Env): BenchOptions['profile'] {
   const raw = env.BENCH_PROFILE ?? '';
   if (raw === '' || raw === '0' || raw === 'false') return null;
   if (raw === '1' || raw === 'true' || raw === 'd') return 'd';
-  if (raw === 'c') return 'c';
-  throw new Error(`BENCH_PROFILE must be 0, 1 (= d), c or d (got "${raw}")`);
+  if (raw === 'c' || raw === 'e') return raw;
+  throw new Error(`BENCH_PROFILE must be 0, 1 (= d), c, d or e (got "${raw}")`);
 }
 
 export function benchOptions(env: Env, resultsDir: string): BenchOptions {

@@ -1,5 +1,5 @@
 /**
- * BENCH_PROFILE=1 (or d, or c): scenario (d) (or (c)) once more on a gateway started with `--cpu-prof`, after the
+ * BENCH_PROFILE=1 (or d, c, e): scenario (d) (or (c), or (e)) once more on a gateway started with `--cpu-prof`, after the
  * measured runs so the profiler's overhead touches none of the figures. The profile is written
  * when the gateway exits, then ranked by self time over the load window only.
  */
@@ -23,7 +23,7 @@ export async function runProfiledGateway(session: BenchSession): Promise<Profile
   try {
     const tenant = await session.tenant(gateway);
     const credential = scenario === 'c' ? session.storage.masterKey : tenant.virtualKey;
-    const call = chatRequest(BENCH_MODEL, credential, false);
+    const call = chatRequest(BENCH_MODEL, credential, scenario === 'e');
     const answer = await waitServing(gateway.origin, call);
     if (answer.status !== 200) throw new Error(`profiled gateway answered ${answer.status}: ${answer.body}`);
     const context = session.context();

@@ -36,7 +36,7 @@ export interface HotFunction {
 
 export interface ProfileSummary {
   /** The scenario that ran under the profiler. */
-  scenario: 'c' | 'd';
+  scenario: 'c' | 'd' | 'e';
   file: string;
   windowMs: number;
   busyMs: number;
