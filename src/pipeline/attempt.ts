@@ -44,7 +44,11 @@ export type AttemptResult =
     }
   | {
       kind: 'stream';
-      events: AsyncIterable<StreamEvent>;
+      /**
+       * The events in batches, one per upstream chunk (never empty): a stream of many small
+       * events crosses the async iterators between here and the client once per chunk.
+       */
+      events: AsyncIterable<readonly StreamEvent[]>;
       usage: () => Usage | null;
       firstByteAtMs: () => number | null;
     };
@@ -178,17 +182,21 @@ function streamResult(
   const through = (events: StreamEvent[]): StreamEvent[] =>
     publish(translator === null ? events : events.flatMap((event) => translator.push(event)));
   let firstByteAtMs: number | null = null;
-  async function* events(): AsyncGenerator<StreamEvent> {
+  async function* events(): AsyncGenerator<readonly StreamEvent[]> {
     try {
       for await (const chunk of response.body) {
         firstByteAtMs ??= Date.now();
-        yield* through(decoder!.push(chunk as Uint8Array));
+        const batch = through(decoder!.push(chunk as Uint8Array));
+        if (batch.length > 0) yield batch;
       }
     } catch (error) {
       throw transportFailure(error, input.signal);
     }
-    yield* through(decoder!.finish());
-    if (translator !== null) yield* publish(translator.finish());
+    const last = [
+      ...through(decoder!.finish()),
+      ...(translator === null ? [] : publish(translator.finish())),
+    ];
+    if (last.length > 0) yield last;
   }
   return {
     kind: 'stream',

@@ -49,11 +49,17 @@ export function startSse(res: ServerResponse, headers: Record<string, string>): 
   });
 }
 
-/** Writes one event, waiting for the socket to drain when the client reads slower than the upstream sends. */
-export async function writeSseEvent(res: ServerResponse, event: StreamEvent): Promise<void> {
-  if (!res.write(formatSseEvent(event)) && !res.destroyed) {
-    await Promise.race([once(res, 'drain'), once(res, 'close')]);
+/**
+ * Writes a batch of events (those of one upstream chunk), then waits for the socket to drain when
+ * the client reads slower than the upstream sends. Stops at a response the client closed.
+ */
+export async function writeSseEvents(res: ServerResponse, events: readonly StreamEvent[]): Promise<void> {
+  let flowing = true;
+  for (const event of events) {
+    if (res.destroyed) return;
+    flowing = res.write(formatSseEvent(event));
   }
+  if (!flowing && !res.destroyed) await Promise.race([once(res, 'drain'), once(res, 'close')]);
 }
 
 /**

@@ -43,14 +43,18 @@ export function captureResponses(route: CallRouter): CallRouter {
   };
 }
 
-async function* tee(events: AsyncIterable<StreamEvent>, into: string[]): AsyncGenerator<StreamEvent> {
+async function* tee(
+  batches: AsyncIterable<readonly StreamEvent[]>,
+  into: string[],
+): AsyncGenerator<readonly StreamEvent[]> {
   let chars = 0;
-  for await (const event of events) {
-    if (chars < MAX_CAPTURED_STREAM_CHARS) {
+  for await (const batch of batches) {
+    for (const event of batch) {
+      if (chars >= MAX_CAPTURED_STREAM_CHARS) break;
       const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
       chars += data.length;
       into.push(data);
     }
-    yield event;
+    yield batch;
   }
 }

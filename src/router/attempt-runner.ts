@@ -69,11 +69,11 @@ export async function runAttempt(
 
 /** The stream from its first event on; ends the attempt when it ends, fails or is abandoned. */
 async function* continued(
-  first: IteratorResult<StreamEvent>,
-  iterator: AsyncIterator<StreamEvent>,
+  first: IteratorResult<readonly StreamEvent[]>,
+  iterator: AsyncIterator<readonly StreamEvent[]>,
   attempt: TrackedAttempt,
   usage: () => Usage | null,
-): AsyncGenerator<StreamEvent> {
+): AsyncGenerator<readonly StreamEvent[]> {
   let failure: unknown = null;
   let finished = false;
   try {

@@ -94,16 +94,28 @@ describe('streams fail over only before their first byte', () => {
     assert.equal(anthropicFake.requests.length, 1);
   });
 
-  it('OpenAI format: an upstream that fails before its first event is retried, and the client sees a whole stream', async () => {
-    openaiFake.faultNextStream({ afterEvents: 0, action: 'destroy' });
+  /** A whole OpenAI-format stream's text, and the attempts the gateway made for it. */
+  async function streamedText(model: string): Promise<{ text: string; attempts: string | null }> {
     const { data: stream, response } = await openai.chat.completions
-      .create({ model: gpt, stream: true, messages: [{ role: 'user', content: PROMPT }] })
+      .create({ model, stream: true, messages: [{ role: 'user', content: PROMPT }] })
       .withResponse();
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
-    assert.equal(text, `echo: ${PROMPT}`);
-    assert.equal(response.headers.get('x-switchyard-attempts'), '2');
+    return { text, attempts: response.headers.get('x-switchyard-attempts') };
+  }
+
+  it('OpenAI format: an upstream that fails before its first event is retried, and the client sees a whole stream', async () => {
+    openaiFake.faultNextStream({ afterEvents: 0, action: 'destroy' });
+    assert.deepEqual(await streamedText(gpt), { text: `echo: ${PROMPT}`, attempts: '2' });
     assert.equal(openaiFake.requests.length, 2);
+  });
+
+  it('OpenAI format: a stream cut inside its first event is retried: half an event is no first byte', async () => {
+    // A deployment of its own: the failures of the tests above could have put gpt's in cooldown.
+    const model = modelName('gpt-cut');
+    await createDeployment(gw, { publicModel: model, baseUrl: openaiFake.baseUrl });
+    openaiFake.faultNextStream({ afterEvents: 0, action: { raw: 'data: {"id":"chatcmpl-cut","obj' } });
+    assert.deepEqual(await streamedText(model), { text: `echo: ${PROMPT}`, attempts: '2' });
   });
 
   it('Anthropic format: a stream that ends cleanly before its first event is retried', async () => {

@@ -6,7 +6,7 @@ import type { AttemptResult } from '../../pipeline/attempt.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import { type Endpoint, type EndpointBody, MULTIPART_UPLOAD } from '../../pipeline/endpoint.ts';
 import type { InferencePipeline } from '../../pipeline/pipeline.ts';
-import { sseErrorEvent, startSse, writeJson, writeSseEvent, writeText } from '../../pipeline/respond.ts';
+import { sseErrorEvent, startSse, writeJson, writeSseEvents, writeText } from '../../pipeline/respond.ts';
 import { ClientAbortedError } from '../../pipeline/upstream-failure.ts';
 import { toGatewayError, writeRawError } from '../../server/error-response.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
@@ -181,16 +181,16 @@ async function writeResult(
   }
   startSse(res, ctx.responseHeaders);
   try {
-    for await (const event of result.events) {
+    for await (const batch of result.events) {
       if (res.destroyed) break;
-      await writeSseEvent(res, event);
+      await writeSseEvents(res, batch);
     }
     return { status: 200, error: null, streamBroken: false };
   } catch (error) {
     if (error instanceof ClientAbortedError || res.destroyed)
       return { status: 499, error: null, streamBroken: true };
     const gatewayError = toGatewayError(error);
-    await writeSseEvent(res, sseErrorEvent(gatewayError, ctx.endpoint.shape));
+    await writeSseEvents(res, [sseErrorEvent(gatewayError, ctx.endpoint.shape)]);
     return { status: gatewayError.status, error: gatewayError, streamBroken: true };
   } finally {
     ctx.usage = result.usage();
