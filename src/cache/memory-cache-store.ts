@@ -144,9 +144,10 @@ export class MemoryCacheStore implements CacheStore {
 
   async settleCalls(settlement: CallsSettlement): Promise<void> {
     const { windowMs, tokens, budget } = settlement;
-    if (tokens !== null) this.#adjust(tokens.key, tokens.entries, windowMs, this.#now());
+    const now = this.#now();
+    if (tokens !== null) this.#adjust(tokens.key, tokens.entries, windowMs, now);
     if (budget !== null && budget.deltaCents !== 0) {
-      const counter = this.#live(budget.key, this.#now());
+      const counter = this.#live(budget.key, now);
       if (counter !== undefined) counter.value = numberIn(budget.key, counter) + budget.deltaCents;
     }
   }

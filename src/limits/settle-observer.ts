@@ -25,8 +25,8 @@ export interface SettleDeps {
  * price (override, else catalog) applied to the upstream's usage. The TPM reservation becomes the
  * actual tokens, the budget reservation the actual cost (released when nothing was served), and
  * the cost goes to the batched `spend_cents` writer. Nothing here waits: the reservations are
- * settled in the background, a few milliseconds later, in one cache-store operation per key for
- * the calls that finished meanwhile (settlement-batcher.ts); shutdown lets them finish.
+ * settled in the background, one cache-store operation in flight per key, the calls that finish
+ * meanwhile together after it (settlement-batcher.ts); shutdown lets them finish.
  */
 export class SettleObserver implements CallObserver {
   readonly name = 'settle-limits';
@@ -46,7 +46,7 @@ export class SettleObserver implements CallObserver {
     if (admission !== undefined) this.#settle(ctx, admission);
   }
 
-  /** Settles what is pending now and resolves when every settlement is done. */
+  /** Resolves when the settlements of every call finished so far are done. */
   idle(): Promise<void> {
     return this.#batcher.idle();
   }

@@ -12,7 +12,7 @@ export interface CallSettlement {
 
 export interface SettlementBatcherOptions {
   cache: Pick<CacheStore, 'settleCalls'>;
-  /** A batch could not be settled (the cache store failed); the calls are not affected. */
+  /** A batch could not be settled (the cache store failed); the calls are not affected. Must not throw. */
   onError(error: unknown, requestIds: readonly string[]): void;
   /** A waiting batch is sent at once, beside the one in flight, when it holds this many calls. */
   maxCalls?: number;
@@ -23,8 +23,8 @@ const DEFAULT_MAX_CALLS = 256;
 
 interface Batch {
   entries: TokenEntry[];
-  deltaCents: number;
-  hasBudget: boolean;
+  /** The summed budget deltas; null while no call of the batch has one. */
+  deltaCents: number | null;
   requestIds: string[];
 }
 
@@ -60,13 +60,10 @@ export class SettlementBatcher {
       state = { waiting: null, inFlight: 0 };
       this.#keys.set(keyId, state);
     }
-    state.waiting ??= { entries: [], deltaCents: 0, hasBudget: false, requestIds: [] };
+    state.waiting ??= { entries: [], deltaCents: null, requestIds: [] };
     const batch = state.waiting;
     if (call.tokens !== null) batch.entries.push({ id: call.requestId, cost: call.tokens });
-    if (call.deltaCents !== null) {
-      batch.hasBudget = true;
-      batch.deltaCents += call.deltaCents;
-    }
+    if (call.deltaCents !== null) batch.deltaCents = (batch.deltaCents ?? 0) + call.deltaCents;
     batch.requestIds.push(call.requestId);
     if (state.inFlight === 0 || batch.requestIds.length >= this.#maxCalls) this.#send(keyId, state);
   }
@@ -85,7 +82,8 @@ export class SettlementBatcher {
       .settleCalls({
         windowMs: RATE_WINDOW_MS,
         tokens: batch.entries.length === 0 ? null : { key: LIMIT_KEYS.tpm(keyId), entries: batch.entries },
-        budget: batch.hasBudget ? { key: LIMIT_KEYS.budget(keyId), deltaCents: batch.deltaCents } : null,
+        budget:
+          batch.deltaCents === null ? null : { key: LIMIT_KEYS.budget(keyId), deltaCents: batch.deltaCents },
       })
       .catch((error: unknown) => this.#onError(error, batch.requestIds))
       .finally(() => {
