@@ -39,9 +39,10 @@ export interface CacheStore {
   windowState(key: string, limit: number, windowMs: number): Promise<WindowDecision>;
 
   /**
-   * One call's admission against every limit of its key in one atomic step: a request window,
-   * a token window (both sliding logs, entries under `id`) and a budget counter (room when it
-   * exists and `value + amount <= limit`), each optional. Either every limit admits and each takes
+   * One call's admission against every limit of its key in one atomic step: a request window
+   * (a count of calls, read only through admitCall: a store may keep it apart from the sliding
+   * log of the same name), a token window (a sliding log, entries under `id`) and a budget
+   * counter (room when it exists and `value + amount <= limit`), each optional. Either every limit admits and each takes
    * its share, or none takes anything; each part of the answer says whether that limit alone would
    * admit. A missing budget counter is not created: the call is refused with budget status
    * `missing`, so the caller can seed it (from the database, with `setIfAbsent`) and ask again.
@@ -89,7 +90,7 @@ export interface CallAdmissionRequest {
   /** Reservation id of the window entries (the request id). */
   id: string;
   windowMs: number;
-  /** One unit per call. */
+  /** One unit per call, never adjusted; a limit of 0 reads the count without taking anything. */
   requests: { key: string; limit: number } | null;
   tokens: { key: string; limit: number; cost: number } | null;
   budget: { key: string; limit: number; amount: number } | null;

@@ -11,7 +11,7 @@ import type {
 } from './cache-store.ts';
 import { CacheUnavailableError } from './cache-store.ts';
 import { CommandDeadlines } from './command-deadlines.ts';
-import { assertValidKeyPrefix, prefixedKey, windowKeys } from './redis-keys.ts';
+import { assertValidKeyPrefix, callCountKey, prefixedKey, windowKeys } from './redis-keys.ts';
 import { callAdmission, ignoreReply, isOk, remainingTtl, windowDecision } from './redis-replies.ts';
 import type { RedisScript } from './redis-scripts.ts';
 import { REDIS_SCRIPTS } from './redis-scripts.ts';
@@ -138,11 +138,15 @@ export class RedisCacheStore implements CacheStore {
     return this.#send(args).then(isOk);
   }
 
-  /** Deletes the key and the sliding log kept under the same logical name, as the memory store does. */
+  /**
+   * Deletes the key and the sliding log or call count kept under the same logical name, as the
+   * memory store does.
+   */
   del(key: string): Promise<void> {
     return this.#run(async () => {
       // Two commands: without a hash tag in `key` the log lives in another Cluster slot.
-      await Promise.all([this.#client.del(this.#key(key)), this.#client.del(windowKeys(this.#prefix, key))]);
+      const windows = [...windowKeys(this.#prefix, key), callCountKey(this.#prefix, key)];
+      await Promise.all([this.#client.del(this.#key(key)), this.#client.del(windows)]);
     });
   }
 
@@ -195,7 +199,9 @@ export class RedisCacheStore implements CacheStore {
 
   admitCall(request: CallAdmissionRequest): Promise<CallAdmissionDecision> {
     const { requests, tokens, budget } = request;
-    const args = this.#callScriptArgs(REDIS_SCRIPTS.admitCall, [requests, tokens], budget, [
+    const keys: string[] = [];
+    if (requests !== null) keys.push(callCountKey(this.#prefix, requests.key));
+    const args = this.#callScriptArgs(REDIS_SCRIPTS.admitCall, keys, tokens, budget, [
       request.id,
       windowArg(request.windowMs),
       flagArg(requests),
@@ -219,19 +225,22 @@ export class RedisCacheStore implements CacheStore {
       String(budget?.deltaCents ?? 0),
     ];
     for (const entry of tokens?.entries ?? []) argv.push(entry.id, String(entry.cost));
-    const args = this.#callScriptArgs(REDIS_SCRIPTS.settleCalls, [tokens], budget, argv);
+    const args = this.#callScriptArgs(REDIS_SCRIPTS.settleCalls, [], tokens, budget, argv);
     return this.#eval(REDIS_SCRIPTS.settleCalls, args).then(ignoreReply);
   }
 
-  /** EVALSHA arguments of a per-call script: the keys of the windows and the counter present, then `argv`. */
+  /**
+   * EVALSHA arguments of a per-call script: `keys` (a call count's, already named), the token
+   * window's and the counter's keys when present, then `argv`.
+   */
   #callScriptArgs(
     script: RedisScript,
-    windows: readonly ({ key: string } | null)[],
+    keys: string[],
+    window: { key: string } | null,
     counter: { key: string } | null,
     argv: string[],
   ): string[] {
-    const keys: string[] = [];
-    for (const window of windows) if (window !== null) keys.push(...windowKeys(this.#prefix, window.key));
+    if (window !== null) keys.push(...windowKeys(this.#prefix, window.key));
     if (counter !== null) keys.push(this.#key(counter.key));
     return ['EVALSHA', script.sha1, String(keys.length), ...keys, ...argv];
   }

@@ -13,6 +13,15 @@ export function windowKeys(prefix: string, key: string): [log: string, cost: str
   return [`${base}:log`, `${base}:cost`, `${base}:sum`];
 }
 
+/**
+ * The sorted set of a call count (the request window of `admitCall`). Its own name, not the
+ * sliding log's `:log`: a replica of an earlier release keeps a cost hash and a sum beside that
+ * log, which a count pruning it would leave wrong (docs/operations.md, Upgrading).
+ */
+export function callCountKey(prefix: string, key: string): string {
+  return `${prefix + withHashTag(key)}:calls`;
+}
+
 /** The key itself when it has a hash tag, otherwise the whole key made the tag. */
 export function withHashTag(key: string): string {
   const open = key.indexOf('{');

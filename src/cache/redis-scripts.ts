@@ -7,8 +7,10 @@ import { createHash } from 'node:crypto';
  * Redis 5 a script that calls TIME is replicated by its effects, which keeps replicas equal.
  *
  * A sliding log is three keys in one hash slot: a sorted set (score = ms timestamp, member =
- * reservation id), a hash (id -> cost) and a running sum. Replies carry numbers as strings,
- * because RESP2 truncates Lua numbers to integers.
+ * reservation id), a hash (id -> cost) and a running sum. A call count (a key's request window,
+ * where every entry costs 1 and is never adjusted) is the sorted set alone: its size is its sum,
+ * which takes the admission from eleven Redis commands per window to five. Replies carry numbers
+ * as strings, because RESP2 truncates Lua numbers to integers.
  */
 export interface RedisScript {
   readonly source: string;
@@ -71,8 +73,9 @@ local function adjust(w, id, cost, cost_text, used)
 end
 
 -- Stores the sum; every key lives one window past its newest entry, so idle windows vanish.
-local function persist(w, used, window)
-  if redis.call('ZCARD', w.log) == 0 then
+-- \`taken\`: an entry was just written, so the log cannot be empty.
+local function persist(w, used, window, taken)
+  if not taken and redis.call('ZCARD', w.log) == 0 then
     redis.call('DEL', w.log, w.cost, w.sum)
     return
   end
@@ -83,10 +86,15 @@ end
 
 -- Answers {admitted, used, retryAfterMs, resetMs}. When not admitted, walks from the oldest
 -- entry until \`need\` units have left; when they never do (cost above limit), answers the reset.
-local function decide(w, now, window, used, admitted, need)
+-- \`taken\`: an entry was just written at \`now\`, so it is the newest.
+local function decide(w, now, window, used, admitted, need, taken)
   local reset = 0
-  local newest = redis.call('ZRANGE', w.log, -1, -1, 'WITHSCORES')
-  if #newest > 0 then reset = tonumber(newest[2]) + window - now end
+  if taken then
+    reset = window
+  else
+    local newest = redis.call('ZRANGE', w.log, -1, -1, 'WITHSCORES')
+    if #newest > 0 then reset = tonumber(newest[2]) + window - now end
+  end
   local retry = 0
   if not admitted then
     retry = reset
@@ -124,8 +132,8 @@ if admitted then
   used = used - previous + cost
   take(w, now, id, ARGV[2])
 end
-persist(w, used, window)
-return decide(w, now, window, used, admitted, used + cost - limit)
+persist(w, used, window, admitted)
+return decide(w, now, window, used, admitted, used + cost - limit, admitted)
 `;
 
 /** KEYS: log, cost, sum. ARGV: id, cost (0 releases), windowMs. Keeps the entry's timestamp. */
@@ -149,31 +157,75 @@ return decide(w, now, window, used, used + 1 <= limit, used + 1 - limit)
 `;
 
 /**
- * KEYS: the request window's three keys when ARGV[3] is 1, then the token window's when ARGV[5]
+ * A call count: one sorted set (score = ms timestamp, member = call id) whose size is the
+ * window's sum. An entry of the same id is replaced, as in a sliding log.
+ */
+const COUNT_PRELUDE = `
+-- The log after pruning, and whether one more call under \`id\` fits \`limit\`.
+local function count_check(log, now, window, id, limit)
+  redis.call('ZREMRANGEBYSCORE', log, '-inf', now - window)
+  local used = redis.call('ZCARD', log)
+  local previous = redis.call('ZSCORE', log, id) and 1 or 0
+  return {log = log, used = used, fits = used - previous + 1 <= limit, need = used - previous + 1 - limit}
+end
+
+-- Takes the call's entry; the log lives one window past it, its newest entry.
+local function count_take(count, now, window, id)
+  if redis.call('ZADD', count.log, now, id) == 1 then count.used = count.used + 1 end
+  redis.call('PEXPIRE', count.log, window)
+  count.newest = now
+end
+
+-- decide's four fields. A refused call waits for the entry whose leaving makes room: the
+-- \`need\`-th oldest; when there is none (limit 0), it waits for the reset.
+local function count_decide(count, now, window, admitted)
+  local newest = count.newest
+  if newest == nil and count.used > 0 then
+    newest = tonumber(redis.call('ZRANGE', count.log, -1, -1, 'WITHSCORES')[2])
+  end
+  local reset = newest and newest + window - now or 0
+  local retry = 0
+  if not admitted then
+    retry = reset
+    if count.need >= 1 then
+      local oldest = redis.call('ZRANGE', count.log, count.need - 1, count.need - 1, 'WITHSCORES')
+      if #oldest > 0 then retry = tonumber(oldest[2]) + window - now end
+    end
+  end
+  return {admitted and '1' or '0', tostring(count.used), tostring(math.max(0, retry)), tostring(math.max(0, reset))}
+end
+`;
+
+/**
+ * KEYS: the request count's log when ARGV[3] is 1, then the token window's three keys when ARGV[5]
  * is 1, then the budget counter when ARGV[8] is 1. ARGV: id, windowMs, hasRequests,
  * requestLimit, hasTokens, tokenLimit, tokenCost, hasBudget, budgetLimit, budgetAmount.
  * Answers {admitted}, then decide's four fields per window present, then {status, value} for
  * the budget (status '0' missing, '1' room, '2' no room). Nothing is written unless every limit admits.
  */
-const ADMIT_CALL = `${WINDOW_PRELUDE}
+const ADMIT_CALL = `${WINDOW_PRELUDE}${COUNT_PRELUDE}
 local id, window = ARGV[1], tonumber(ARGV[2])
 local now = now_ms()
 local next_key = 1
-local parts = {}
-local function check_window(cost_text, limit)
+local admitted = true
+local requests = nil
+if ARGV[3] == '1' then
+  requests = count_check(KEYS[1], now, window, id, tonumber(ARGV[4]))
+  next_key = 2
+  admitted = requests.fits
+end
+local tokens = nil
+if ARGV[5] == '1' then
   local w = window_at(next_key)
   next_key = next_key + 3
+  local cost_text, limit = ARGV[7], tonumber(ARGV[6])
   local cost = tonumber(cost_text)
   local used = prune(w, now, window)
   local previous = held(w, id)
-  local part = {w = w, cost = cost, cost_text = cost_text, limit = limit, used = used, previous = previous}
-  part.fits = used - previous + cost <= limit
-  parts[#parts + 1] = part
-  return part.fits
+  tokens = {w = w, cost = cost, cost_text = cost_text, limit = limit, used = used, previous = previous}
+  tokens.fits = used - previous + cost <= limit
+  admitted = tokens.fits and admitted
 end
-local admitted = true
-if ARGV[3] == '1' then admitted = check_window('1', tonumber(ARGV[4])) and admitted end
-if ARGV[5] == '1' then admitted = check_window(ARGV[7], tonumber(ARGV[6])) and admitted end
 local budget_key, budget_status, budget_value = nil, '0', '0'
 if ARGV[8] == '1' then
   budget_key = KEYS[next_key]
@@ -185,14 +237,21 @@ if ARGV[8] == '1' then
   admitted = admitted and budget_status == '1'
 end
 local reply = {admitted and '1' or '0'}
-for _, part in ipairs(parts) do
-  if admitted then
-    part.used = part.used - part.previous + part.cost
-    take(part.w, now, id, part.cost_text)
-  end
-  persist(part.w, part.used, window)
-  local decision = decide(part.w, now, window, part.used, part.fits, part.used + part.cost - part.limit)
+local function answer(decision)
   for _, field in ipairs(decision) do reply[#reply + 1] = field end
+end
+if requests then
+  if admitted then count_take(requests, now, window, id) end
+  answer(count_decide(requests, now, window, requests.fits))
+end
+if tokens then
+  if admitted then
+    tokens.used = tokens.used - tokens.previous + tokens.cost
+    take(tokens.w, now, id, tokens.cost_text)
+  end
+  persist(tokens.w, tokens.used, window, admitted)
+  local need = tokens.used + tokens.cost - tokens.limit
+  answer(decide(tokens.w, now, window, tokens.used, tokens.fits, need, admitted))
 end
 if budget_key then
   if admitted then budget_value = redis.call('INCRBYFLOAT', budget_key, ARGV[10]) end

@@ -285,6 +285,41 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
               : { key: k.budget, limit: limits.budget, amount: limits.amount ?? 0 },
         });
 
+      /** The calls in the request window, read the only way it can be: by a call it refuses (limit 0). */
+      const callsIn = async (k: ReturnType<typeof limitsOf>) =>
+        (await call(k, 'probe', { rpm: 0 })).requests?.used;
+
+      test('counts calls up to the request limit; a refused call waits for the call whose leaving makes room', async () => {
+        const k = limitsOf();
+        const count = (id: string, rpm: number, windowMs = 400) =>
+          store.admitCall({ id, windowMs, requests: { key: k.rpm, limit: rpm }, tokens: null, budget: null });
+        const first = await count('old', 3);
+        assert.deepEqual([first.admitted, first.requests?.used, first.requests?.remaining], [true, 1, 2]);
+        assert.equal(first.requests?.retryAfterMs, 0);
+        assert.ok((first.requests?.resetMs ?? 0) > 350, `resetMs ${first.requests?.resetMs}`);
+        await sleep(150);
+        await count('mid', 3);
+        assert.equal((await count('mid', 3)).requests?.used, 2, 'the same id is counted once');
+        await count('new', 3);
+        const refused = await count('fourth', 3);
+        assert.deepEqual(
+          [refused.admitted, refused.requests?.used, refused.requests?.remaining],
+          [false, 3, 0],
+        );
+        // 'old' leaves about 250 ms from now, 'mid' and 'new' about 400 ms from now.
+        const retry = refused.requests?.retryAfterMs ?? 0;
+        assert.ok(retry > 0 && retry <= 260, `retryAfterMs ${retry}`);
+        const reset = refused.requests?.resetMs ?? 0;
+        assert.ok(reset > 300 && reset <= 400, `resetMs ${reset}`);
+        const lower = (await count('fifth', 2)).requests;
+        assert.ok((lower?.retryAfterMs ?? 0) > 300, `two must leave: ${lower?.retryAfterMs}`);
+        const none = (await count('sixth', 0)).requests;
+        assert.equal(none?.retryAfterMs, none?.resetMs, 'a limit of 0 waits for the reset');
+        await sleep(reset + 30);
+        const later = await count('seventh', 3);
+        assert.deepEqual([later.admitted, later.requests?.used], [true, 1], 'the calls left the window');
+      });
+
       test('admits when every limit has room, and each takes its share', async () => {
         const k = limitsOf();
         await store.setIfAbsent(k.budget, '10', 60_000);
@@ -316,12 +351,12 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
         assert.ok((refused.tokens?.retryAfterMs ?? 0) > 0, 'the refused window says when it has room');
         assert.deepEqual(refused.budget, { status: 'admitted', value: 1 });
         assert.equal(await store.get(k.budget), '1', 'the budget took nothing');
-        assert.equal((await store.windowState(k.rpm, 5, 60_000)).used, 1);
+        assert.equal(await callsIn(k), 1);
 
         const overBudget = await call(k, 'r3', { rpm: 5, budget: 1.5, amount: 1 });
         assert.equal(overBudget.admitted, false);
         assert.deepEqual(overBudget.budget, { status: 'rejected', value: 1 });
-        assert.equal((await store.windowState(k.rpm, 5, 60_000)).used, 1);
+        assert.equal(await callsIn(k), 1);
       });
 
       test('refuses with budget missing, taking nothing, until the counter is seeded', async () => {
@@ -330,7 +365,7 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
         assert.equal(missing.admitted, false);
         assert.deepEqual(missing.budget, { status: 'missing' });
         assert.equal(await store.get(k.budget), null, 'not created');
-        assert.equal((await store.windowState(k.rpm, 5, 60_000)).used, 0);
+        assert.equal(await callsIn(k), 0);
         await store.setIfAbsent(k.budget, '7', 60_000);
         const admitted = await call(k, 'r1', { rpm: 5, budget: 100, amount: 1 });
         assert.equal(admitted.admitted, true);
@@ -354,7 +389,7 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
         );
         // TPM holds 50 calls, RPM 40, the budget 40: 40 pass.
         assert.equal(decisions.filter((d) => d.admitted).length, 40);
-        assert.equal((await store.windowState(k.rpm, 40, 60_000)).used, 40);
+        assert.equal(await callsIn(k), 40);
         assert.equal((await store.windowState(k.tpm, 10_000, 60_000)).used, 8000);
         assert.equal(await store.get(k.budget), '1000');
       });

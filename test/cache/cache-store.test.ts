@@ -9,7 +9,7 @@ import { CacheUnavailableError } from '../../src/cache/cache-store.ts';
 import { createCacheStore } from '../../src/cache/create-cache-store.ts';
 import { MemoryCacheStore } from '../../src/cache/memory-cache-store.ts';
 import { RedisCacheStore } from '../../src/cache/redis-cache-store.ts';
-import { windowKeys, withHashTag } from '../../src/cache/redis-keys.ts';
+import { callCountKey, windowKeys, withHashTag } from '../../src/cache/redis-keys.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { describeCacheStoreContract, eventually } from './cache-store-contract.ts';
 
@@ -70,6 +70,32 @@ describe('RedisCacheStore', () => {
     assert.equal(await raw.exists([...tagged, ...wrapped].map((k) => PREFIX + k)), 0, 'idle windows vanish');
   });
 
+  test("keeps a key's request window as one sorted set, apart from a sliding log of the same name", async () => {
+    const tag = `key_${randomUUID()}`;
+    const call = (id: string) =>
+      store.admitCall({
+        id,
+        windowMs: 150,
+        requests: { key: `rl:{${tag}}:rpm`, limit: 5 },
+        tokens: { key: `rl:{${tag}}:tpm`, limit: 1000, cost: 10 },
+        budget: null,
+      });
+    await call('r1');
+    await call('r2');
+    const calls = `${PREFIX}rl:{${tag}}:rpm:calls`;
+    assert.deepEqual(await raw.zRange(calls, 0, -1), ['r1', 'r2']);
+    assert.equal(await raw.exists(windowKeys(PREFIX, `rl:{${tag}}:rpm`)), 0, 'no log, cost hash or sum');
+    assert.equal(
+      await raw.hGet(`${PREFIX}rl:{${tag}}:tpm:cost`, 'r2'),
+      '10',
+      'the token window keeps its costs',
+    );
+    const ttl = await raw.pTTL(calls);
+    assert.ok(ttl > 0 && ttl <= 150, `ttl ${ttl}`);
+    await sleep(250);
+    assert.equal(await raw.exists(calls), 0, 'an idle count vanishes');
+  });
+
   test('isolates stores with different prefixes', async () => {
     const other = await RedisCacheStore.connect({ url: REDIS_URL, keyPrefix: `${PREFIX}other:` });
     const k = `test:{${randomUUID()}}:value`;
@@ -85,6 +111,8 @@ describe('RedisCacheStore', () => {
       'p:rl:{key_1}:rpm:cost',
       'p:rl:{key_1}:rpm:sum',
     ]);
+    assert.equal(callCountKey('p:', 'rl:{key_1}:rpm'), 'p:rl:{key_1}:rpm:calls');
+    assert.equal(callCountKey('p:', 'plain'), 'p:{plain}:calls');
     assert.equal(withHashTag('a{}b'), '{a{}b}', 'an empty tag is no tag');
     assert.equal(withHashTag('a}b{c'), '{a}b{c}', 'a { with no } after it is no tag');
     assert.equal(withHashTag('x{y}z{w}'), 'x{y}z{w}');
