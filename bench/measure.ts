@@ -1,13 +1,16 @@
 /**
  * Measures one scenario against one target: unrecorded warm-up, then throughput at saturation
- * (with the server's CPU time and RSS read from /proc meanwhile), latency at a fixed moderate
- * rate, and latency at concurrency 1.
+ * (with the server's CPU time and RSS read from /proc meanwhile, and the CPU of the local Redis and
+ * Postgres and how busy the load cores were), latency at a fixed moderate rate, and latency at
+ * concurrency 1.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { LatencySummary } from './latency-summary.ts';
+import type { LocalServices } from './local-services.ts';
 import type { BenchOptions } from './options.ts';
+import { coresOf } from './pinning.ts';
 import { runProbe } from './probe-runner.ts';
-import { cpuSeconds, sampleRss } from './proc-stats.ts';
+import { coreTicks, cpuSeconds, sampleRss } from './proc-stats.ts';
 import type { BenchRequest } from './requests.ts';
 import { type LoadTool, type SaturationRun, saturate } from './saturation.ts';
 
@@ -22,8 +25,12 @@ export interface MeasureContext {
   options: BenchOptions;
   tool: LoadTool;
   loadCores: string | null;
+  /** The load cores when they are the load's alone (the plan is applied), else null: not measured. */
+  busyCores: string | null;
   loadThreads: number;
   scratchDir: string;
+  /** The local Redis and Postgres, whose CPU is measured apart from the server's. */
+  services: Pick<LocalServices, 'meter'>;
 }
 
 /** Which phases to run: extra rows (workers, log level) only need saturation. */
@@ -36,6 +43,18 @@ export interface ScenarioFigures {
   saturation: SaturationRun;
   /** CPU seconds (user + system) of the server per 1,000 answered calls at saturation. */
   cpuSecondsPer1000: number;
+  /**
+   * CPU seconds of the local Redis and Postgres (each one's whole process tree) per 1,000 answered
+   * calls at saturation: the storage work the server's own figure leaves out. Null as a whole when
+   * neither runs on this host (embedded storage, a remote server), null for one that does not.
+   */
+  dependencyCpuSecondsPer1000: { redis: number | null; postgres: number | null } | null;
+  /**
+   * Busy share (0..1) of the load cores during saturation: the load generator, the fake upstream
+   * and, when pinned there, Redis and Postgres. Near 1, the load side may be what bounds the
+   * throughput. Null when nothing was pinned (the cores are shared with the server).
+   */
+  loadCoresBusy: number | null;
   /** Resident memory of the server during saturation. */
   rssMb: { median: number; max: number };
   rate: LatencySummary | null;
@@ -45,6 +64,23 @@ export interface ScenarioFigures {
 }
 
 const ALL_PHASES: Phases = { rate: true, sequential: true };
+
+/** Seconds per 1,000 answered calls, to the millisecond (NaN when nothing was answered). */
+function per1000(seconds: number, calls: number): number {
+  return calls === 0 ? Number.NaN : Math.round((seconds / calls) * 1000 * 1000) / 1000;
+}
+
+/** Starts watching `cores`; the returned function gives their busy share since (null: not watched). */
+function meterCores(cores: string | null): () => number | null {
+  if (cores === null) return () => null;
+  const list = coresOf(cores);
+  const before = coreTicks(list);
+  return () => {
+    const after = coreTicks(list);
+    const total = after.total - before.total;
+    return total === 0 ? null : Math.round(((after.busy - before.busy) / total) * 1000) / 1000;
+  };
+}
 
 /** A server using less than this share of a core is idle enough to start the next phase. */
 const IDLE_CPU_SHARE = 0.1;
@@ -91,7 +127,11 @@ export async function measureScenario(
   const settledMs = [await settle(pids)];
   const cpuBefore = cpuSeconds(pids);
   const stopRss = sampleRss(pids);
+  const stopServices = context.services.meter();
+  const stopCores = meterCores(context.busyCores);
   const saturation = await load(options.durationS);
+  const loadCoresBusy = stopCores();
+  const services = stopServices();
   const rss = stopRss();
   const cpu = cpuSeconds(pids) - cpuBefore;
 
@@ -113,8 +153,15 @@ export async function measureScenario(
   const sequential = phases.sequential ? await probe('sequential') : null;
   return {
     saturation,
-    cpuSecondsPer1000:
-      saturation.ok === 0 ? Number.NaN : Math.round((cpu / saturation.ok) * 1000 * 1000) / 1000,
+    cpuSecondsPer1000: per1000(cpu, saturation.ok),
+    dependencyCpuSecondsPer1000:
+      services === null
+        ? null
+        : {
+            redis: services.redis === null ? null : per1000(services.redis, saturation.ok),
+            postgres: services.postgres === null ? null : per1000(services.postgres, saturation.ok),
+          },
+    loadCoresBusy,
     rssMb: { median: rss.medianMb, max: rss.maxMb },
     rate,
     sequential,

@@ -34,6 +34,11 @@ export interface BenchOptions {
   only: ReadonlySet<string>;
   /** Where the run's JSON, logs and profiles go. */
   resultsDir: string;
+  /**
+   * Pin a Redis and a Postgres that run on this host to the load cores for the run (their own
+   * affinity is given back at the end): they are not the server under test.
+   */
+  pinServices: boolean;
   /** Keep the database created for the run (DATABASE_URL mode) instead of dropping it. */
   keepDatabase: boolean;
   /** Admin/server Postgres URL (a fresh database is created on it) or undefined for embedded. */
@@ -95,6 +100,7 @@ export function benchOptions(env: Env, resultsDir: string): BenchOptions {
     loadTool: loadToolOf(env),
     only: new Set(only),
     resultsDir,
+    pinServices: flag(env, 'BENCH_PIN_SERVICES', true),
     keepDatabase: flag(env, 'BENCH_KEEP_DATABASE', false),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,

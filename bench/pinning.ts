@@ -58,14 +58,19 @@ export function planCores(serverCoreCount: number): CorePlan {
   };
 }
 
-/** Cores in a `taskset -c` list such as `1-3,6`. */
-export function coreCount(list: string): number {
-  let count = 0;
+/** The cores of a `taskset -c` list such as `1-3,6`. */
+export function coresOf(list: string): number[] {
+  const cores: number[] = [];
   for (const part of list.split(',')) {
     const [from, to = from] = part.split('-').map(Number);
-    count += to - from + 1;
+    for (let core = from; core <= to; core++) cores.push(core);
   }
-  return count;
+  return cores;
+}
+
+/** How many cores a `taskset -c` list names. */
+export function coreCount(list: string): number {
+  return coresOf(list).length;
 }
 
 /** The command prefix that pins a child to `cores` (empty when not pinning). */
@@ -73,9 +78,18 @@ export function pinPrefix(cores: string | null): string[] {
   return cores === null ? [] : ['taskset', '-c', cores];
 }
 
+/**
+ * Sets the affinity of `pid` (of its every thread with `allThreads`) to `cores`. Returns null when
+ * done, else why not (taskset's message: not permitted, no such process).
+ */
+export function setAffinity(pid: number, cores: string, allThreads = false): string | null {
+  const args = [...(allThreads ? ['-a'] : []), '-p', '-c', cores, String(pid)];
+  const result = spawnSync('taskset', args, { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  if (result.status === 0) return null;
+  return result.error?.message ?? (result.stderr.trim() || `taskset exited ${result.status}`);
+}
+
 /** Pins this process (every thread) to `cores`; returns false when taskset refused. */
 export function pinSelf(cores: string | null): boolean {
-  if (cores === null) return false;
-  const result = spawnSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' });
-  return result.status === 0;
+  return cores !== null && setAffinity(process.pid, cores, true) === null;
 }

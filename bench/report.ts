@@ -50,18 +50,36 @@ function health(result: ScenarioResult & { status: 'measured' }): string {
   return bad === 0 ? 'ok' : `${bad} failed calls`;
 }
 
+/** `0.031/0.052`: Redis's and Postgres's CPU s per 1k calls, `-` for one not local. */
+function dependencyCpu(result: ScenarioResult & { status: 'measured' }): string {
+  const deps = result.figures.dependencyCpuSecondsPer1000;
+  return deps === null ? '-' : `${cell(deps.redis, 3)}/${cell(deps.postgres, 3)}`;
+}
+
 export function renderReport(report: BenchReport): string {
   const measured = report.scenarios.filter(
     (r): r is ScenarioResult & { status: 'measured' } => r.status === 'measured',
   );
   const throughput = table(
-    ['id', 'scenario', 'calls/s', 'vs node limit', 'CPU s/1k calls', 'RSS MB med/max', 'calls'],
+    [
+      'id',
+      'scenario',
+      'calls/s',
+      'vs node limit',
+      'CPU s/1k calls',
+      'redis/pg CPU s/1k',
+      'load cores busy',
+      'RSS MB med/max',
+      'calls',
+    ],
     measured.map((r) => [
       r.spec.id,
       r.spec.title,
       String(r.figures.saturation.rps),
       percent(report.derived[r.spec.id]?.throughputVsNodeLimit),
       cell(r.figures.cpuSecondsPer1000, 3),
+      dependencyCpu(r),
+      percent(r.figures.loadCoresBusy),
       `${cell(r.figures.rssMb.median, 0)}/${cell(r.figures.rssMb.max, 0)}`,
       health(r),
     ]),
@@ -101,7 +119,7 @@ export function renderReport(report: BenchReport): string {
       ([name, value]) => `  ${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
     ),
     '',
-    `Throughput at saturation (${report.settings.connections} connections) and cost of the server under test`,
+    `Throughput at saturation (${report.settings.connections} connections), cost of the server under test and of the local Redis/Postgres, busy share of the load cores`,
     throughput,
     '',
     'Latency in ms: concurrency 1 (+ = added over the same call direct to the fake) and at a fixed rate',

@@ -5,8 +5,9 @@
  *
  * Knobs (environment): BENCH_DURATION_S, BENCH_WARMUP_S, BENCH_CONNECTIONS, BENCH_RATE,
  * BENCH_RATE_CONNECTIONS, BENCH_SCENARIOS, BENCH_LOG_LEVEL, BENCH_COMPARE_LOG_LEVELS,
- * BENCH_PROFILE, BENCH_LOAD_TOOL, BENCH_GATEWAY_NODE_ARGS, BENCH_KEEP_DATABASE, FAKE_LATENCY_MS, FAKE_STREAM_CHUNKS,
- * FAKE_CHUNK_INTERVAL_MS, DATABASE_URL, REDIS_URL. See docs/performance.md.
+ * BENCH_PROFILE, BENCH_LOAD_TOOL, BENCH_GATEWAY_NODE_ARGS, BENCH_KEEP_DATABASE, BENCH_PIN_SERVICES,
+ * FAKE_LATENCY_MS, FAKE_STREAM_CHUNKS, FAKE_CHUNK_INTERVAL_MS, DATABASE_URL, REDIS_URL. See
+ * docs/performance.md.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { checkBudget, deriveFigures } from './derived.ts';
 import { FAKE_MODEL } from './fake-answers.ts';
 import { runCacheGateway, runLogLevelGateway, runMainGateway, runWorkersGateways } from './gateway-runs.ts';
+import { LocalServices } from './local-services.ts';
 import { machineInfo } from './machine.ts';
 import { benchOptions } from './options.ts';
 import { pinSelf, planCores } from './pinning.ts';
@@ -23,7 +25,7 @@ import { chatRequest } from './requests.ts';
 import { chooseLoadTool } from './saturation.ts';
 import { SCENARIOS } from './scenarios.ts';
 import { BenchSession } from './session.ts';
-import { prepareStorage } from './storage.ts';
+import { type BenchStorage, prepareStorage } from './storage.ts';
 import { startFakeUpstream, startPassthroughProxy, type Upstream } from './upstreams.ts';
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
@@ -58,6 +60,28 @@ async function runReferences(session: BenchSession): Promise<void> {
   }
 }
 
+/**
+ * Ctrl-C reaches every child through the terminal's process group; the storage is ours to drop, and
+ * Redis and Postgres, pinned for the run, get their own affinity back (synchronously, first: the
+ * storage cleanup may hang on a dead server). `exit` covers an error thrown outside main's `finally`.
+ */
+function cleanUpOnExit(storage: BenchStorage, services: LocalServices): void {
+  const restore = () => {
+    const restored = services.restore();
+    if (restored !== null) process.stderr.write(`[bench] Redis/Postgres: ${restored}\n`);
+  };
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => {
+      restore();
+      void storage.cleanup().finally(() => process.exit(code));
+    });
+  }
+  process.once('exit', restore);
+}
+
 async function main(): Promise<void> {
   const date = new Date().toISOString();
   const stamp = date.replace(/[:.]/g, '-');
@@ -69,13 +93,13 @@ async function main(): Promise<void> {
   pinSelf(plan.loadCores);
   const tool = chooseLoadTool(options);
   const storage = await prepareStorage(options, join(runDir, 'migrate.log'));
-  // Ctrl-C reaches every child through the terminal's process group; the storage is ours to drop.
-  process.once('SIGINT', () => {
-    void storage.cleanup().finally(() => process.exit(130));
-  });
+  const services = await LocalServices.find(options);
+  cleanUpOnExit(storage, services);
+  services.follow(plan);
   const fake = await startFakeUpstream(options, plan.loadCores);
-  const session = new BenchSession({ options, runDir, plan, tool, storage, fake });
+  const session = new BenchSession({ options, runDir, plan, tool, storage, fake, services });
   session.log(`results in ${runDir}; ${plan.note}; load: ${tool}; storage: ${storage.description}`);
+  session.log(services.note);
   if (options.databaseUrl === undefined) {
     session.notes.push(
       "embedded mode: PGlite runs inside the gateway process, so the CPU and memory of writing records and spend count as the gateway's; set DATABASE_URL (and REDIS_URL) for production figures",
@@ -93,9 +117,11 @@ async function main(): Promise<void> {
       return null;
     });
   } finally {
+    services.restore();
     await fake.child.stop();
     await storage.cleanup();
   }
+  session.notes.unshift(services.note);
   const derived = deriveFigures(session.results);
   const throughput = (id: string) => {
     const result = session.results.find((r) => r.spec.id === id);
@@ -121,7 +147,7 @@ async function main(): Promise<void> {
       streamChunks: options.streamChunks,
       chunkIntervalMs: options.chunkIntervalMs,
       loadTool: tool,
-      pinning: plan.note,
+      pinning: `${plan.note}; ${services.brief}`,
       storage: storage.description,
       gateway: `GATEWAY_VARIANT=b (default), WORKERS=1, LOG_LEVEL=${options.logLevel}, NODE_ENV=production`,
       gatewayNodeArgs: options.gatewayNodeArgs.join(' ') || 'none',

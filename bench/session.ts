@@ -8,6 +8,7 @@ import { freePort } from './free-port.ts';
 import { type GatewayProcess, type GatewaySettings, startGateway } from './gateway-process.ts';
 import { type BenchKey, type BenchTenant, createBenchDeployment, createBenchKey } from './gateway-setup.ts';
 import { LATE_SEND_MS } from './latency-summary.ts';
+import type { LocalServices } from './local-services.ts';
 import {
   type MeasureContext,
   measureScenario,
@@ -24,6 +25,8 @@ import type { Upstream } from './upstreams.ts';
 
 /** Idle within this long after a phase is normal (two quiet 250 ms steps, plus a GC). */
 const SLOW_SETTLE_MS = 2_000;
+/** Load cores busier than this may have held the throughput down, not the server. */
+const BUSY_LOAD_CORES = 0.9;
 
 export class BenchSession {
   readonly options: BenchOptions;
@@ -32,6 +35,7 @@ export class BenchSession {
   readonly tool: LoadTool;
   readonly storage: BenchStorage;
   readonly fake: Upstream;
+  readonly services: LocalServices;
   readonly results: ScenarioResult[] = [];
   readonly notes: string[] = [];
   #deploymentId: string | undefined;
@@ -45,6 +49,7 @@ export class BenchSession {
     tool: LoadTool;
     storage: BenchStorage;
     fake: Upstream;
+    services: LocalServices;
   }) {
     this.options = fields.options;
     this.runDir = fields.runDir;
@@ -52,6 +57,7 @@ export class BenchSession {
     this.tool = fields.tool;
     this.storage = fields.storage;
     this.fake = fields.fake;
+    this.services = fields.services;
   }
 
   selected(spec: ScenarioSpec): boolean {
@@ -67,8 +73,10 @@ export class BenchSession {
       options: this.options,
       tool: this.tool,
       loadCores: plan.loadCores,
+      busyCores: plan.applied ? plan.loadCores : null,
       loadThreads: plan.loadCores === null ? availableParallelism() : coreCount(plan.loadCores),
       scratchDir: this.runDir,
+      services: this.services,
     };
   }
 
@@ -80,6 +88,8 @@ export class BenchSession {
   ): Promise<void> {
     if (!this.selected(spec)) return;
     this.log(`(${spec.id}) ${spec.title}`);
+    // Redis and Postgres go with the load, off this scenario's server cores.
+    this.services.follow(options.plan ?? this.plan);
     try {
       const figures = await measureScenario(target, this.context(options.plan), options.phases);
       const notes = options.notes ?? [];
@@ -87,6 +97,8 @@ export class BenchSession {
       this.results.push({ spec, status: 'measured', figures, notes });
     } catch (error) {
       this.unavailable(spec, 'failed', (error as Error).message);
+    } finally {
+      this.services.follow(this.plan);
     }
   }
 
@@ -102,6 +114,12 @@ export class BenchSession {
     if (figures.rate !== null && late > figures.rate.count / 100) {
       warnings.push(
         `the fixed-rate generator sent ${late} calls over ${LATE_SEND_MS} ms late (its core is busy)`,
+      );
+    }
+    if (figures.loadCoresBusy !== null && figures.loadCoresBusy > BUSY_LOAD_CORES) {
+      const who = ['load generator', 'fake upstream', ...this.services.pinnedLabels].join(', ');
+      warnings.push(
+        `the load cores were ${Math.round(figures.loadCoresBusy * 100)}% busy (${who}): this throughput may be bounded by the load side, not the server`,
       );
     }
     const slow = figures.settledMs.filter((ms) => ms > SLOW_SETTLE_MS);
