@@ -19,6 +19,8 @@ export interface ScenarioTarget {
   request: BenchRequest;
   /** The server under test, whose CPU and memory the scenario is charged. */
   serverPids: () => number[];
+  /** The server runs on the load cores (the fake upstream, direct): their busy share is not measured. */
+  serverOnLoadCores?: boolean;
 }
 
 export interface MeasureContext {
@@ -128,7 +130,7 @@ export async function measureScenario(
   const cpuBefore = cpuSeconds(pids);
   const stopRss = sampleRss(pids);
   const stopServices = context.services.meter();
-  const stopCores = meterCores(context.busyCores);
+  const stopCores = meterCores(target.serverOnLoadCores ? null : context.busyCores);
   const saturation = await load(options.durationS);
   const loadCoresBusy = stopCores();
   const services = stopServices();

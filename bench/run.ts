@@ -38,12 +38,15 @@ async function runReferences(session: BenchSession): Promise<void> {
   const json = chatRequest(FAKE_MODEL, UPSTREAM_KEY, false);
   const stream = chatRequest(FAKE_MODEL, UPSTREAM_KEY, true);
   const fake = session.fake;
-  await session.measure(direct, { origin: fake.origin, request: json, serverPids: () => [fake.child.pid] });
-  await session.measure(sseDirect, {
+  // The fake runs on the load cores: their busy share is its own, not a bound on it.
+  const directTo = (request: typeof json) => ({
     origin: fake.origin,
-    request: stream,
+    request,
     serverPids: () => [fake.child.pid],
+    serverOnLoadCores: true,
   });
+  await session.measure(direct, directTo(json));
+  await session.measure(sseDirect, directTo(stream));
   if (!session.selected(proxy) && !session.selected(sseProxy) && !session.selected(SCENARIOS.sse)) return;
   let passthrough: Upstream | undefined;
   try {
