@@ -59,6 +59,8 @@ export interface ScenarioFigures {
   loadCoresBusy: number | null;
   /** Resident memory of the server during saturation. */
   rssMb: { median: number; max: number };
+  /** Resident memory of the server during the fixed-rate phase (null when it did not run). */
+  rateRssMb: { median: number; max: number } | null;
   rate: LatencySummary | null;
   sequential: LatencySummary | null;
   /** How long the server took to go idle before each phase (a long wait is a backlog). */
@@ -150,7 +152,13 @@ export async function measureScenario(
       context.loadCores,
     );
   settledMs.push(await settle(pids));
-  const rate = phases.rate ? await probe('rate') : null;
+  let rateRss: ReturnType<ReturnType<typeof sampleRss>> | null = null;
+  let rate: LatencySummary | null = null;
+  if (phases.rate) {
+    const stopRateRss = sampleRss(pids);
+    rate = await probe('rate');
+    rateRss = stopRateRss();
+  }
   if (phases.rate) settledMs.push(await settle(pids));
   const sequential = phases.sequential ? await probe('sequential') : null;
   return {
@@ -165,6 +173,7 @@ export async function measureScenario(
           },
     loadCoresBusy,
     rssMb: { median: rss.medianMb, max: rss.maxMb },
+    rateRssMb: rateRss && { median: rateRss.medianMb, max: rateRss.maxMb },
     rate,
     sequential,
     settledMs,

@@ -70,6 +70,7 @@ export function renderReport(report: BenchReport): string {
       'redis/pg CPU s/1k',
       'load cores busy',
       'RSS MB med/max',
+      'at rate',
       'calls',
     ],
     measured.map((r) => [
@@ -81,6 +82,7 @@ export function renderReport(report: BenchReport): string {
       dependencyCpu(r),
       percent(r.figures.loadCoresBusy),
       `${cell(r.figures.rssMb.median, 0)}/${cell(r.figures.rssMb.max, 0)}`,
+      cell(r.figures.rateRssMb?.median, 0),
       health(r),
     ]),
   );
