@@ -42,9 +42,9 @@ export interface CacheStore {
    * One call's admission against every limit of its key in one atomic step: a request window
    * (a count of calls, read only through admitCall: a store may keep it apart from the sliding
    * log of the same name), a token window (a sliding log, entries under `id`) and a budget
-   * counter (room when it exists and `value + amount <= limit`), each optional. Either every limit admits and each takes
-   * its share, or none takes anything; each part of the answer says whether that limit alone would
-   * admit. A missing budget counter is not created: the call is refused with budget status
+   * counter (room when it exists and `value + amount <= limit`), each optional. Either every
+   * limit admits and each takes its share, or none takes anything; each part of the answer says
+   * whether that limit alone would admit. A missing budget counter is not created: the call is refused with budget status
    * `missing`, so the caller can seed it (from the database, with `setIfAbsent`) and ask again.
    */
   admitCall(request: CallAdmissionRequest): Promise<CallAdmissionDecision>;

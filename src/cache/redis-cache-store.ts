@@ -199,9 +199,8 @@ export class RedisCacheStore implements CacheStore {
 
   admitCall(request: CallAdmissionRequest): Promise<CallAdmissionDecision> {
     const { requests, tokens, budget } = request;
-    const keys: string[] = [];
-    if (requests !== null) keys.push(callCountKey(this.#prefix, requests.key));
-    const args = this.#callScriptArgs(REDIS_SCRIPTS.admitCall, keys, tokens, budget, [
+    const count = requests && callCountKey(this.#prefix, requests.key);
+    const args = this.#callScriptArgs(REDIS_SCRIPTS.admitCall, count, tokens, budget, [
       request.id,
       windowArg(request.windowMs),
       flagArg(requests),
@@ -225,21 +224,22 @@ export class RedisCacheStore implements CacheStore {
       String(budget?.deltaCents ?? 0),
     ];
     for (const entry of tokens?.entries ?? []) argv.push(entry.id, String(entry.cost));
-    const args = this.#callScriptArgs(REDIS_SCRIPTS.settleCalls, [], tokens, budget, argv);
+    const args = this.#callScriptArgs(REDIS_SCRIPTS.settleCalls, null, tokens, budget, argv);
     return this.#eval(REDIS_SCRIPTS.settleCalls, args).then(ignoreReply);
   }
 
   /**
-   * EVALSHA arguments of a per-call script: `keys` (a call count's, already named), the token
-   * window's and the counter's keys when present, then `argv`.
+   * EVALSHA arguments of a per-call script: the keys of the call count (already named), the token
+   * window and the counter present, then `argv`.
    */
   #callScriptArgs(
     script: RedisScript,
-    keys: string[],
+    count: string | null,
     window: { key: string } | null,
     counter: { key: string } | null,
     argv: string[],
   ): string[] {
+    const keys = count === null ? [] : [count];
     if (window !== null) keys.push(...windowKeys(this.#prefix, window.key));
     if (counter !== null) keys.push(this.#key(counter.key));
     return ['EVALSHA', script.sha1, String(keys.length), ...keys, ...argv];

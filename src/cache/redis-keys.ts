@@ -16,7 +16,7 @@ export function windowKeys(prefix: string, key: string): [log: string, cost: str
 /**
  * The sorted set of a call count (the request window of `admitCall`). Its own name, not the
  * sliding log's `:log`: a replica of an earlier release keeps a cost hash and a sum beside that
- * log, which a count pruning it would leave wrong (docs/operations.md, Upgrading).
+ * log, which a count pruning it would leave wrong (docs/operations.md, Running in production).
  */
 export function callCountKey(prefix: string, key: string): string {
   return `${prefix + withHashTag(key)}:calls`;

@@ -173,17 +173,17 @@ end
 local function count_take(count, now, window, id)
   if redis.call('ZADD', count.log, now, id) == 1 then count.used = count.used + 1 end
   redis.call('PEXPIRE', count.log, window)
-  count.newest = now
 end
 
--- decide's four fields. A refused call waits for the entry whose leaving makes room: the
--- \`need\`-th oldest; when there is none (limit 0), it waits for the reset.
-local function count_decide(count, now, window, admitted)
-  local newest = count.newest
-  if newest == nil and count.used > 0 then
-    newest = tonumber(redis.call('ZRANGE', count.log, -1, -1, 'WITHSCORES')[2])
+-- decide's four fields (\`taken\` as there). A refused call waits for the entry whose leaving
+-- makes room: the \`need\`-th oldest; when there is none (limit 0), it waits for the reset.
+local function count_decide(count, now, window, admitted, taken)
+  local reset = 0
+  if taken then
+    reset = window
+  elseif count.used > 0 then
+    reset = tonumber(redis.call('ZRANGE', count.log, -1, -1, 'WITHSCORES')[2]) + window - now
   end
-  local reset = newest and newest + window - now or 0
   local retry = 0
   if not admitted then
     retry = reset
@@ -242,7 +242,7 @@ local function answer(decision)
 end
 if requests then
   if admitted then count_take(requests, now, window, id) end
-  answer(count_decide(requests, now, window, requests.fits))
+  answer(count_decide(requests, now, window, requests.fits, admitted))
 end
 if tokens then
   if admitted then

@@ -272,11 +272,18 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
       const call = (
         k: ReturnType<typeof limitsOf>,
         id: string,
-        limits: { rpm?: number; tpm?: number; cost?: number; budget?: number; amount?: number },
+        limits: {
+          rpm?: number;
+          tpm?: number;
+          cost?: number;
+          budget?: number;
+          amount?: number;
+          windowMs?: number;
+        },
       ) =>
         store.admitCall({
           id,
-          windowMs: 60_000,
+          windowMs: limits.windowMs ?? 60_000,
           requests: limits.rpm === undefined ? null : { key: k.rpm, limit: limits.rpm },
           tokens: limits.tpm === undefined ? null : { key: k.tpm, limit: limits.tpm, cost: limits.cost ?? 0 },
           budget:
@@ -291,8 +298,7 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
 
       test('counts calls up to the request limit; a refused call waits for the call whose leaving makes room', async () => {
         const k = limitsOf();
-        const count = (id: string, rpm: number, windowMs = 400) =>
-          store.admitCall({ id, windowMs, requests: { key: k.rpm, limit: rpm }, tokens: null, budget: null });
+        const count = (id: string, rpm: number) => call(k, id, { rpm, windowMs: 400 });
         const first = await count('old', 3);
         assert.deepEqual([first.admitted, first.requests?.used, first.requests?.remaining], [true, 1, 2]);
         assert.equal(first.requests?.retryAfterMs, 0);
