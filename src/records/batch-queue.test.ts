@@ -35,11 +35,14 @@ function queue(write: (items: readonly number[]) => Promise<void>, capacity = 5)
 interface Versioned {
   id: string;
   version: string;
+  /** When it may be written (the queue's clock is `clock.now`); 0 when omitted. */
+  dueAt?: number;
 }
 
-/** A queue whose items coalesce by id, as variant B's operations do. */
+/** A queue whose items coalesce by id, as variant B's operations do, on a clock the test moves. */
 function keyedQueue(write: (items: readonly Versioned[]) => Promise<void>, capacity = 5) {
   const log = capture();
+  const clock = { now: 0 };
   const q = new BatchQueue<Versioned>({
     name: 'keyed',
     capacity,
@@ -48,11 +51,15 @@ function keyedQueue(write: (items: readonly Versioned[]) => Promise<void>, capac
     dropReportIntervalMs: 60_000,
     writeTimeoutMs: 1_000,
     keyOf: (item) => item.id,
+    dueAt: (item) => item.dueAt ?? 0,
+    now: () => clock.now,
     write,
     logger: log.logger,
   });
-  return { q, ...log };
+  return { q, clock, ...log };
 }
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('BatchQueue', () => {
   it('writes in batches of batchSize, in order', async () => {
@@ -127,6 +134,39 @@ describe('BatchQueue', () => {
     assert.ok(lines.some((line) => line.rejected === 1));
   });
 
+  it('leaves what arrives during a background write for the next one', async () => {
+    const batches: number[][] = [];
+    let release: () => void = () => {};
+    const { q } = queue(async (items) => {
+      batches.push([...items]);
+      if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
+    });
+    q.push(1);
+    const writing = q.writeDue();
+    await nextTurn();
+    q.push(2);
+    release();
+    await writing;
+    assert.deepEqual(batches, [[1]], 'the write took only what was queued when it began');
+    assert.equal(q.size, 1);
+    await q.writeDue();
+    assert.deepEqual(batches, [[1], [2]]);
+  });
+
+  it('writes in the background once batchSize new items are queued', async () => {
+    const batches: number[][] = [];
+    const { q } = queue(async (items) => {
+      batches.push([...items]);
+    });
+    q.push(1);
+    await nextTurn();
+    assert.deepEqual(batches, []);
+    q.push(2);
+    await nextTurn();
+    await nextTurn();
+    assert.deepEqual(batches, [[1, 2]]);
+  });
+
   it('never throws from push', () => {
     const { q } = queue(async () => {
       throw new Error('boom');
@@ -166,6 +206,42 @@ describe('BatchQueue with keyOf', () => {
     release();
     await flushing;
     assert.deepEqual(batches, [['a:started'], ['a:final']]);
+    assert.equal(q.size, 0);
+  });
+
+  it('does not count a replacement as new toward a background write', async () => {
+    const batches: string[][] = [];
+    const { q } = keyedQueue(async (items) => {
+      batches.push(items.map((item) => `${item.id}:${item.version}`));
+    });
+    q.push({ id: 'a', version: 'started' });
+    q.push({ id: 'a', version: 'final' });
+    await nextTurn();
+    assert.deepEqual(batches, []);
+    q.push({ id: 'b', version: 'final' });
+    await nextTurn();
+    await nextTurn();
+    assert.deepEqual(batches, [['a:final', 'b:final']]);
+  });
+
+  it('leaves an item queued in its place until it is due; the shutdown flush writes it anyway', async () => {
+    const batches: string[][] = [];
+    const { q, clock } = keyedQueue(async (items) => {
+      batches.push(items.map((item) => `${item.id}:${item.version}`));
+    });
+    q.push({ id: 'a', version: 'started', dueAt: 1_000 });
+    q.push({ id: 'b', version: 'final' });
+    await q.writeDue();
+    assert.deepEqual(batches, [['b:final']]);
+    q.push({ id: 'c', version: 'final' });
+    clock.now = 1_000;
+    await q.writeDue();
+    assert.deepEqual(batches[1], ['a:started', 'c:final'], 'due now, and still first');
+    q.push({ id: 'd', version: 'started', dueAt: 5_000 });
+    await q.writeDue();
+    assert.equal(batches.length, 2);
+    await q.flush(0);
+    assert.deepEqual(batches[2], ['d:started']);
     assert.equal(q.size, 0);
   });
 

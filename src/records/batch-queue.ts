@@ -20,6 +20,14 @@ export interface BatchQueueOptions<T> {
    * push is its own item.
    */
   keyOf?: (item: T) => string;
+  /**
+   * The earliest time (epoch ms) an item may be written: a background write leaves it queued, in
+   * its place, until then; the shutdown flush writes it anyway. Without it every item is due at
+   * once. Variant B holds a call's start row back so that the final row can replace it first.
+   */
+  dueAt?: (item: T) => number;
+  /** The clock `dueAt` is read against; `Date.now` unless a test sets it. */
+  now?: () => number;
   /** Writes one batch; throws when it cannot. */
   write(items: readonly T[]): Promise<void>;
   logger: Logger;
@@ -32,6 +40,11 @@ export interface BatchQueueOptions<T> {
  * the database refuses for its content is retried row by row so one bad row cannot wedge the queue.
  * Items live in a Map in push order, so a keyed push can replace a queued item in place; an item
  * replaced while its batch was being written stays queued and goes out with the next batch.
+ *
+ * A background write (the timer, or `batchSize` new items) takes what is queued and due when it
+ * begins. What arrives during its writes waits for the next one: a write that also took those
+ * would run back to back with the next, in batches of a few rows, each catching the start rows of
+ * the calls then in flight (38% of variant B's operations were written twice that way under load).
  */
 export class BatchQueue<T> {
   readonly #options: BatchQueueOptions<T>;
@@ -40,13 +53,18 @@ export class BatchQueue<T> {
   #sequence = 0;
   #dropped = 0;
   #lastOutage: unknown;
-  #running: Promise<void> | undefined;
+  #running: Promise<unknown> | undefined;
   #flushTimer: NodeJS.Timeout | undefined;
   #reportTimer: NodeJS.Timeout | undefined;
-  #scheduled = false;
+  /** New items since the last background write began; `batchSize` of them ask for the next one. */
+  #fresh = 0;
+  /** A background write is asked for and has not begun yet. */
+  #asked = false;
+  readonly #now: () => number;
 
   constructor(options: BatchQueueOptions<T>) {
     this.#options = options;
+    this.#now = options.now ?? (() => Date.now());
   }
 
   get size(): number {
@@ -54,7 +72,7 @@ export class BatchQueue<T> {
   }
 
   start(): void {
-    this.#flushTimer ??= setInterval(() => void this.#drain(), this.#options.flushIntervalMs).unref();
+    this.#flushTimer ??= setInterval(() => void this.writeDue(), this.#options.flushIntervalMs).unref();
     this.#reportTimer ??= setInterval(() => this.#reportDrops(), this.#options.dropReportIntervalMs).unref();
   }
 
@@ -69,13 +87,16 @@ export class BatchQueue<T> {
       return;
     }
     this.#items.set(key, item);
-    if (this.#items.size >= this.#options.batchSize && !this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(() => {
-        this.#scheduled = false;
-        void this.#drain();
-      });
+    this.#fresh += 1;
+    if (this.#fresh >= this.#options.batchSize && !this.#asked) {
+      this.#asked = true;
+      setImmediate(() => void this.writeDue());
     }
+  }
+
+  /** What the timer does: writes the items queued and due now, in batches. */
+  async writeDue(): Promise<void> {
+    await this.#drain(false);
   }
 
   /** Counts a record lost before it reached the queue (it could not be built); reported with the drops. */
@@ -90,8 +111,11 @@ export class BatchQueue<T> {
   async flush(deadlineMs: number, retryDelayMs = 200): Promise<void> {
     const deadline = Date.now() + deadlineMs;
     for (;;) {
-      await this.#drain();
-      if (this.#items.size === 0 || Date.now() >= deadline) break;
+      // Items pushed or replaced during a drain go out with the next one at once; only an outage waits.
+      const reached = await this.#drain(true);
+      if (this.#items.size === 0) break;
+      if (reached) continue;
+      if (Date.now() >= deadline) break;
       await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
     }
     if (this.#items.size > 0) {
@@ -110,19 +134,38 @@ export class BatchQueue<T> {
     await this.flush(deadlineMs);
   }
 
-  /** One drain at a time; a caller arriving mid-drain waits for it and then drains again. */
-  async #drain(): Promise<void> {
+  /**
+   * One drain at a time; a caller arriving mid-drain waits for it and then drains again. `all`
+   * ignores `dueAt` (the shutdown flush). Resolves false when the database was unavailable.
+   */
+  async #drain(all: boolean): Promise<boolean> {
     while (this.#running !== undefined) await this.#running;
-    if (this.#items.size === 0) return;
-    this.#running = this.#writeAll().finally(() => {
+    const keys = this.#takeKeys(all);
+    if (keys.length === 0) return true;
+    const run = this.#writeAll(keys);
+    this.#running = run.finally(() => {
       this.#running = undefined;
     });
-    await this.#running;
+    return run;
   }
 
-  async #writeAll(): Promise<void> {
-    while (this.#items.size > 0) {
-      const { keys, batch } = this.#nextBatch();
+  /** The keys of the items queued now, in push order: all of them, or the due ones. */
+  #takeKeys(all: boolean): unknown[] {
+    this.#fresh = 0;
+    this.#asked = false;
+    const { dueAt } = this.#options;
+    if (all || dueAt === undefined) return [...this.#items.keys()];
+    const now = this.#now();
+    const keys: unknown[] = [];
+    for (const [key, item] of this.#items) if (dueAt(item) <= now) keys.push(key);
+    return keys;
+  }
+
+  async #writeAll(keys: readonly unknown[]): Promise<boolean> {
+    for (let start = 0; start < keys.length; start += this.#options.batchSize) {
+      const batchKeys = keys.slice(start, start + this.#options.batchSize);
+      // The newest state of each item: a keyed push may have replaced it since the keys were taken.
+      const batch = batchKeys.map((key) => this.#items.get(key) as T);
       try {
         await this.#write(batch);
       } catch (error) {
@@ -131,23 +174,9 @@ export class BatchQueue<T> {
         const outcome = await this.#writeOneByOne(batch, error);
         if (outcome !== null) return this.#unavailable(outcome);
       }
-      this.#settle(keys, batch);
+      this.#settle(batchKeys, batch);
     }
-  }
-
-  /** The oldest `batchSize` items, in push order. */
-  #nextBatch(): { keys: unknown[]; batch: T[] } {
-    const size = Math.min(this.#items.size, this.#options.batchSize);
-    const keys = new Array<unknown>(size);
-    const batch = new Array<T>(size);
-    let index = 0;
-    for (const [key, item] of this.#items) {
-      if (index === size) break;
-      keys[index] = key;
-      batch[index] = item;
-      index += 1;
-    }
-    return { keys, batch };
+    return true;
   }
 
   /** Removes the items of a written batch, except those replaced by a newer state meanwhile. */
@@ -185,8 +214,9 @@ export class BatchQueue<T> {
     return null;
   }
 
-  #unavailable(error: unknown): void {
+  #unavailable(error: unknown): false {
     this.#lastOutage = error;
+    return false;
   }
 
   #reportDrops(): void {
