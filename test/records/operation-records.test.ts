@@ -4,7 +4,15 @@ import { after, before, describe, it } from 'node:test';
 import type postgres from 'postgres';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { chat, connect, createDeployment, createKey, eventually, operationOf } from './support.ts';
+import {
+  chat,
+  connect,
+  createDeployment,
+  createKey,
+  eventually,
+  installRowVersions,
+  operationOf,
+} from './support.ts';
 
 const PROMPT_LIMIT = 24;
 const PROVIDER_WORDING = 'Upstream says: quota of org-4411 exhausted (internal shard 7)';
@@ -22,6 +30,7 @@ describe('variant B request records (gateway_operations, upstream_attempts)', ()
     sql = connect(gw);
     deploymentId = await createDeployment(gw, { publicModel: 'records-model', baseUrl: fake.baseUrl });
     key = await createKey(gw);
+    await installRowVersions(sql);
   });
   after(async () => {
     await sql.end();
@@ -76,9 +85,37 @@ describe('variant B request records (gateway_operations, upstream_attempts)', ()
     assert.ok((op.output_tokens ?? 0) > 0);
   });
 
-  it('writes the operation in_progress when the call starts, then finalizes it', async () => {
+  it('writes calls shorter than the flush interval once each, final, however the flushes fall', async () => {
+    // Back-to-back calls for two and a half flush intervals: a call is in flight at every flush.
+    const prefix = `short-${randomUUID()}`;
+    const until = Date.now() + 2_500;
+    let calls = 0;
+    while (Date.now() < until) {
+      const res = await chat(gw, {
+        token: key.key,
+        model: 'records-model',
+        requestId: `${prefix}-${calls++}`,
+      });
+      assert.equal(res.status, 200, res.text);
+    }
+    const versions = await eventually(async () => {
+      const rows = await sql<{ op: string; status: string }[]>`
+        select v.op, v.status from row_versions v join gateway_operations o on o.id = v.id
+        where o.request_id like ${`${prefix}-%`} and o.status = 'success'`;
+      return rows.length >= calls ? rows : undefined;
+    });
+    assert.deepEqual(
+      versions.filter((row) => row.op !== 'INSERT' || row.status !== 'success'),
+      [],
+      `${calls} calls: one insert of the final row each`,
+    );
+    assert.equal(versions.length, calls);
+  });
+
+  it('writes the operation in_progress once it has run a flush interval, then finalizes it', async () => {
     const requestId = `rec-${randomUUID()}`;
-    fake.latencyMs = 2_500;
+    // Its start row is due after 1 s and written by the next 1 s tick: at 1-2 s.
+    fake.latencyMs = 4_000;
     try {
       const call = chat(gw, { token: key.key, model: 'records-model', requestId });
       const started = await operationOf(sql, requestId, 'in_progress');

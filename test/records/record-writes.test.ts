@@ -13,28 +13,17 @@ import { type Database, openDatabase, type Sql } from '../../src/store/database.
 import { migrate } from '../../src/store/migrate.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { installRowVersions } from './support.ts';
+
+const OK: CallOutcome = { status: 200, error: null, streamBroken: false };
+const quiet = () => createLogger('silent', new Writable({ write: (_chunk, _encoding, done) => done() }));
+const queue = { ...RECORD_QUEUE_DEFAULTS, flushIntervalMs: 60_000 };
 
 /**
  * Row versions each call leaves, counted by a trigger on a real database: the recorders are driven
  * directly, their queues flushed by hand where the gateway's 1 s timer would, so which flush a call
  * straddles is chosen by the test, not by timing.
  */
-const ROW_VERSIONS = `
-create table row_versions (seq bigserial primary key, id text not null, op text not null, status text not null);
-create function log_row_version() returns trigger language plpgsql as $$
-begin
-  insert into row_versions (id, op, status) values (new.id, tg_op, new.status::text);
-  return new;
-end $$;
-create trigger gateway_operations_versions after insert or update on gateway_operations
-  for each row execute function log_row_version();
-create trigger request_logs_versions after insert or update on request_logs
-  for each row execute function log_row_version();`;
-
-const OK: CallOutcome = { status: 200, error: null, streamBroken: false };
-const quiet = () => createLogger('silent', new Writable({ write: (_chunk, _encoding, done) => done() }));
-const queue = { ...RECORD_QUEUE_DEFAULTS, flushIntervalMs: 60_000 };
-
 describe('record writes on Postgres: row versions per call', () => {
   let testDb: TestDatabase;
   let database: Database;
@@ -43,7 +32,7 @@ describe('record writes on Postgres: row versions per call', () => {
     testDb = await createTestDatabase();
     database = openDatabase({ url: testDb.url, poolMax: 2, timeoutMs: 5000 });
     await migrate(database.sql);
-    await database.sql.unsafe(ROW_VERSIONS);
+    await installRowVersions(database.sql);
   });
   after(async () => {
     await database.close();

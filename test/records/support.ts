@@ -141,3 +141,22 @@ export function operationOf(sql: postgres.Sql, requestId: string, status?: strin
     return row !== undefined && (status === undefined || row.status === status) ? row : undefined;
   });
 }
+
+/**
+ * Installs a trigger that logs every insert and update of `gateway_operations` and `request_logs`
+ * into `row_versions` (id, op, status): how many times the database wrote each record, and in which
+ * state.
+ */
+export async function installRowVersions(sql: postgres.Sql): Promise<void> {
+  await sql.unsafe(`
+create table row_versions (seq bigserial primary key, id text not null, op text not null, status text not null);
+create function log_row_version() returns trigger language plpgsql as $$
+begin
+  insert into row_versions (id, op, status) values (new.id, tg_op, new.status::text);
+  return new;
+end $$;
+create trigger gateway_operations_versions after insert or update on gateway_operations
+  for each row execute function log_row_version();
+create trigger request_logs_versions after insert or update on request_logs
+  for each row execute function log_row_version();`);
+}

@@ -39,10 +39,15 @@ function recorderWithStatementLog(sampleFraction = 0) {
     sampler: new PayloadSampler({ fraction: sampleFraction, maxPerSecond: 10, maxBytes: 8192 }, () => 0),
   });
   const [queue] = recorder.queues;
-  /** What the background flush does every second. */
+  /** What the background write does every flush interval. */
+  const writeDue = () => queue.writeDue();
+  /** What the shutdown does. */
   const flush = () => queue.flush(0);
-  return { recorder, statements, flush };
+  return { recorder, statements, writeDue, flush };
 }
+
+/** The flush interval of `recorderWithStatementLog`: how long a start row waits in the queue. */
+const START_ROW_DELAY_MS = 60_000;
 
 function servedCall(): CallContext {
   const ctx = testContext(null, { messages: [{ role: 'user', content: 'hello' }] });
@@ -64,12 +69,14 @@ function servedCall(): CallContext {
 const OK = { status: 200, error: null, streamBroken: false };
 
 describe('OperationRecorder writes', () => {
-  it('writes a call that ends before the flush once: one statement, its final row only', async () => {
-    const { recorder, statements, flush } = recorderWithStatementLog();
+  it('writes a call that ends before its start row is due once: one statement, its final row only', async () => {
+    const { recorder, statements, writeDue } = recorderWithStatementLog();
     const ctx = servedCall();
     recorder.onCallStarted(ctx);
+    await writeDue();
+    assert.equal(statements.length, 0, 'the start row waits for the final row to replace it');
     recorder.onCallFinished(ctx, OK);
-    await flush();
+    await writeDue();
 
     assert.equal(statements.length, 1);
     const [operations, attempts, samples] = statements[0].rows;
@@ -84,13 +91,15 @@ describe('OperationRecorder writes', () => {
     assert.deepEqual(samples, []);
   });
 
-  it('writes a call still running at a flush twice: in_progress, then the final row', async () => {
-    const { recorder, statements, flush } = recorderWithStatementLog();
+  it('writes a call still running when its start row is due twice: in_progress, then the final row', async (t) => {
+    t.mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+    const { recorder, statements, writeDue } = recorderWithStatementLog();
     const ctx = servedCall();
     recorder.onCallStarted(ctx);
-    await flush();
+    t.mock.timers.tick(START_ROW_DELAY_MS);
+    await writeDue();
     recorder.onCallFinished(ctx, OK);
-    await flush();
+    await writeDue();
 
     assert.equal(statements.length, 2);
     const [started, finished] = statements.map((statement) => statement.rows[0]);
@@ -105,12 +114,23 @@ describe('OperationRecorder writes', () => {
     assert.deepEqual(statements[0].rows[1], [], 'attempts come with the final row');
   });
 
+  it('writes the start row of a call still running on shutdown, due or not', async () => {
+    const { recorder, statements, flush } = recorderWithStatementLog();
+    const ctx = servedCall();
+    recorder.onCallStarted(ctx);
+    await flush();
+    assert.deepEqual(
+      statements.map((statement) => statement.rows[0].map((row) => [row.request_id, row.status])),
+      [[[ctx.requestId, 'in_progress']]],
+    );
+  });
+
   it('writes a batch of calls and their attempts and samples in one prepared statement', async () => {
-    const { recorder, statements, flush } = recorderWithStatementLog(1);
+    const { recorder, statements, writeDue } = recorderWithStatementLog(1);
     const calls = [servedCall(), servedCall(), servedCall()];
     for (const ctx of calls) recorder.onCallStarted(ctx);
     for (const ctx of calls) recorder.onCallFinished(ctx, OK);
-    await flush();
+    await writeDue();
 
     assert.equal(statements.length, 1);
     const [operations, attempts, samples] = statements[0].rows;

@@ -39,26 +39,29 @@ interface CallState extends OperationStart {
 /**
  * Variant B's record stage: a `gateway_operations` row queued `in_progress` when the call starts,
  * replaced in the queue by its final state with its `upstream_attempts` (and maybe a sealed
- * `payload_samples` row) when it ends. One bounded queue keyed by operation id, so a call that ends
- * before the next flush, most of them, costs one row; only a call still running at a flush has its
- * `in_progress` row written, then finalized by an upsert. The queue is flushed on shutdown
- * (SPEC.md rule 3).
+ * `payload_samples` row) when it ends. One bounded queue keyed by operation id; the start row is
+ * due one flush interval after the call began, so a call shorter than that costs one row, final,
+ * and only a longer one has its `in_progress` row written, then finalized by an upsert. The queue
+ * is flushed on shutdown (SPEC.md rule 3).
  */
 export class OperationRecorder implements CallObserver {
   readonly name = 'records';
   readonly #queue: BatchQueue<OperationRecord>;
   readonly #sampler: PayloadSampler;
   readonly #maxPromptLength: number;
+  readonly #startRowDelayMs: number;
 
   constructor(options: OperationRecorderOptions) {
     const { sql, keyring, logger } = options;
     this.#sampler = options.sampler;
     this.#maxPromptLength = options.maxPromptLength;
+    this.#startRowDelayMs = options.queue.flushIntervalMs;
     this.#queue = new BatchQueue<OperationRecord>({
       ...options.queue,
       name: 'gateway_operations',
       logger,
       keyOf: (record) => record.operation.id,
+      dueAt: (record) => record.dueAtMs,
       write: (records) => writeOperations(sql, keyring, records),
     });
   }
@@ -75,6 +78,7 @@ export class OperationRecorder implements CallObserver {
         operation: startedOperationRow(state, ctx),
         attempts: NO_ATTEMPTS,
         sample: null,
+        dueAtMs: ctx.startedAtMs + this.#startRowDelayMs,
       });
     } catch {
       this.#queue.discard();
@@ -89,6 +93,7 @@ export class OperationRecorder implements CallObserver {
         operation: finishedOperationRow(state, call),
         attempts: attemptRows(state.id, call),
         sample: this.#sample(ctx, call, state),
+        dueAtMs: 0,
       });
     } catch {
       this.#queue.discard();

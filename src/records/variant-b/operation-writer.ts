@@ -8,13 +8,15 @@ import type { SampleReason } from './payload-sampler.ts';
 /**
  * One operation as queued, keyed by its id: the `in_progress` row pushed when the call starts, then
  * replaced in the queue by the final row with its attempts and maybe a sample to seal. A call that
- * ends before the next flush is written once, final; one still running gets its `in_progress` row
+ * ends before its start row is due is written once, final; a longer one gets its `in_progress` row
  * (what the reconcile job finds after a crash) and the final row later, as an upsert.
  */
 export interface OperationRecord {
   operation: OperationRow;
   attempts: readonly AttemptRow[];
   sample: PendingSample | null;
+  /** When a background write may take it (epoch ms): a flush interval after the start for the start row, at once for the final one. */
+  dueAtMs: number;
 }
 
 /** Its id is made when the call ends, so a write retried after a timeout cannot store it twice. */
