@@ -59,6 +59,9 @@ function keyedQueue(write: (items: readonly Versioned[]) => Promise<void>, capac
   return { q, clock, ...log };
 }
 
+/** A written batch as `id:version` labels, in order. */
+const labels = (items: readonly Versioned[]) => items.map((item) => `${item.id}:${item.version}`);
+
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('BatchQueue', () => {
@@ -182,7 +185,7 @@ describe('BatchQueue with keyOf', () => {
   it('writes only the newest state of an item pushed twice before a flush, in its first place', async () => {
     const batches: string[][] = [];
     const { q } = keyedQueue(async (items) => {
-      batches.push(items.map((item) => `${item.id}:${item.version}`));
+      batches.push(labels(items));
     });
     q.push({ id: 'a', version: 'started' });
     q.push({ id: 'b', version: 'started' });
@@ -196,7 +199,7 @@ describe('BatchQueue with keyOf', () => {
     const batches: string[][] = [];
     let release: () => void = () => {};
     const { q } = keyedQueue(async (items) => {
-      batches.push(items.map((item) => `${item.id}:${item.version}`));
+      batches.push(labels(items));
       if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
     });
     q.push({ id: 'a', version: 'started' });
@@ -212,7 +215,7 @@ describe('BatchQueue with keyOf', () => {
   it('does not count a replacement as new toward a background write', async () => {
     const batches: string[][] = [];
     const { q } = keyedQueue(async (items) => {
-      batches.push(items.map((item) => `${item.id}:${item.version}`));
+      batches.push(labels(items));
     });
     q.push({ id: 'a', version: 'started' });
     q.push({ id: 'a', version: 'final' });
@@ -227,7 +230,7 @@ describe('BatchQueue with keyOf', () => {
   it('leaves an item queued in its place until it is due; the shutdown flush writes it anyway', async () => {
     const batches: string[][] = [];
     const { q, clock } = keyedQueue(async (items) => {
-      batches.push(items.map((item) => `${item.id}:${item.version}`));
+      batches.push(labels(items));
     });
     q.push({ id: 'a', version: 'started', dueAt: 1_000 });
     q.push({ id: 'b', version: 'final' });
