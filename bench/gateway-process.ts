@@ -1,7 +1,9 @@
 /**
- * The gateway under test: `node src/main.ts serve` in its own process, configured the way an
- * operator runs it (environment only, NODE_ENV=production), on 127.0.0.1 and a free port.
+ * The gateway under test: what `npm start` runs (the build in `dist/`, `node dist/main.js serve`)
+ * in its own process, configured the way an operator runs it (environment only,
+ * NODE_ENV=production), on 127.0.0.1 and a free port.
  */
+import { execFileSync } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
@@ -9,7 +11,13 @@ import { processTree, rssBytes } from './proc-stats.ts';
 import { type BenchChild, startChild } from './processes.ts';
 import type { BenchStorage } from './storage.ts';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BUILT_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+/**
+ * The profiled run serves from the source: Node's type stripping keeps every line where it is, so
+ * the profile names `src/` files and lines, which the build's output would not.
+ */
+const SOURCE_MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 /** Start-up includes PGlite's first open and migrations in embedded mode. */
 const READY_TIMEOUT_MS = 90_000;
 
@@ -38,6 +46,14 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
+/** `npm run build`, as `npm start` does first, so the run measures the source as it is now. */
+export function buildGateway(): void {
+  execFileSync(`${ROOT}node_modules/.bin/tsc`, ['-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+}
+
 async function waitReady(origin: string, child: BenchChild, logFile: string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
@@ -63,7 +79,7 @@ export async function startGateway(
     ...(settings.cpuProfileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`]),
   ];
   const child = startChild({
-    args: [...execArgv, MAIN, 'serve'],
+    args: [...execArgv, settings.cpuProfileDir === null ? BUILT_MAIN : SOURCE_MAIN, 'serve'],
     env: {
       ...storage.env,
       NODE_ENV: 'production',

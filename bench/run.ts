@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkBudget, deriveFigures } from './derived.ts';
 import { FAKE_MODEL } from './fake-answers.ts';
+import { buildGateway } from './gateway-process.ts';
 import { runCacheGateway, runLogLevelGateway, runMainGateway, runWorkersGateways } from './gateway-runs.ts';
 import { LocalServices } from './local-services.ts';
 import { machineInfo } from './machine.ts';
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
   const plan = planCores(1);
   pinSelf(plan.loadCores);
   const tool = chooseLoadTool(options);
+  buildGateway();
   const storage = await prepareStorage(options, join(runDir, 'migrate.log'));
   const services = await LocalServices.find(options);
   cleanUpOnExit(storage, services);

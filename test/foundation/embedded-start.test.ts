@@ -4,9 +4,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { spawnMain, waitForListening } from '../helpers/child.ts';
+import { spawnNpmStart, waitForListening } from '../helpers/child.ts';
 
-/** The README quick start: `npm start` with nothing configured serves on the embedded default. */
+/**
+ * The README quick start, the command itself: `npm start` (which builds `dist/` first) with
+ * nothing configured serves on the embedded default, and Ctrl-C stops it cleanly.
+ */
 describe('embedded start (no DATABASE_URL, no REDIS_URL, no MASTER_KEY)', () => {
   let dataDir: string;
   before(async () => {
@@ -15,9 +18,17 @@ describe('embedded start (no DATABASE_URL, no REDIS_URL, no MASTER_KEY)', () => 
   after(() => rm(dataDir, { recursive: true, force: true, maxRetries: 5 }));
 
   async function start() {
-    const child = spawnMain(['serve'], { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir });
-    const port = await waitForListening(child);
+    const child = spawnNpmStart({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir });
+    const port = await waitForListening(child, 60_000);
     return { child, port };
+  }
+
+  /** Ctrl-C; resolves once npm and the gateway have both exited (their shared stdout closed). */
+  async function interrupt(child: ReturnType<typeof spawnNpmStart>): Promise<string> {
+    const closed = once(child.stdout!, 'close');
+    child.interrupt();
+    await closed;
+    return child.output();
   }
 
   it('generates a master key once, prints it once, and is ready', async () => {
@@ -34,14 +45,11 @@ describe('embedded start (no DATABASE_URL, no REDIS_URL, no MASTER_KEY)', () => 
       body: JSON.stringify({ model: 'none', messages: [{ role: 'user', content: 'x' }] }),
     });
     assert.equal(authed.status, 404, 'the generated key authenticates');
-    first.child.kill('SIGTERM');
-    const [code] = await once(first.child, 'exit');
-    assert.equal(code, 0);
+    assert.match(await interrupt(first.child), /"msg":"shutdown complete"/);
 
     const second = await start();
     assert.ok(!second.child.output().includes(secrets.masterKey), 'not printed again');
     assert.equal((await fetch(`http://127.0.0.1:${second.port}/health/ready`)).status, 200);
-    second.child.kill('SIGTERM');
-    await once(second.child, 'exit');
+    assert.match(await interrupt(second.child), /"msg":"shutdown complete"/);
   });
 });

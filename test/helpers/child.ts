@@ -3,16 +3,40 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
 export const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+type OutputChild = ChildProcess & { output: () => string };
 
 /** Runs `node src/main.ts <args>` with exactly `env` (plus PATH), collecting its output. */
-export function spawnMain(
-  args: string[],
-  env: Record<string, string>,
-): ChildProcess & { output: () => string } {
+export function spawnMain(args: string[], env: Record<string, string>): OutputChild {
   const child = spawn(process.execPath, [MAIN, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return collectOutput(child);
+}
+
+/**
+ * Runs the README's `npm start` in the repository (its `prestart` build included) with exactly
+ * `env` (plus PATH), in a process group of its own, so `interrupt()` reaches npm and the gateway
+ * together, as Ctrl-C in a terminal does. Under `npm test` it uses the same npm; else `npm` on PATH.
+ */
+export function spawnNpmStart(env: Record<string, string>): OutputChild & { interrupt: () => void } {
+  const npmCli = process.env.npm_execpath;
+  const [command, args] = npmCli === undefined ? ['npm', ['start']] : [process.execPath, [npmCli, 'start']];
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const interrupt = () => {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGINT');
+  };
+  return Object.assign(collectOutput(child), { interrupt });
+}
+
+function collectOutput(child: ChildProcess): OutputChild {
   let output = '';
   child.stdout?.on('data', (chunk) => {
     output += chunk;
