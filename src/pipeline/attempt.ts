@@ -9,6 +9,7 @@ import type {
 } from '../providers/types.ts';
 import { answerTextWithModel } from './answer-text.ts';
 import { type EndpointBody, multipartUploadOf } from './endpoint.ts';
+import { endOfFirstEvent } from './first-event.ts';
 import { eventWithPublicModel, isRecord, withPublicModel } from './public-model.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
 import { httpFailure, parseUpstreamBody, transportFailure } from './upstream-failure.ts';
@@ -184,9 +185,20 @@ function streamResult(
   let firstByteAtMs: number | null = null;
   async function* events(): AsyncGenerator<readonly StreamEvent[]> {
     try {
-      for await (const chunk of response.body) {
-        firstByteAtMs ??= Date.now();
-        const batch = through(decoder!.push(chunk as Uint8Array));
+      for await (const received of response.body) {
+        let chunk = received as Uint8Array;
+        if (firstByteAtMs === null) {
+          firstByteAtMs = Date.now();
+          // The first event goes to the client on its own (inference-route.ts lets it leave),
+          // not after every other event of the upstream's first chunk has been decoded.
+          const end = endOfFirstEvent(chunk);
+          if (end < chunk.length) {
+            const head = through(decoder!.push(chunk.subarray(0, end)));
+            if (head.length > 0) yield head;
+            chunk = chunk.subarray(end);
+          }
+        }
+        const batch = through(decoder!.push(chunk));
         if (batch.length > 0) yield batch;
       }
     } catch (error) {

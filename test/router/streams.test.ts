@@ -94,6 +94,35 @@ describe('streams fail over only before their first byte', () => {
     assert.equal(anthropicFake.requests.length, 1);
   });
 
+  it('OpenAI format: a stream is handed over at its first event, even when the same upstream chunk holds more', async () => {
+    const model = modelName('gpt-packed');
+    await createDeployment(gw, { publicModel: model, baseUrl: openaiFake.baseUrl });
+    const role = {
+      id: 'chatcmpl-packed',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'gpt-4o-mini',
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+    };
+    const failure = { error: { message: 'overloaded', type: 'server_error' } };
+    // One write: the gateway reads both events in one chunk, as from a fast or buffering upstream.
+    openaiFake.faultNextStream({
+      afterEvents: 0,
+      action: { raw: `data: ${JSON.stringify(role)}\n\ndata: ${JSON.stringify(failure)}\n\n` },
+    });
+    const stream = await openai.chat.completions.create({
+      model,
+      stream: true,
+      messages: [{ role: 'user', content: PROMPT }],
+    });
+    const roles: unknown[] = [];
+    await assert.rejects(async () => {
+      for await (const chunk of stream) roles.push(chunk.choices[0]?.delta?.role);
+    }, OpenAI.APIError);
+    assert.deepEqual(roles, ['assistant'], 'the first event reached the client, then the error');
+    assert.equal(openaiFake.requests.length, 1, 'handed over, so never retried');
+  });
+
   /** A whole OpenAI-format stream's text, and the attempts the gateway made for it. */
   async function streamedText(model: string): Promise<{ text: string; attempts: string | null }> {
     const { data: stream, response } = await openai.chat.completions

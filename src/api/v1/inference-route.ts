@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { AttemptResult } from '../../pipeline/attempt.ts';
@@ -181,9 +182,16 @@ async function writeResult(
   }
   startSse(res, ctx.responseHeaders);
   try {
+    let first = true;
     for await (const batch of result.events) {
       if (res.destroyed) break;
       await writeSseEvents(res, batch);
+      if (first) {
+        // Node sends a response's writes at the end of the tick: this turn lets the first event
+        // leave before the rest of its upstream chunk is decoded (attempt.ts sends it alone).
+        first = false;
+        await nextTurn();
+      }
     }
     return { status: 200, error: null, streamBroken: false };
   } catch (error) {
