@@ -8,11 +8,28 @@ import { cleanText } from './prompt.ts';
  * first profile (docs/performance.md). Row fields are named after their columns.
  */
 export function recordsetJson(rows: readonly object[]): string {
-  const text = JSON.stringify(rows);
+  return cleanJson(rows);
+}
+
+/**
+ * One row's JSON, cleaned as `recordsetJson` cleans a batch, for a row serialized when it is made
+ * rather than with its batch; `recordsetOfJson` joins such rows into the parameter.
+ */
+export function rowJson(row: object): string {
+  return cleanJson(row);
+}
+
+/** The same parameter as `recordsetJson`, from rows already serialized by `rowJson`. */
+export function recordsetOfJson(rows: readonly string[]): string {
+  return `[${rows.join(',')}]`;
+}
+
+function cleanJson(value: object): string {
+  const text = JSON.stringify(value);
   // JSON escapes NUL and a lone surrogate as `\u…`, and Postgres refuses both when it turns a JSON
   // string into text, which would cost the row its write (a bound parameter stored U+FFFD for a
-  // lone surrogate). The rare batch with any `\u` escape is written again with its strings cleaned.
-  return text.includes('\\u') ? JSON.stringify(rows, cleanStrings) : text;
+  // lone surrogate). The rare value with any `\u` escape is serialized again with its strings cleaned.
+  return text.includes('\\u') ? JSON.stringify(value, cleanStrings) : text;
 }
 
 function cleanStrings(_key: string, value: unknown): unknown {

@@ -10,6 +10,7 @@ import { storedError } from '../error-detail.ts';
 import { promptOf } from '../prompt.ts';
 import type { RecordQueueSettings } from '../queue-settings.ts';
 import { recordId } from '../record-id.ts';
+import { rowJson } from '../recordset-json.ts';
 import { capturedResponse, requestCapture } from '../response-capture.ts';
 import {
   attemptRows,
@@ -60,7 +61,7 @@ export class OperationRecorder implements CallObserver {
       ...options.queue,
       name: 'gateway_operations',
       logger,
-      keyOf: (record) => record.operation.id,
+      keyOf: (record) => record.id,
       dueAt: (record) => record.dueAtMs,
       write: (records) => writeOperations(sql, keyring, records),
     });
@@ -75,6 +76,7 @@ export class OperationRecorder implements CallObserver {
       const state = this.#stateOf(ctx);
       if (state.sampleIfSuccessful) requestCapture(ctx);
       this.#queue.push({
+        id: state.id,
         operation: startedOperationRow(state, ctx),
         attempts: NO_ATTEMPTS,
         sample: null,
@@ -90,8 +92,9 @@ export class OperationRecorder implements CallObserver {
       const state = this.#stateOf(ctx);
       const call = summarizeCall(ctx, outcome);
       this.#queue.push({
-        operation: finishedOperationRow(state, call),
-        attempts: attemptRows(state.id, call),
+        id: state.id,
+        operation: rowJson(finishedOperationRow(state, call)),
+        attempts: attemptRows(state.id, call).map(rowJson),
         sample: this.#sample(ctx, call, state),
         dueAtMs: 0,
       });
@@ -125,6 +128,12 @@ export class OperationRecorder implements CallObserver {
       response: capturedResponse(ctx),
       error: storedError(call.error),
     });
-    return { id: recordId('smp'), reason, plaintext };
+    return {
+      id: recordId('smp'),
+      reason,
+      plaintext,
+      requestId: call.requestId,
+      createdAt: isoTime(call.finishedAtMs),
+    };
   }
 }

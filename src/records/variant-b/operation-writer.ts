@@ -1,8 +1,7 @@
 import type { Keyring } from '../../crypto/index.ts';
 import type { Sql } from '../../store/database.ts';
-import { isoTime } from '../../telemetry/iso-time.ts';
-import { recordsetJson } from '../recordset-json.ts';
-import { ATTEMPT_COLUMNS, type AttemptRow, OPERATION_COLUMNS, type OperationRow } from './operation-rows.ts';
+import { recordsetJson, recordsetOfJson, rowJson, type Timestamp } from '../recordset-json.ts';
+import { ATTEMPT_COLUMNS, OPERATION_COLUMNS, type OperationRow } from './operation-rows.ts';
 import type { SampleReason } from './payload-sampler.ts';
 
 /**
@@ -12,8 +11,18 @@ import type { SampleReason } from './payload-sampler.ts';
  * (what the reconcile job finds after a crash) and the final row later, as an upsert.
  */
 export interface OperationRecord {
-  operation: OperationRow;
-  attempts: readonly AttemptRow[];
+  /** The operation's id: the queue's key. */
+  id: string;
+  /**
+   * The row. A start row stays an object: most are replaced in the queue before they are due and
+   * never serialized. A final row is its JSON (`rowJson`), made when the call ends: the queue then
+   * holds one string per row for up to a flush interval (about 30% less heap than the object and
+   * its strings), and a batch's write joins strings instead of serializing every row at once,
+   * which held the event loop for 0.5-5 ms per 500 calls.
+   */
+  operation: OperationRow | string;
+  /** The final row's attempts, each its JSON. */
+  attempts: readonly string[];
   sample: PendingSample | null;
   /** When a background write may take it (epoch ms): a flush interval after the start for the start row, at once for the final one. */
   dueAtMs: number;
@@ -24,6 +33,9 @@ export interface PendingSample {
   id: string;
   reason: SampleReason;
   plaintext: string;
+  /** Its operation's request id and end. */
+  requestId: string;
+  createdAt: Timestamp;
 }
 
 const SAMPLE_COLUMNS = [
@@ -74,28 +86,28 @@ export async function writeOperations(
   keyring: Keyring,
   records: readonly OperationRecord[],
 ): Promise<void> {
-  const operations = new Array<OperationRow>(records.length);
-  const attempts: AttemptRow[] = [];
+  const operations = new Array<string>(records.length);
+  const attempts: string[] = [];
   const samples: object[] = [];
   for (let index = 0; index < records.length; index += 1) {
     const record = records[index];
-    operations[index] = record.operation;
+    operations[index] = typeof record.operation === 'string' ? record.operation : rowJson(record.operation);
     for (const attempt of record.attempts) attempts.push(attempt);
-    if (record.sample !== null) samples.push(sealedSample(keyring, record.operation, record.sample));
+    if (record.sample !== null) samples.push(sealedSample(keyring, record.id, record.sample));
   }
   await sql.unsafe(
     WRITE_BATCH,
-    [recordsetJson(operations), recordsetJson(attempts), recordsetJson(samples)],
+    [recordsetOfJson(operations), recordsetOfJson(attempts), recordsetJson(samples)],
     { prepare: true },
   );
 }
 
-function sealedSample(keyring: Keyring, operation: OperationRow, sample: PendingSample): object {
+function sealedSample(keyring: Keyring, operationId: string, sample: PendingSample): object {
   return {
     id: sample.id,
-    operation_id: operation.id,
-    request_id: operation.request_id,
-    created_at: operation.finished_at ?? isoTime(Date.now()),
+    operation_id: operationId,
+    request_id: sample.requestId,
+    created_at: sample.createdAt,
     reason: sample.reason,
     envelope: keyring.seal('payload-sample', sample.plaintext),
     envelope_key_id: keyring.activeId,
