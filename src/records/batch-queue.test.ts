@@ -104,8 +104,8 @@ describe('BatchQueue', () => {
     });
     q.push(1);
     q.push(2);
-    await new Promise((resolve) => setImmediate(resolve)); // the full-batch drain runs and fails
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn(); // the full-batch drain runs and fails
+    await nextTurn();
     assert.equal(q.size, 2);
     down = false;
     await q.flush(1_000);
@@ -204,7 +204,7 @@ describe('BatchQueue with keyOf', () => {
     });
     q.push({ id: 'a', version: 'started' });
     const flushing = q.flush(0);
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     q.push({ id: 'a', version: 'final' });
     release();
     await flushing;
