@@ -41,8 +41,19 @@ export interface Phases {
   sequential: boolean;
 }
 
+/** Calls/s of the saturation phase at one connection count. */
+export interface SweepPoint {
+  connections: number;
+  rps: number;
+}
+
 export interface ScenarioFigures {
+  /** The saturation phase that served the most calls/s (the scenario's throughput). */
   saturation: SaturationRun;
+  /** Its connection count. */
+  connections: number;
+  /** Every saturation phase run, in order (BENCH_CONNECTIONS, up to the first that served fewer). */
+  sweep: readonly SweepPoint[];
   /** CPU seconds (user + system) of the server per 1,000 answered calls at saturation. */
   cpuSecondsPer1000: number;
   /**
@@ -57,7 +68,7 @@ export interface ScenarioFigures {
    * throughput. Null when nothing was pinned (the cores are shared with the server).
    */
   loadCoresBusy: number | null;
-  /** Resident memory of the server during saturation. */
+  /** Resident memory of the server during the best saturation phase. */
   rssMb: { median: number; max: number };
   /** Resident memory of the server during the fixed-rate phase (null when it did not run). */
   rateRssMb: { median: number; max: number } | null;
@@ -109,35 +120,81 @@ async function settle(pids: readonly number[]): Promise<number> {
   return Date.now() - startedAt;
 }
 
+/** One saturation phase at one connection count, and what the server and the load cores spent on it. */
+interface SaturationPhase {
+  connections: number;
+  saturation: SaturationRun;
+  cpuSeconds: number;
+  services: ReturnType<ReturnType<MeasureContext['services']['meter']>>;
+  rss: ReturnType<ReturnType<typeof sampleRss>>;
+  loadCoresBusy: number | null;
+}
+
+type Load = (connections: number, durationS: number) => Promise<SaturationRun>;
+
+async function saturationPhase(
+  target: ScenarioTarget,
+  context: MeasureContext,
+  load: Load,
+  connections: number,
+): Promise<SaturationPhase> {
+  const pids = target.serverPids();
+  const cpuBefore = cpuSeconds(pids);
+  const stopRss = sampleRss(pids);
+  const stopServices = context.services.meter();
+  const stopCores = meterCores(target.serverOnLoadCores ? null : context.busyCores);
+  const saturation = await load(connections, context.options.durationS);
+  const loadCoresBusy = stopCores();
+  const services = stopServices();
+  const rss = stopRss();
+  return { connections, saturation, cpuSeconds: cpuSeconds(pids) - cpuBefore, services, rss, loadCoresBusy };
+}
+
+/**
+ * Saturation: a phase at each connection count in turn, until one serves fewer calls/s than the
+ * best so far (past the knee, more connections only queue); the best phase is the throughput.
+ */
+async function sweepSaturation(
+  target: ScenarioTarget,
+  context: MeasureContext,
+  load: Load,
+  settledMs: number[],
+): Promise<{ best: SaturationPhase; sweep: SweepPoint[] }> {
+  let best: SaturationPhase | null = null;
+  const sweep: SweepPoint[] = [];
+  for (const connections of context.options.connections) {
+    if (best !== null) settledMs.push(await settle(target.serverPids()));
+    const phase = await saturationPhase(target, context, load, connections);
+    sweep.push({ connections, rps: phase.saturation.rps });
+    if (best !== null && phase.saturation.rps < best.saturation.rps) break;
+    best = phase;
+  }
+  if (best === null) throw new Error('BENCH_CONNECTIONS lists no connection count');
+  return { best, sweep };
+}
+
 export async function measureScenario(
   target: ScenarioTarget,
   context: MeasureContext,
   phases: Phases = ALL_PHASES,
 ): Promise<ScenarioFigures> {
   const { options } = context;
-  const load = (durationS: number) =>
+  const load: Load = (connections, durationS) =>
     saturate(context.tool, {
       origin: target.origin,
       request: target.request,
-      connections: options.connections,
+      connections,
       durationS,
       cores: context.loadCores,
       threads: context.loadThreads,
       scratchDir: context.scratchDir,
     });
-  if (options.warmupS > 0) await load(Math.max(1, Math.round(options.warmupS)));
+  if (options.warmupS > 0) await load(options.connections[0], Math.max(1, Math.round(options.warmupS)));
 
   const pids = target.serverPids();
   const settledMs = [await settle(pids)];
-  const cpuBefore = cpuSeconds(pids);
-  const stopRss = sampleRss(pids);
-  const stopServices = context.services.meter();
-  const stopCores = meterCores(target.serverOnLoadCores ? null : context.busyCores);
-  const saturation = await load(options.durationS);
-  const loadCoresBusy = stopCores();
-  const services = stopServices();
-  const rss = stopRss();
-  const cpu = cpuSeconds(pids) - cpuBefore;
+  const { best, sweep } = await sweepSaturation(target, context, load, settledMs);
+  const { saturation, services, rss, loadCoresBusy } = best;
 
   const probe = (mode: 'rate' | 'sequential') =>
     runProbe(
@@ -163,7 +220,9 @@ export async function measureScenario(
   const sequential = phases.sequential ? await probe('sequential') : null;
   return {
     saturation,
-    cpuSecondsPer1000: per1000(cpu, saturation.ok),
+    connections: best.connections,
+    sweep,
+    cpuSecondsPer1000: per1000(best.cpuSeconds, saturation.ok),
     dependencyCpuSecondsPer1000:
       services === null
         ? null

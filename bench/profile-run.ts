@@ -12,6 +12,12 @@ import { BENCH_MODEL, chatRequest } from './requests.ts';
 import { saturate } from './saturation.ts';
 import type { BenchSession } from './session.ts';
 
+/** The connection count at which the measured run of `scenario` served the most (else the first listed). */
+function saturatingConnections(session: BenchSession, scenario: string): number {
+  const measured = session.results.find((r) => r.spec.id === scenario);
+  return measured?.status === 'measured' ? measured.figures.connections : session.options.connections[0];
+}
+
 export async function runProfiledGateway(session: BenchSession): Promise<ProfileSummary | null> {
   const scenario = session.options.profile;
   if (scenario === null) return null;
@@ -27,11 +33,12 @@ export async function runProfiledGateway(session: BenchSession): Promise<Profile
     const answer = await waitServing(gateway.origin, call);
     if (answer.status !== 200) throw new Error(`profiled gateway answered ${answer.status}: ${answer.body}`);
     const context = session.context();
+    const connections = saturatingConnections(session, scenario);
     const load = (durationS: number) =>
       saturate(session.tool, {
         origin: gateway.origin,
         request: call,
-        connections: session.options.connections,
+        connections,
         durationS,
         cores: context.loadCores,
         threads: context.loadThreads,

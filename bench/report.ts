@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BudgetCheck, DerivedFigures } from './derived.ts';
 import type { MachineInfo } from './machine.ts';
+import type { ScenarioFigures } from './measure.ts';
 import type { ProfileSummary } from './profile.ts';
 import type { ScenarioResult } from './scenarios.ts';
 
@@ -50,6 +51,13 @@ function health(result: ScenarioResult & { status: 'measured' }): string {
   return bad === 0 ? 'ok' : `${bad} failed calls`;
 }
 
+/** `128 (64: 10521, 256: 9137)`: the saturating connection count, then the calls/s at the others tried. */
+function sweepCell(figures: ScenarioFigures): string {
+  const others = figures.sweep.filter((point) => point.connections !== figures.connections);
+  if (others.length === 0) return String(figures.connections);
+  return `${figures.connections} (${others.map((point) => `${point.connections}: ${point.rps}`).join(', ')})`;
+}
+
 /** `0.031/0.052`: Redis's and Postgres's CPU s per 1k calls, `-` for one not local. */
 function dependencyCpu(result: ScenarioResult & { status: 'measured' }): string {
   const deps = result.figures.dependencyCpuSecondsPer1000;
@@ -65,6 +73,7 @@ export function renderReport(report: BenchReport): string {
       'id',
       'scenario',
       'calls/s',
+      'conns',
       'vs node limit',
       'CPU s/1k calls',
       'redis/pg CPU s/1k',
@@ -77,6 +86,7 @@ export function renderReport(report: BenchReport): string {
       r.spec.id,
       r.spec.title,
       String(r.figures.saturation.rps),
+      sweepCell(r.figures),
       percent(report.derived[r.spec.id]?.throughputVsNodeLimit),
       cell(r.figures.cpuSecondsPer1000, 3),
       dependencyCpu(r),
@@ -121,7 +131,7 @@ export function renderReport(report: BenchReport): string {
       ([name, value]) => `  ${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
     ),
     '',
-    `Throughput at saturation (${report.settings.connections} connections), cost of the server under test and of the local Redis/Postgres, busy share of the load cores`,
+    `Throughput at saturation (the best of ${String(report.settings.connections)} connections, tried in turn until one serves fewer calls/s; conns: the best count, with the calls/s of the others), cost of the server under test and of the local Redis/Postgres, busy share of the load cores`,
     throughput,
     '',
     'Latency in ms: concurrency 1 (+ = added over the same call direct to the fake) and at a fixed rate',
