@@ -158,19 +158,19 @@ async function sweepSaturation(
   target: ScenarioTarget,
   context: MeasureContext,
   load: Load,
-  settledMs: number[],
-): Promise<{ best: SaturationPhase; sweep: SweepPoint[] }> {
+): Promise<{ best: SaturationPhase; sweep: SweepPoint[]; settledMs: number[] }> {
   let best: SaturationPhase | null = null;
   const sweep: SweepPoint[] = [];
+  const settledMs: number[] = [];
   for (const connections of context.options.connections) {
-    if (best !== null) settledMs.push(await settle(target.serverPids()));
+    settledMs.push(await settle(target.serverPids()));
     const phase = await saturationPhase(target, context, load, connections);
     sweep.push({ connections, rps: phase.saturation.rps });
     if (best !== null && phase.saturation.rps < best.saturation.rps) break;
     best = phase;
   }
   if (best === null) throw new Error('BENCH_CONNECTIONS lists no connection count');
-  return { best, sweep };
+  return { best, sweep, settledMs };
 }
 
 export async function measureScenario(
@@ -192,8 +192,7 @@ export async function measureScenario(
   if (options.warmupS > 0) await load(options.connections[0], Math.max(1, Math.round(options.warmupS)));
 
   const pids = target.serverPids();
-  const settledMs = [await settle(pids)];
-  const { best, sweep } = await sweepSaturation(target, context, load, settledMs);
+  const { best, sweep, settledMs } = await sweepSaturation(target, context, load);
   const { saturation, services, rss, loadCoresBusy } = best;
 
   const probe = (mode: 'rate' | 'sequential') =>

@@ -11,8 +11,8 @@ export interface BenchOptions {
   /**
    * Connection counts of the saturation phase, in the order tried: the phase runs at each until one
    * serves fewer calls/s than the best so far, and the best is the scenario's throughput. One count
-   * alone is not saturation for every server: (d) at 64 connections left the gateway's core idle a
-   * sixth of the time, waiting on Redis, and served more at 128.
+   * alone is not always saturation: in one run (d) at 64 connections left the gateway's core idle
+   * a sixth of the time, waiting on Redis, and a run at 128 served more; in others 64 served most.
    */
   connections: readonly number[];
   /** Requests per second of the fixed-rate phase: moderate, well under saturation. */
