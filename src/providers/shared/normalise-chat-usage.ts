@@ -10,3 +10,15 @@ export function normaliseChatUsage(usage: ChatUsage): Usage {
     ...(cached === undefined ? {} : { cachedInputTokens: cached }),
   };
 }
+
+/** The Chat Completions usage object of a normalised usage (the inverse of normaliseChatUsage). */
+export function chatUsageOf(usage: Usage): ChatUsage {
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+    ...(usage.cachedInputTokens === undefined
+      ? {}
+      : { prompt_tokens_details: { cached_tokens: usage.cachedInputTokens } }),
+  };
+}
