@@ -40,6 +40,7 @@ export interface Config {
   /** Variant B: share of successful calls whose payload is sampled (failures always are). */
   observabilityPayloadSampleRate: number;
   responseCacheTtlMs: number;
+  responseCacheMaxEntryBytes: number;
   otelEnabled: boolean;
   otelExporterOtlpEndpoint: string | undefined;
   otelLogPayloads: boolean;
@@ -186,6 +187,13 @@ export function loadConfig(env: Env = process.env): Config {
     maxStringLengthPromptInDb: integer(env, 'MAX_STRING_LENGTH_PROMPT_IN_DB', 2048, 0),
     observabilityPayloadSampleRate: fraction(env, 'OBSERVABILITY_PAYLOAD_SAMPLE_RATE', 0.01),
     responseCacheTtlMs: integer(env, 'RESPONSE_CACHE_TTL_MS', 0, 0, 30 * DAY_MS),
+    responseCacheMaxEntryBytes: integer(
+      env,
+      'RESPONSE_CACHE_MAX_ENTRY_BYTES',
+      1_048_576,
+      1024,
+      512 * 1_048_576,
+    ),
     otelEnabled: boolean(env, 'OTEL_ENABLED', false),
     otelExporterOtlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
     otelLogPayloads: boolean(env, 'OTEL_LOG_PAYLOADS', false),

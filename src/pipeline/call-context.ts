@@ -63,7 +63,14 @@ export interface CallContext {
    * does not change with the model, so a fallback reuses it.
    */
   estimatedInputTokens?: number;
+  /** The client's `Cache-Control` header, for the response cache (no-cache, no-store). */
+  readonly cacheControl?: string;
+  /** What the response cache did for the call; undefined when the cache is off. */
+  cacheStatus?: ResponseCacheStatus;
 }
+
+/** `x-gateway-cache` (DESIGN.md section 5): answered from the cache, looked up and missed, or not looked up. */
+export type ResponseCacheStatus = 'hit' | 'miss' | 'bypass';
 
 export interface CallOutcome {
   status: number;

@@ -30,6 +30,8 @@ export interface CallSummary {
   cachedInputTokens: number | null;
   /** Zero for a model without pricing (SPEC.md, Request log records). */
   costCents: number;
+  /** Answered from the response cache: no upstream attempt, nothing billed. */
+  cacheHit: boolean;
   attempts: readonly AttemptRecord[];
 }
 
@@ -64,6 +66,7 @@ export function summarizeCall(
     outputTokens: ctx.usage?.outputTokens ?? 0,
     cachedInputTokens: ctx.usage?.cachedInputTokens ?? null,
     costCents: cost,
+    cacheHit: ctx.cacheStatus === 'hit',
     attempts: ctx.attempts,
   };
 }

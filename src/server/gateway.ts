@@ -3,6 +3,7 @@ import { adminModules } from '../api/admin/index.ts';
 import { v1Module } from '../api/v1/index.ts';
 import { Authenticator } from '../auth/authenticator.ts';
 import { MasterKey } from '../auth/credentials.ts';
+import type { CacheStore } from '../cache/cache-store.ts';
 import type { Config } from '../config.ts';
 import { DeploymentDirectory } from '../deployments/deployment-directory.ts';
 import { CachedKeyResolver } from '../keys/cached-key-resolver.ts';
@@ -12,6 +13,7 @@ import { createPreflightStages } from '../pipeline/stages/preflight.ts';
 import { UpstreamClient } from '../pipeline/upstream-client.ts';
 import { createRecords } from '../records/index.ts';
 import { captureResponses } from '../records/response-capture.ts';
+import { ResponseCache } from '../response-cache/response-cache.ts';
 import { Router } from '../router/router.ts';
 import { RouterSettingsStore } from '../router/router-settings.ts';
 import type { Logger } from '../telemetry/logger.ts';
@@ -80,10 +82,11 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
 
   const router = new Router({ directory, client, cache, settings: routerSettings });
   lifecycle.onShutdown('flush', 'router cooldown mirror', () => router.close());
+  const responseCache = createResponseCache(runtime.config, cache, logger);
   const pipeline = new InferencePipeline({
     preflight: createPreflightStages({ directory }),
-    call: [limits.stage],
-    route: captureResponses(router.route),
+    call: responseCache === null ? [limits.stage] : [limits.stage, responseCache.stage],
+    route: captureResponses(responseCache?.storeAnswers(router.route) ?? router.route),
     observers: [limits.observer, ...records.observers, telemetry],
     fallbacks: router.fallbacks,
   });
@@ -127,6 +130,17 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     },
     shutdown: () => lifecycle.shutdown(),
   };
+}
+
+/** The response cache, or null when RESPONSE_CACHE_TTL_MS is 0: the pipeline then has no cache stage at all. */
+function createResponseCache(config: Config, cache: CacheStore, logger: Logger): ResponseCache | null {
+  if (config.responseCacheTtlMs === 0) return null;
+  return new ResponseCache({
+    cache,
+    ttlMs: config.responseCacheTtlMs,
+    maxEntryBytes: config.responseCacheMaxEntryBytes,
+    logger,
+  });
 }
 
 /** Stops accepting and waits for in-flight requests (streams included), at most `timeoutMs`. */

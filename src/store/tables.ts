@@ -72,6 +72,8 @@ export interface RequestLogsTable {
   latency_ms: number;
   prompt: string | null;
   error_detail: Json<Record<string, unknown> | null>;
+  /** Migration 0004. */
+  cache_hit: Generated<boolean>;
 }
 
 /** Last run of a periodic job that runs once per cycle across replicas (migration 0002). */
@@ -102,6 +104,8 @@ export interface GatewayOperationsTable {
   latency_ms: number | null;
   attempt_count: number;
   prompt: string | null;
+  /** Migration 0004. */
+  cache_hit: Generated<boolean>;
 }
 
 /** Variant B: one row per upstream attempt (migration 0003). */

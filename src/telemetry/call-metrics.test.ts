@@ -25,6 +25,7 @@ function call(overrides: Partial<CallSummary> = {}): CallSummary {
     outputTokens: 20,
     cachedInputTokens: null,
     costCents: 0.5,
+    cacheHit: false,
     attempts: [],
     ...overrides,
   };

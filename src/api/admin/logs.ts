@@ -68,6 +68,9 @@ const operationSchema = z
     outputTokens: z.number().nullable(),
     cachedInputTokens: z.number().nullable(),
     costCents: z.number(),
+    cacheHit: z
+      .boolean()
+      .meta({ description: 'Answered from the response cache: no upstream attempt, nothing billed.' }),
     latencyMs: z.number().nullable(),
     prompt: z.string().nullable().meta({ description: 'Truncated to MAX_STRING_LENGTH_PROMPT_IN_DB.' }),
     attempts: z.array(attemptSchema),

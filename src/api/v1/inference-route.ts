@@ -109,6 +109,7 @@ async function createContext(
     usage: null,
     costCents: 0,
     stageState: new Map(),
+    cacheControl: request.headers['cache-control'],
   };
 }
 

@@ -54,6 +54,7 @@ export interface OperationView {
   outputTokens: number | null;
   cachedInputTokens: number | null;
   costCents: number;
+  cacheHit: boolean;
   latencyMs: number | null;
   prompt: string | null;
   attempts: AttemptView[];
@@ -159,6 +160,7 @@ function operationView(row: Selectable<GatewayOperationsTable>, attempts: Attemp
     outputTokens: row.output_tokens,
     cachedInputTokens: row.cached_input_tokens,
     costCents: Number(row.cost_cents),
+    cacheHit: row.cache_hit,
     latencyMs: row.latency_ms,
     prompt: row.prompt,
     attempts,

@@ -21,6 +21,7 @@ export interface RequestLogRow {
   latency_ms: number;
   prompt: string | null;
   error_detail: unknown;
+  cache_hit: boolean;
 }
 
 export const REQUEST_LOG_COLUMNS = [
@@ -39,6 +40,7 @@ export const REQUEST_LOG_COLUMNS = [
   'latency_ms',
   'prompt',
   'error_detail',
+  'cache_hit',
 ] as const satisfies readonly (keyof RequestLogRow)[];
 
 /**
@@ -68,5 +70,6 @@ export function requestLogRow(call: CallSummary, prompt: string | null): Request
     latency_ms: Math.max(0, Math.round(call.finishedAtMs - call.startedAtMs)),
     prompt,
     error_detail: jsonForDb(detail),
+    cache_hit: call.cacheHit,
   };
 }

@@ -26,6 +26,7 @@ export interface OperationRow {
   latency_ms: number | null;
   attempt_count: number;
   prompt: string | null;
+  cache_hit: boolean;
 }
 
 export const OPERATION_COLUMNS = [
@@ -49,6 +50,7 @@ export const OPERATION_COLUMNS = [
   'latency_ms',
   'attempt_count',
   'prompt',
+  'cache_hit',
 ] as const satisfies readonly (keyof OperationRow)[];
 
 /** An `upstream_attempts` row. */
@@ -118,6 +120,7 @@ export function startedOperationRow(start: OperationStart, ctx: CallContext): Op
     latency_ms: null,
     attempt_count: 0,
     prompt: start.prompt,
+    cache_hit: false,
   };
 }
 
@@ -143,6 +146,7 @@ export function finishedOperationRow(start: OperationStart, call: CallSummary): 
     latency_ms: Math.max(0, Math.round(call.finishedAtMs - call.startedAtMs)),
     attempt_count: call.attempts.length,
     prompt: start.prompt,
+    cache_hit: call.cacheHit,
   };
 }
 

@@ -1,0 +1,174 @@
+import type { CacheStore } from '../cache/cache-store.ts';
+import type { AttemptResult } from '../pipeline/attempt.ts';
+import type { CallContext } from '../pipeline/call-context.ts';
+import type { CallRouter } from '../pipeline/pipeline.ts';
+import { CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
+import type { StreamEvent } from '../providers/types.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import { createAnswerAssembler } from './assembly/index.ts';
+import { parseCacheControl } from './cache-control.ts';
+import { responseCacheKey } from './cache-key.ts';
+import { replayAnswerAsEvents } from './replay/index.ts';
+
+/** The answer header (DESIGN.md section 5, Response cache). */
+export const CACHE_HEADER = 'x-gateway-cache';
+
+/**
+ * The operations whose answers are cached: text in, JSON out. Images and audio are left alone (an
+ * image answer's URLs expire, and a multipart upload cannot be hashed without reading it first).
+ */
+const CACHEABLE_OPERATIONS: ReadonlySet<string> = new Set([
+  'chat.completions',
+  'messages',
+  'responses',
+  'embeddings',
+]);
+
+const STAGE_NAME = 'response-cache';
+
+export interface ResponseCacheOptions {
+  cache: CacheStore;
+  ttlMs: number;
+  /** Answers larger than this (UTF-8 bytes of their JSON) are served but not stored. */
+  maxEntryBytes: number;
+  logger: Logger;
+}
+
+/** What the lookup decided for a call, for the write once its answer is known. */
+interface PendingWrite {
+  key: string;
+  /** The public model the key was made for: an answer from a fallback model is not stored under it. */
+  publicModel: string;
+}
+
+/**
+ * The exact-match response cache (DESIGN.md section 5): a call-level stage that answers a hit
+ * before routing, and a wrapper of the router that stores what a miss was answered. Entries are
+ * the answer's JSON text in the endpoint's format; a streamed request is answered from one by
+ * replaying it as SSE, and a streamed answer is assembled into one. A cache store that fails
+ * turns the cache off for the call (the call is served from upstream), never fails it.
+ */
+export class ResponseCache {
+  readonly #options: ResponseCacheOptions;
+  #storeFailing = false;
+
+  constructor(options: ResponseCacheOptions) {
+    this.#options = options;
+  }
+
+  readonly stage: Stage = { name: STAGE_NAME, run: (ctx) => this.#lookup(ctx) };
+
+  /** The router, storing the answers of the calls the lookup marked for it. */
+  storeAnswers(route: CallRouter): CallRouter {
+    return async (ctx) => {
+      const result = await route(ctx);
+      const pending = ctx.stageState.get(STAGE_NAME) as PendingWrite | undefined;
+      if (pending === undefined || pending.publicModel !== ctx.publicModel) return result;
+      if (result.kind === 'json') {
+        if (result.textContentType === undefined)
+          this.#write(pending.key, result.json ?? JSON.stringify(result.answer));
+        return result;
+      }
+      return { ...result, events: this.#assembling(ctx, pending.key, result) } satisfies AttemptResult;
+    };
+  }
+
+  async #lookup(ctx: CallContext): Promise<StageOutcome> {
+    const directives = parseCacheControl(ctx.cacheControl);
+    if (!CACHEABLE_OPERATIONS.has(ctx.endpoint.operation)) return this.#status(ctx, 'bypass');
+    const key = responseCacheKey(ctx.endpoint.operation, ctx.publicModel, ctx.body);
+    if (!directives.noStore)
+      ctx.stageState.set(STAGE_NAME, { key, publicModel: ctx.publicModel } satisfies PendingWrite);
+    if (directives.noCache) return this.#status(ctx, 'bypass');
+    const entry = await this.#read(key);
+    const result = entry === null ? null : hitResult(ctx, entry);
+    if (result === null) return this.#status(ctx, 'miss');
+    ctx.stageState.delete(STAGE_NAME);
+    ctx.cacheStatus = 'hit';
+    ctx.responseHeaders[CACHE_HEADER] = 'hit';
+    return { kind: 'respond', result };
+  }
+
+  #status(ctx: CallContext, status: 'miss' | 'bypass'): StageOutcome {
+    ctx.cacheStatus = status;
+    ctx.responseHeaders[CACHE_HEADER] = status;
+    return CONTINUE;
+  }
+
+  async #read(key: string): Promise<string | null> {
+    try {
+      const entry = await this.#options.cache.get(key);
+      this.#recovered();
+      return entry;
+    } catch (error) {
+      this.#failed(error);
+      return null;
+    }
+  }
+
+  #write(key: string, json: string): void {
+    if (!fitsEntry(json, this.#options.maxEntryBytes)) return;
+    this.#options.cache.set(key, json, this.#options.ttlMs).then(
+      () => this.#recovered(),
+      (error: unknown) => this.#failed(error),
+    );
+  }
+
+  /** Passes the stream on untouched; once it ended whole, stores the answer it assembled. */
+  async *#assembling(
+    ctx: CallContext,
+    key: string,
+    stream: Extract<AttemptResult, { kind: 'stream' }>,
+  ): AsyncGenerator<readonly StreamEvent[]> {
+    const assembler = createAnswerAssembler(ctx.endpoint.operation);
+    for await (const batch of stream.events) {
+      if (assembler !== null) for (const event of batch) assembler.push(event);
+      yield batch;
+    }
+    const answer = assembler?.answer(stream.usage()) ?? null;
+    if (answer !== null && !ctx.signal.aborted) this.#write(key, JSON.stringify(answer));
+  }
+
+  /** One warning when the store starts failing, one line when it answers again: not one per call. */
+  #failed(error: unknown): void {
+    if (this.#storeFailing) return;
+    this.#storeFailing = true;
+    this.#options.logger.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'response cache: the cache store failed; calls are served from upstream until it answers',
+    );
+  }
+
+  #recovered(): void {
+    if (!this.#storeFailing) return;
+    this.#storeFailing = false;
+    this.#options.logger.info('response cache: the cache store answers again');
+  }
+}
+
+/**
+ * The answer of a hit in the form the call asks for; null when the entry cannot serve it (not
+ * JSON: an entry written by something else is a miss, and is overwritten by the fresh answer).
+ */
+function hitResult(ctx: CallContext, entry: string): AttemptResult | null {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(entry);
+  } catch {
+    return null;
+  }
+  if (answer === null || typeof answer !== 'object') return null;
+  if (!ctx.stream) return { kind: 'json', answer, json: entry, usage: null };
+  const events = replayAnswerAsEvents(ctx.endpoint.operation, answer, ctx.body);
+  if (events === null) return null;
+  return { kind: 'stream', events: oneBatch(events), usage: () => null, firstByteAtMs: () => null };
+}
+
+/** A UTF-8 character takes at most three bytes per UTF-16 unit: most answers need no byte count. */
+function fitsEntry(json: string, maxBytes: number): boolean {
+  return json.length * 3 <= maxBytes || Buffer.byteLength(json) <= maxBytes;
+}
+
+async function* oneBatch(events: readonly StreamEvent[]): AsyncGenerator<readonly StreamEvent[]> {
+  yield events;
+}
