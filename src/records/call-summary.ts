@@ -1,5 +1,10 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { AttemptRecord, CallContext, CallOutcome } from '../pipeline/call-context.ts';
+import type {
+  AttemptRecord,
+  CallContext,
+  CallOutcome,
+  ResponseCacheStatus,
+} from '../pipeline/call-context.ts';
 
 /** How a call ended, as records and metrics name it. `cancelled`: the client went away. */
 export type CallStatus = 'success' | 'failure' | 'cancelled';
@@ -30,8 +35,11 @@ export interface CallSummary {
   cachedInputTokens: number | null;
   /** Zero for a model without pricing (SPEC.md, Request log records). */
   costCents: number;
-  /** Answered from the response cache: no upstream attempt, nothing billed. */
-  cacheHit: boolean;
+  /**
+   * What the response cache did: `hit` (answered from it: no upstream attempt, nothing billed),
+   * `miss`, `bypass`; null when the cache is off.
+   */
+  cache: ResponseCacheStatus | null;
   attempts: readonly AttemptRecord[];
 }
 
@@ -66,7 +74,7 @@ export function summarizeCall(
     outputTokens: ctx.usage?.outputTokens ?? 0,
     cachedInputTokens: ctx.usage?.cachedInputTokens ?? null,
     costCents: cost,
-    cacheHit: ctx.cacheStatus === 'hit',
+    cache: ctx.cacheStatus ?? null,
     attempts: ctx.attempts,
   };
 }

@@ -25,7 +25,7 @@ function call(overrides: Partial<CallSummary> = {}): CallSummary {
     outputTokens: 20,
     cachedInputTokens: null,
     costCents: 0.5,
-    cacheHit: false,
+    cache: null,
     attempts: [],
     ...overrides,
   };
@@ -69,6 +69,23 @@ describe('call metrics', () => {
     const [point] = family(metrics.families(), 'switchyard.requests').points as CounterPoint[];
     assert.equal(point.labels['error.type'], 'rate_limit_exceeded');
     assert.equal(point.labels['gen_ai.provider.name'], 'none');
+  });
+
+  it('keeps response cache hits, misses and calls without the cache apart, labelled switchyard.cache', () => {
+    const metrics = new CallMetrics();
+    metrics.record(call({ cache: 'miss' }));
+    metrics.record(call({ cache: 'hit', provider: null }));
+    metrics.record(call({ cache: 'hit', provider: null }));
+    metrics.record(call());
+    const points = family(metrics.families(), 'switchyard.requests').points as CounterPoint[];
+    assert.deepEqual(
+      points.map((p) => [p.labels['switchyard.cache'], p.labels['gen_ai.provider.name'], p.value]),
+      [
+        ['miss', 'openai', 1],
+        ['hit', 'none', 2],
+        [undefined, 'openai', 1],
+      ],
+    );
   });
 
   it('keeps a success and a failure with the same model apart', () => {

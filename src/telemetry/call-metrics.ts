@@ -19,7 +19,8 @@ const TOKEN_BUCKETS = Object.freeze([1, 4, 16, 64, 256, 1024, 4096, 16384, 65536
 
 const REQUESTS: MetricDescriptor = {
   name: 'switchyard.requests',
-  description: 'Inference calls, by operation, public model, provider, status and error code.',
+  description:
+    'Inference calls, by operation, public model, provider, status, error code and response cache result.',
   unit: '{request}',
 };
 const DURATION: MetricDescriptor = {
@@ -87,9 +88,17 @@ export class CallMetrics {
   );
 
   record(call: CallSummary): void {
-    // The label values of metricAttributes, in a fixed order; '' stands for "no error.type".
+    // The label values of metricAttributes, in a fixed order; '' stands for "no error.type" and
+    // for "no switchyard.cache" (the response cache is off).
     const series = this.#series.get(
-      [call.operation, call.publicModel, call.provider ?? 'none', call.status, call.error?.code ?? ''],
+      [
+        call.operation,
+        call.publicModel,
+        call.provider ?? 'none',
+        call.status,
+        call.error?.code ?? '',
+        call.cache ?? '',
+      ],
       call,
     );
     series.requests += 1;

@@ -30,6 +30,7 @@ export function metricAttributes(call: CallSummary): Labels {
     'switchyard.operation': call.operation,
     'switchyard.status': call.status,
     ...(call.error === null ? {} : { 'error.type': call.error.code }),
+    ...(call.cache === null ? {} : { 'switchyard.cache': call.cache }),
   };
 }
 
@@ -52,6 +53,7 @@ export function spanAttributes(call: CallSummary): Attributes {
     ...(call.deploymentId === null ? {} : { 'switchyard.deployment.id': call.deploymentId }),
     'switchyard.status': call.status,
     'switchyard.stream': call.stream,
+    ...(call.cache === null ? {} : { 'switchyard.cache': call.cache }),
     'switchyard.cost_cents': call.costCents,
     'switchyard.attempts': call.attempts.length,
     ...(call.cachedInputTokens === null

@@ -298,6 +298,23 @@ describe('response cache (RESPONSE_CACHE_TTL_MS set), Postgres and Redis', () =>
     });
   });
 
+  it('counts hits and misses in switchyard_requests_total', async () => {
+    const metrics = await fetch(`${up.gw.url}/metrics`, {
+      headers: { authorization: `Bearer ${up.gw.masterKey}` },
+    });
+    const text = await metrics.text();
+    const count = (cache: string) =>
+      text
+        .split('\n')
+        .filter(
+          (line) =>
+            line.startsWith('switchyard_requests_total{') && line.includes(`switchyard_cache="${cache}"`),
+        )
+        .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+    assert.ok(count('hit') >= 5, `hits in:\n${text}`);
+    assert.ok(count('miss') >= 5);
+  });
+
   it('does not look up images (bypass)', async () => {
     const answer = await post(up.gw, up.key.key, '/images/generations', { model: 'image', prompt: 'a cat' });
     assert.equal(answer.headers.get('x-gateway-cache'), 'bypass');

@@ -70,6 +70,6 @@ export function requestLogRow(call: CallSummary, prompt: string | null): Request
     latency_ms: Math.max(0, Math.round(call.finishedAtMs - call.startedAtMs)),
     prompt,
     error_detail: jsonForDb(detail),
-    cache_hit: call.cacheHit,
+    cache_hit: call.cache === 'hit',
   };
 }

@@ -146,7 +146,7 @@ export function finishedOperationRow(start: OperationStart, call: CallSummary): 
     latency_ms: Math.max(0, Math.round(call.finishedAtMs - call.startedAtMs)),
     attempt_count: call.attempts.length,
     prompt: start.prompt,
-    cache_hit: call.cacheHit,
+    cache_hit: call.cache === 'hit',
   };
 }
 
