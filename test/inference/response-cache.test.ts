@@ -269,6 +269,19 @@ describe('response cache (RESPONSE_CACHE_TTL_MS set), Postgres and Redis', () =>
     assert.equal(retried.headers.get('x-gateway-cache'), 'miss');
   });
 
+  for (const action of ['end', 'destroy'] as const) {
+    it(`does not store a stream the upstream broke (${action} after two events)`, async () => {
+      const prompt = freshPrompt();
+      up.openai.faultNextStream({ afterEvents: 2, action });
+      const broken = await post(up.gw, up.key.key, '/chat/completions', chatBody(prompt, { stream: true }));
+      assert.equal(broken.status, 200);
+      assert.match(broken.text, /"error"/, 'the stream ended with an error event');
+      const next = await post(up.gw, up.key.key, '/chat/completions', chatBody(prompt));
+      assert.equal(next.status, 200, next.text);
+      assert.equal(next.headers.get('x-gateway-cache'), 'miss');
+    });
+  }
+
   it('records a hit as a hit: no attempt, no tokens, no cost, nothing added to the spend', async () => {
     const prompt = freshPrompt();
     const miss = await post(up.gw, up.key.key, '/chat/completions', chatBody(prompt));
