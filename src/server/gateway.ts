@@ -85,7 +85,8 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   const responseCache = createResponseCache(runtime.config, cache, logger);
   const pipeline = new InferencePipeline({
     preflight: createPreflightStages({ directory }),
-    call: responseCache === null ? [limits.stage] : [limits.stage, responseCache.stage],
+    call:
+      responseCache === null ? [limits.stage] : [responseCache.prefetch, limits.stage, responseCache.stage],
     route: captureResponses(responseCache?.storeAnswers(router.route) ?? router.route),
     observers: [limits.observer, ...records.observers, telemetry],
     fallbacks: router.fallbacks,

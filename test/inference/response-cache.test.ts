@@ -311,6 +311,26 @@ describe('response cache (RESPONSE_CACHE_TTL_MS set), Postgres and Redis', () =>
     });
   });
 
+  it("answers a cached body only to a call the key's limits admit", async () => {
+    const limited = await admin<{ key: string }>(up.gw, 'POST', '/keys', {
+      name: 'cache-rpm-1',
+      allowedModels: ['*'],
+      rpmLimit: 1,
+    });
+    const body = chatBody(freshPrompt());
+    const first = await post(up.gw, limited.key, '/chat/completions', body);
+    assert.equal(first.headers.get('x-gateway-cache'), 'miss');
+    const refused = await post(up.gw, limited.key, '/chat/completions', body);
+    assert.equal(refused.status, 429, refused.text);
+    assert.equal(
+      refused.json().error && (refused.json().error as { code: string }).code,
+      'rate_limit_exceeded',
+    );
+    assert.equal(refused.headers.get('x-gateway-cache'), null);
+    const other = await post(up.gw, up.key.key, '/chat/completions', body);
+    assert.equal(other.headers.get('x-gateway-cache'), 'hit', 'the entry is there for a key with room');
+  });
+
   it('counts hits and misses in switchyard_requests_total', async () => {
     const metrics = await fetch(`${up.gw.url}/metrics`, {
       headers: { authorization: `Bearer ${up.gw.masterKey}` },
