@@ -375,6 +375,27 @@ describe('response cache on the embedded default (PGlite, in-process store)', ()
     assert.equal(up.upstreamCalls(), calls);
   });
 
+  it('serves but does not store an answer larger than RESPONSE_CACHE_MAX_ENTRY_BYTES', async () => {
+    const small = await startCachedGateway({ RESPONSE_CACHE_MAX_ENTRY_BYTES: '1024' }, 'embedded');
+    try {
+      // The fake echoes the prompt: a long prompt makes an answer over 1 KiB, a short one under.
+      const large = chatBody(`${freshPrompt()} ${'word '.repeat(300)}`, { max_tokens: 1000 });
+      const first = await post(small.gw, small.key.key, '/chat/completions', large);
+      assert.equal(first.status, 200);
+      assert.ok(Buffer.byteLength(first.text) > 1024, `answer of ${Buffer.byteLength(first.text)} bytes`);
+      const again = await post(small.gw, small.key.key, '/chat/completions', large);
+      assert.equal(again.headers.get('x-gateway-cache'), 'miss');
+      const short = chatBody(freshPrompt());
+      await post(small.gw, small.key.key, '/chat/completions', short);
+      assert.equal(
+        (await post(small.gw, small.key.key, '/chat/completions', short)).headers.get('x-gateway-cache'),
+        'hit',
+      );
+    } finally {
+      await small.close();
+    }
+  });
+
   it('forgets an entry after RESPONSE_CACHE_TTL_MS', async () => {
     const short = await startCachedGateway({ RESPONSE_CACHE_TTL_MS: '300' }, 'embedded');
     try {
