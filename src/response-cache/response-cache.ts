@@ -11,7 +11,7 @@ import { responseCacheKey } from './cache-key.ts';
 import { replayAnswerAsEvents } from './replay/index.ts';
 
 /** The answer header (DESIGN.md section 5, Response cache). */
-export const CACHE_HEADER = 'x-gateway-cache';
+const CACHE_HEADER = 'x-gateway-cache';
 
 /**
  * The operations whose answers are cached: text in, JSON out. Images and audio are left alone (an
@@ -88,9 +88,11 @@ export class ResponseCache {
       const pending = ctx.stageState.get(STAGE_NAME) as PendingWrite | undefined;
       if (pending === undefined || pending.publicModel !== ctx.publicModel) return result;
       if (result.kind === 'json') {
-        if (result.textContentType === undefined)
-          this.#write(pending.key, result.json ?? JSON.stringify(result.answer));
-        return result;
+        if (result.textContentType !== undefined) return result;
+        // Serialised once: the text stored is the text the client is sent (writeJson takes `json`).
+        const json = result.json ?? JSON.stringify(result.answer);
+        this.#write(pending.key, json);
+        return { ...result, json };
       }
       return { ...result, events: this.#assembling(ctx, pending.key, result) } satisfies AttemptResult;
     };
@@ -100,11 +102,7 @@ export class ResponseCache {
     const prefetched = ctx.stageState.get(LOOKUP_STATE) as Lookup | undefined;
     const lookup = prefetched?.publicModel === ctx.publicModel ? prefetched : this.#begin(ctx);
     if (lookup === null) return this.#status(ctx, 'bypass');
-    if (!lookup.noStore)
-      ctx.stageState.set(STAGE_NAME, {
-        key: lookup.key,
-        publicModel: lookup.publicModel,
-      } satisfies PendingWrite);
+    if (!lookup.noStore) ctx.stageState.set(STAGE_NAME, lookup satisfies PendingWrite);
     if (lookup.entry === null) return this.#status(ctx, 'bypass');
     const entry = await lookup.entry;
     const result = entry === null ? null : hitResult(ctx, entry);
