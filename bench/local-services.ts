@@ -6,8 +6,9 @@
  * given their own affinity back at the end. Their CPU is measured apart from the gateway's.
  * A server on another host or in a container is left alone: the pid it reports is not ours.
  */
+
+import { createClient } from '@redis/client';
 import postgres from 'postgres';
-import { createClient } from 'redis';
 import type { BenchOptions } from './options.ts';
 import { type CorePlan, setAffinity } from './pinning.ts';
 import { commandName, cpuSeconds, parentPid, processTree, statusField, threadIds } from './proc-stats.ts';

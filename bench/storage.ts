@@ -9,8 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createClient } from '@redis/client';
 import postgres from 'postgres';
-import { createClient } from 'redis';
 import type { BenchOptions } from './options.ts';
 import { startChild } from './processes.ts';
 

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { createClient, ErrorReply } from 'redis';
+import { createClient, ErrorReply } from '@redis/client';
 import { deliverToSubscriber, publishConnectionError } from './cache-diagnostics.ts';
 import type {
   CacheStore,

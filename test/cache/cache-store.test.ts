@@ -3,7 +3,7 @@ import { createHook } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createClient } from 'redis';
+import { createClient } from '@redis/client';
 import type { CacheStore } from '../../src/cache/cache-store.ts';
 import { CacheUnavailableError } from '../../src/cache/cache-store.ts';
 import { createCacheStore } from '../../src/cache/create-cache-store.ts';

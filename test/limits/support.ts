@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
+import { createClient } from '@redis/client';
 import OpenAI from 'openai';
 import postgres from 'postgres';
-import { createClient } from 'redis';
 import type { CacheStore } from '../../src/cache/cache-store.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from '../../src/limits/limit-keys.ts';
 import { createOpenAIDeployment, createKey as issueKey } from '../helpers/admin-api.ts';
