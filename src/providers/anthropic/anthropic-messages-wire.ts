@@ -5,6 +5,7 @@
  * tolerate new ones.
  */
 import { z } from 'zod';
+import type { StreamEvent } from '../types.ts';
 
 export interface AnthropicTextBlock {
   type: 'text';
@@ -144,3 +145,8 @@ export const anthropicStreamEventSchema = z.discriminatedUnion('type', [
   anthropicErrorBodySchema,
 ]);
 export type AnthropicStreamEvent = z.infer<typeof anthropicStreamEventSchema>;
+
+/** A Messages stream event as the gateway writes it: its type is both the SSE event name and `data.type`. */
+export function messagesStreamEvent(type: string, fields: Record<string, unknown>): StreamEvent {
+  return { event: type, data: { type, ...fields } };
+}

@@ -6,6 +6,7 @@ import { isRecord } from '../../pipeline/public-model.ts';
 import {
   type AnthropicMessage,
   anthropicMessageSchema,
+  messagesStreamEvent,
 } from '../../providers/anthropic/anthropic-messages-wire.ts';
 import type { StreamEvent } from '../../providers/types.ts';
 import type { Json } from '../json.ts';
@@ -23,23 +24,24 @@ export function replayMessage(answer: unknown): StreamEvent[] | null {
   const message = answer as AnthropicMessage;
   // message_start carries the answer's whole usage: message_delta's counts are cumulative anyway.
   const events = [
-    messagesEvent('message_start', {
+    messagesStreamEvent('message_start', {
       message: { ...message, content: [], stop_reason: null, stop_sequence: null },
     }),
   ];
   for (const [index, block] of message.content.entries()) {
     const stream = blockStream(block);
     if (stream === null) return null;
-    events.push(messagesEvent('content_block_start', { index, content_block: stream.start }));
-    for (const delta of stream.deltas) events.push(messagesEvent('content_block_delta', { index, delta }));
-    events.push(messagesEvent('content_block_stop', { index }));
+    events.push(messagesStreamEvent('content_block_start', { index, content_block: stream.start }));
+    for (const delta of stream.deltas)
+      events.push(messagesStreamEvent('content_block_delta', { index, delta }));
+    events.push(messagesStreamEvent('content_block_stop', { index }));
   }
   events.push(
-    messagesEvent('message_delta', {
+    messagesStreamEvent('message_delta', {
       delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence ?? null },
       usage: message.usage,
     }),
-    messagesEvent('message_stop', {}),
+    messagesStreamEvent('message_stop', {}),
   );
   return events;
 }
@@ -78,9 +80,4 @@ function blockStream(block: ContentBlock): BlockStream | null {
     default:
       return { start: block, deltas: [] };
   }
-}
-
-/** A Messages event: its type is both the SSE event name and `data.type`. */
-function messagesEvent(type: string, fields: Json): StreamEvent {
-  return { event: type, data: { type, ...fields } };
 }

@@ -1,3 +1,4 @@
+import { messagesStreamEvent } from '../../anthropic/anthropic-messages-wire.ts';
 import type { UpstreamChatCompletionChunk, UpstreamChatUsage } from '../../shared/chat-completions-wire.ts';
 import { SSE_DONE } from '../../shared/sse.ts';
 import { truncatedStreamError } from '../../shared/upstream-error.ts';
@@ -58,10 +59,18 @@ export class ChatToMessagesStream {
       this.#close(out);
       this.#open = { kind: 'text', index: this.#nextIndex++ };
       out.push(
-        event('content_block_start', { index: this.#open.index, content_block: { type: 'text', text: '' } }),
+        messagesStreamEvent('content_block_start', {
+          index: this.#open.index,
+          content_block: { type: 'text', text: '' },
+        }),
       );
     }
-    out.push(event('content_block_delta', { index: this.#open.index, delta: { type: 'text_delta', text } }));
+    out.push(
+      messagesStreamEvent('content_block_delta', {
+        index: this.#open.index,
+        delta: { type: 'text_delta', text },
+      }),
+    );
   }
 
   #toolCall(
@@ -80,19 +89,22 @@ export class ChatToMessagesStream {
         name: call.function?.name ?? '',
         input: {},
       };
-      out.push(event('content_block_start', { index, content_block: block }));
+      out.push(messagesStreamEvent('content_block_start', { index, content_block: block }));
     }
     const partial = call.function?.arguments;
     if (partial != null && partial !== '') {
       out.push(
-        event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: partial } }),
+        messagesStreamEvent('content_block_delta', {
+          index,
+          delta: { type: 'input_json_delta', partial_json: partial },
+        }),
       );
     }
   }
 
   #close(out: StreamEvent[]): void {
     if (this.#open === null) return;
-    out.push(event('content_block_stop', { index: this.#open.index }));
+    out.push(messagesStreamEvent('content_block_stop', { index: this.#open.index }));
     this.#open = null;
   }
 
@@ -103,7 +115,7 @@ export class ChatToMessagesStream {
     this.#close(out);
     const usage = anthropicUsageFromChat(this.#usage);
     out.push(
-      event('message_delta', {
+      messagesStreamEvent('message_delta', {
         delta: { stop_reason: this.#refused ? 'refusal' : this.#stopReason, stop_sequence: null },
         usage: {
           input_tokens: usage.input_tokens,
@@ -113,13 +125,13 @@ export class ChatToMessagesStream {
         },
       }),
     );
-    out.push(event('message_stop', {}));
+    out.push(messagesStreamEvent('message_stop', {}));
     return out;
   }
 }
 
 function messageStart(chunk: UpstreamChatCompletionChunk): StreamEvent {
-  return event('message_start', {
+  return messagesStreamEvent('message_start', {
     message: {
       id: messageIdFromChat(chunk.id),
       type: 'message',
@@ -132,8 +144,4 @@ function messageStart(chunk: UpstreamChatCompletionChunk): StreamEvent {
       usage: { input_tokens: 0, output_tokens: 0 },
     },
   });
-}
-
-function event(type: string, fields: Record<string, unknown>): StreamEvent {
-  return { event: type, data: { type, ...fields } };
 }
