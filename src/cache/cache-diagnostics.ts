@@ -1,8 +1,8 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
 
 /**
- * Events of the cache stores, published instead of logged (STYLE.md: observability through
- * named diagnostics_channel events). Subscribe with `diagnosticsChannel.subscribe(name, fn)`.
+ * Events of the cache stores, published instead of logged, so the store needs no logger and a
+ * subscriber decides what becomes a log line or a metric. Subscribe with `diagnosticsChannel.subscribe(name, fn)`.
  */
 export const CACHE_DIAGNOSTICS = Object.freeze({
   /** `{ store, connection, error }`: a Redis connection failed or dropped; the store reconnects by itself. */

@@ -22,7 +22,7 @@ const COMPACT_AFTER_ENTRIES = 1024;
  * Deadlines for Redis commands without a timer per command. A timer per command (a setTimeout,
  * or the `AbortSignal.timeout` node-redis adds by default) costs a timer-list insertion and
  * removal and, for the AbortSignal, a timer that still fires and builds a DOMException seconds
- * after the reply: about 7% of the gateway's CPU under load (docs/performance.md).
+ * after the reply (docs/decisions/hot-path.md, Redis command deadlines).
  *
  * Here a pending command is one small entry appended to a FIFO. Every command shares one
  * timeout, so the FIFO is in deadline order, and one unref'd interval, running only while

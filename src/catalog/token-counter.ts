@@ -6,8 +6,8 @@ const requireLazily = createRequire(import.meta.url);
 let loadedCountTokens: CountTokens | undefined;
 
 /**
- * The o200k_base tokenizer, loaded on first use: it holds about 50 MB, and a call whose input
- * clearly fits its context window never needs an exact count (see ByteBoundCounter).
+ * The o200k_base tokenizer, loaded on first use: it is large (docs/decisions/hot-path.md), and a
+ * call whose input clearly fits its context window never needs an exact count (see ByteBoundCounter).
  */
 function countTokens(text: string, options: typeof COUNT_OPTIONS): number {
   loadedCountTokens ??= (requireLazily('gpt-tokenizer/encoding/o200k_base') as { countTokens: CountTokens })
@@ -34,9 +34,7 @@ const MAX_RUN_CHARS = 48;
 /**
  * Characters counted exactly per estimate (64 Ki UTF-16 code units, about 16k English tokens).
  * The rest is extrapolated at the tokens-per-character ratio seen so far. This bounds the CPU one
- * request can take on the hot path: measured on Node 24, best of 5, about 25 ms for 64 Ki random
- * CJK characters and 10 ms for random letters (text that defeats the tokenizer's merge cache);
- * a megabyte of prose takes under 15 ms, a two-message chat about 5 microseconds.
+ * request can take on the hot path, whatever its text (docs/decisions/hot-path.md, Tokenizer bounds).
  */
 const EXACT_CHARS_BUDGET = 65_536;
 

@@ -11,7 +11,8 @@ export async function serveCommand(config: Config): Promise<void> {
     return;
   }
   // Imported here, not at the top: a WORKERS primary only supervises, and loading the gateway's
-  // modules (database drivers, providers, catalog data) held 125 MB resident in it, against 56 MB without.
+  // modules (database drivers, providers, catalog data) would more than double its memory
+  // (docs/decisions/hot-path.md, Modules loaded only where used).
   const { buildGateway } = await import('../server/gateway.ts');
   const gateway = await buildGateway(config, logger);
   const address = await gateway.listen();

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 
 /** Only the SHA-256 of a virtual key's secret is stored (DESIGN.md section 5). */
 export function hashKeySecret(secret: string): Buffer {
-  // The one-shot form: no Hash object per request (createHash was about 2% of a call's CPU).
+  // The one-shot form: no Hash object per request (docs/decisions/hot-path.md, One-shot key hash).
   return hash('sha256', secret, 'buffer');
 }
 

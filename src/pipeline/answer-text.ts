@@ -3,8 +3,8 @@ const MODEL_KEY = /"model"[ \t\n\r]*:[ \t\n\r]*/g;
 
 /**
  * The upstream's JSON answer as text with its top-level `model` set to the public model, so a
- * native answer is passed on without serialising the parsed object again (JSON.stringify of every
- * answer was about 2% of a call's CPU, docs/performance.md). An answer without a `model` string
+ * native answer is passed on without serialising the parsed object again
+ * (docs/decisions/hot-path.md, Textual model edit). An answer without a `model` string
  * (images) is the text as it is. Null when a textual edit cannot be proven right; the caller then
  * serialises the object.
  *

@@ -56,9 +56,8 @@ export type AttemptResult =
 
 /**
  * The body in the provider's operation format, with the upstream model. One shallow copy: the
- * adapter serialises it once; nothing here parses or stringifies it (measured: re-serialising a
- * 100 KiB chat body costs about 0.13 ms, a 1 MiB one about 3 ms, against upstream latencies of
- * hundreds of milliseconds, so the raw bytes are not kept for a pass-through).
+ * adapter serialises it once; nothing here parses or stringifies it, and the raw bytes are not
+ * kept for a pass-through (docs/decisions/hot-path.md, No re-serialisation of the request body).
  */
 function upstreamBody(input: AttemptInput): Record<string, unknown> {
   const translated =
@@ -98,8 +97,7 @@ export async function attemptUpstream(client: UpstreamClient, input: AttemptInpu
 
 /**
  * The whole body as text, read with stream events: `for await` over the body costs an async
- * generator, its end-of-stream watcher and a promise per chunk, about 6 µs of CPU per answer in a
- * micro-benchmark (the bare proxy spends about 80 µs on a whole call). A body that closes
+ * generator, its end-of-stream watcher and a promise per chunk (docs/decisions/hot-path.md). A body that closes
  * before its end without an error (destroyed) fails like a premature close.
  */
 function readText(response: UpstreamResponse, signal: AbortSignal): Promise<string> {

@@ -20,7 +20,7 @@ export interface AttemptRecord {
 }
 
 /**
- * The typed context that flows through the stages (STYLE.md point 6); each stage adds its named
+ * The typed context that flows through the stages, so what a stage reads is checked by the compiler; each stage adds its named
  * fields. Nothing here knows HTTP.
  */
 export interface CallContext {

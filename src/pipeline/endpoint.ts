@@ -9,7 +9,7 @@ import type { MultipartPassThrough, Operation } from '../providers/types.ts';
 export type RequestFormat = 'json' | 'multipart';
 
 /**
- * Everything the one generic inference handler needs to serve an endpoint (STYLE.md point 11):
+ * Everything the one generic inference handler needs to serve an endpoint, so endpoints are data, not copies of a handler:
  * the operation, the wire format of errors, how to validate the body.
  */
 export interface Endpoint {

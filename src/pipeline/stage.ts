@@ -1,7 +1,7 @@
 import type { AttemptResult } from './attempt.ts';
 import type { CallContext } from './call-context.ts';
 
-/** What a stage decides (STYLE.md point 5): go on, or answer now (a cache hit, an extension's reply). */
+/** What a stage decides, as a tagged outcome the orchestrator switches on: go on, or answer now (a cache hit, an extension's reply). */
 export type StageOutcome = { kind: 'continue' } | { kind: 'respond'; result: AttemptResult };
 
 export const CONTINUE: StageOutcome = Object.freeze({ kind: 'continue' });

@@ -44,7 +44,7 @@ export interface BatchQueueOptions<T> {
  * A background write (the timer, or `batchSize` new items) takes what is queued and due when it
  * begins. What arrives during its writes waits for the next one: a write that also took those
  * would run back to back with the next, in batches of a few rows, each catching the start rows of
- * the calls then in flight (38% of variant B's operations were written twice that way under load).
+ * the calls then in flight, so many operations would be written twice (docs/decisions/hot-path.md).
  */
 export class BatchQueue<T> {
   readonly #options: BatchQueueOptions<T>;

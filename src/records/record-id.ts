@@ -10,8 +10,7 @@ let counter = IDS_PER_PREFIX;
  * Ids the server makes for records (DESIGN.md section 5: `dep_…`, `key_…`): prefix, 16 hex of a
  * random part drawn once per process (and again every 2^32 ids), then an 8-hex counter. Unique
  * across replicas and restarts by the 64 random bits, and cheap: one `randomBytes` call per
- * process instead of one per record (about 1% of a call's CPU in the first profile,
- * docs/performance.md). Ids of one process sort in the order they were made; nothing relies on
+ * process instead of one per record (docs/decisions/hot-path.md). Ids of one process sort in the order they were made; nothing relies on
  * an order across processes (pages are ordered by start time first).
  */
 export function recordId(prefix: 'log' | 'op' | 'smp'): string {

@@ -4,8 +4,8 @@ import { cleanText } from './prompt.ts';
  * A batch of rows as the one JSON parameter of an `INSERT … SELECT … FROM json_populate_recordset`:
  * one parameter per statement instead of one per row and column, a statement text that does not
  * change with the batch size (so it is prepared once per connection), and `JSON.stringify` doing
- * the serialization natively. Serializing rows as parameters was about 6% of a call's CPU in the
- * first profile (docs/performance.md). Row fields are named after their columns.
+ * the serialization natively; serializing rows as parameters cost far more (docs/decisions/hot-path.md).
+ * Row fields are named after their columns.
  */
 export function recordsetJson(rows: readonly object[]): string {
   return cleanJson(rows);
@@ -38,6 +38,6 @@ function cleanStrings(_key: string, value: unknown): unknown {
 
 /**
  * A `timestamptz` value in a row: ISO 8601 text (`isoTime`), not a Date, because JSON.stringify leaves its fast
- * path for every object with a `toJSON` (a batch of rows with Dates serialized 3 to 5 times slower in a micro-benchmark).
+ * path for every object with a `toJSON` (docs/decisions/hot-path.md, One JSON parameter per batch).
  */
 export type Timestamp = string;

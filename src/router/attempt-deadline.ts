@@ -5,7 +5,7 @@ import { ClientAbortedError } from '../pipeline/upstream-failure.ts';
  * The total timeout of one attempt (`timeouts.totalMs`), body or stream included, as a signal
  * combined with the client's: a listener on the client's signal, removed when the attempt ends,
  * rather than `AbortSignal.any`, whose weak references to every combined signal outlive the
- * call until a full GC (about 10 MB of them under load). undici reports an aborted signal as the client leaving
+ * call until a full GC (docs/decisions/hot-path.md). undici reports an aborted signal as the client leaving
  * (upstream-failure.ts), so `explain` tells the two apart: the client's own signal is aborted
  * only when the client left.
  */

@@ -62,7 +62,7 @@ function credentialSources(request: FastifyRequest): CredentialSources {
   };
 }
 
-/** fastify is the outer shell only (STYLE.md point 11): one error handler, one hook per surface. */
+/** fastify is the outer shell only, so no stage below depends on it: one error handler, one hook per surface. */
 export function buildApp(options: AppOptions): FastifyInstance {
   const app: FastifyInstance = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,

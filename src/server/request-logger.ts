@@ -7,7 +7,7 @@ type LogArgs = Parameters<LogFn>;
 /**
  * fastify's per-request logger (`request.log`), made the first time something logs through it.
  * fastify makes one for every request, and a pino child runs the redaction paths over its
- * bindings when it is made: about 2% of a call's CPU (docs/performance.md), for a logger most
+ * bindings when it is made, a measurable cost (docs/decisions/hot-path.md) for a logger most
  * requests never use (the access line is written by the app's own hook).
  */
 export class DeferredRequestLogger {

@@ -37,7 +37,7 @@ export function keyringFor(config: Config): Keyring {
 /**
  * Embedded mode: secrets under the data directory, PGlite served locally, migrated automatically.
  * PGlite is imported here only: a gateway on a real Postgres would otherwise carry its modules
- * (about 8 MB resident) for nothing.
+ * for nothing (docs/decisions/hot-path.md, Modules loaded only where used).
  */
 async function openEmbedded(config: Config, logger: Logger, lifecycle: Lifecycle): Promise<Config> {
   const { startEmbeddedPostgres } = await import('../store/embedded-postgres.ts');

@@ -19,8 +19,7 @@ const FULL_PIPE_RETRY_MS = 10;
 /**
  * The log destination: lines written to a file descriptor asynchronously, many per write. pino's
  * own batching destination (sonic-boom with `minLength`) measures the byte length of its whole
- * pending buffer for every line, so its cost grows with the batch: it was 6% of a call's CPU under
- * load (docs/performance.md). Here a line costs an array push; a batch is joined and encoded once.
+ * pending buffer for every line, so its cost grows with the batch (docs/decisions/hot-path.md). Here a line costs an array push; a batch is joined and encoded once.
  * Only a SIGKILL loses lines: `flush` writes what is queued, and a plain exit writes the rest
  * synchronously.
  */

@@ -1,7 +1,7 @@
 /**
  * `new Date(ms).toISOString()`, with the text up to the second kept between calls: every call
- * writes an access line and record rows, each with timestamps, and `toISOString` was about 3% of a
- * virtual-key call's CPU (docs/performance.md). Calls of the same second only append milliseconds.
+ * writes an access line and record rows, each with timestamps, and `toISOString` showed in every
+ * profile (docs/decisions/hot-path.md). Calls of the same second only append milliseconds.
  */
 let cachedSecond = Number.NaN;
 let cachedPrefix = '';

@@ -31,7 +31,7 @@ const REDACT_PATHS = [
 /**
  * stdout written asynchronously and in batches: lines collect until `BATCH_CHARS` are queued or
  * `BATCH_MS` passed, then go out in one write. A write per line (one threadpool round trip each)
- * cost the gateway more CPU than any pipeline stage under load (docs/performance.md). Whoever
+ * cost the gateway more CPU than any pipeline stage under load (docs/decisions/hot-path.md). Whoever
  * exits the process calls `exitAfterFlush`; a plain exit also writes what is queued, so only a
  * SIGKILL can lose the last `BATCH_MS` of lines. One writer per process: stdout is one descriptor.
  */

@@ -22,8 +22,8 @@ export interface OtlpExportOptions {
 
 /**
  * The OpenTelemetry SDK side of telemetry.ts: its own module so that it is imported only with
- * export on. The SDK, the OTLP exporters and their transformers hold about 8 MB of heap and 20 MB
- * resident once loaded, which a gateway with export off (the default) must not carry.
+ * export on. The SDK, the OTLP exporters and their transformers are sizeable once loaded
+ * (docs/decisions/hot-path.md), which a gateway with export off (the default) must not carry.
  */
 export class OtlpExport {
   readonly #meterProvider: MeterProvider;

@@ -1,5 +1,5 @@
 /**
- * The request bodies of the inference endpoints, validated at the edge (STYLE.md point 10). Loose
+ * The request bodies of the inference endpoints, validated at the edge, so no stage below sees an unchecked shape. Loose
  * objects: they check the fields the gateway itself needs and pass the rest of the wire format
  * through to the adapter, which refuses what its upstream cannot take. The same schemas document
  * the bodies in /openapi.json.

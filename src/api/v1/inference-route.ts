@@ -20,7 +20,7 @@ export interface InferenceRouteOptions {
 
 const MEDIA_TYPES = { json: 'application/json', multipart: 'multipart/form-data' } as const;
 
-/** Registers one endpoint on the generic inference handler (STYLE.md point 11: one handler, many descriptors). */
+/** Registers one endpoint on the generic inference handler (one handler, many descriptors: a fix to the handler reaches every endpoint). */
 export function registerInferenceRoute(
   scope: FastifyInstance,
   docs: OpenApiRegistry,

@@ -53,7 +53,7 @@ function profileRefusal(ctx: CallContext, deployment: Deployment): GatewayError 
 /**
  * SPEC.md (Errors) `unsupported_parameter`: a parameter value outside the deployment's operation
  * profile (an image `size`, `response_format`, `quality`...), or a transport the profile does not
- * list (`stream` on a deployment without `sse`). Never a silent clamp (STYLE.md point 4).
+ * list (`stream` on a deployment without `sse`). Never a silent clamp: the client would get an answer to a request it did not make.
  */
 export function checkProfile(pool: PoolSource): Stage {
   return {

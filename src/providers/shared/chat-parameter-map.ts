@@ -1,5 +1,6 @@
 /**
- * The generic half of a provider's Chat Completions parameter map (STYLE.md point 4): the rules a
+ * The generic half of a provider's Chat Completions parameter map, kept as data so a provider's
+ * rules can be read in one table: the rules a
  * table is written in, and the one engine that applies a table to a request. The tables themselves
  * stay with their providers, as data.
  *

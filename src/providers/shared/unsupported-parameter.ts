@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.ts';
 
-/** A field the upstream or the target format cannot take: a 400 naming it (STYLE.md point 4), never a silent drop. */
+/** A field the upstream or the target format cannot take: a 400 naming it, never a silent drop: a client must know its setting was not applied. */
 export function unsupportedParameter(param: string, message?: string): GatewayError {
   return new GatewayError('unsupported_parameter', {
     param,

@@ -16,9 +16,9 @@ export interface OperationRecord {
   /**
    * The row. A start row stays an object: most are replaced in the queue before they are due and
    * never serialized. A final row is its JSON (`rowJson`), made when the call ends: the queue then
-   * holds one string per row for up to a flush interval (about 30% less heap than the object and
-   * its strings), and a batch's write joins strings instead of serializing every row at once,
-   * which held the event loop for 0.5-5 ms per 500 calls.
+   * holds one string per row for up to a flush interval (less heap than the object and its
+   * strings), and a batch's write joins strings instead of serializing every row at once, which
+   * held the event loop (docs/decisions/hot-path.md).
    */
   operation: OperationRow | string;
   /** The final row's attempts, each its JSON. */

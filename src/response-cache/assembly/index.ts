@@ -4,7 +4,7 @@
  *
  * The events come from the decoders (which validated the upstream's) or from the translators (which
  * built them), so each is read with cheap guards rather than a second zod check per event (that
- * check is a measurable share of a stream's CPU, docs/performance.md); what assembly cannot read
+ * check is a measurable share of a stream's CPU, docs/decisions/hot-path.md); what assembly cannot read
  * makes it give up. An answer that might be wrong is worse than none: it would be served again.
  *
  * This module picks the operation's assembler: chat-completion.ts, message.ts, response.ts, each a
