@@ -16,6 +16,7 @@ import { captureResponses } from '../records/response-capture.ts';
 import { ResponseCache } from '../response-cache/response-cache.ts';
 import { Router } from '../router/router.ts';
 import { RouterSettingsStore } from '../router/router-settings.ts';
+import { logCacheDiagnostics } from '../telemetry/cache-log-subscriber.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { registerMetricsRoute } from '../telemetry/metrics-route.ts';
 import { Telemetry } from '../telemetry/telemetry.ts';
@@ -79,6 +80,8 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     logger,
   });
   lifecycle.onShutdown('telemetry', 'opentelemetry', () => telemetry.shutdown());
+  const stopCacheLog = logCacheDiagnostics(logger);
+  lifecycle.onShutdown('telemetry', 'cache store log', async () => stopCacheLog());
 
   const router = new Router({ directory, client, cache, settings: routerSettings });
   lifecycle.onShutdown('flush', 'router cooldown mirror', () => router.close());
