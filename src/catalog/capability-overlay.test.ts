@@ -52,11 +52,11 @@ describe('capability overlay', () => {
     assert.deepEqual(capabilitiesOf('claude-3-5-sonnet-20241022'), expected);
   });
 
-  test('claude 3.7 and 4.x reason', () => {
+  test('claude 3.7 and 4.0 reason, without structured outputs', () => {
     for (const model of [
       'claude-3-7-sonnet-20250219',
       'claude-sonnet-4-20250514',
-      'claude-opus-4-1-20250805',
+      'claude-opus-4-20250514',
     ]) {
       assert.deepEqual(capabilitiesOf(model), {
         tools: true,

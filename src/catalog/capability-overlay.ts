@@ -19,9 +19,12 @@ const REASONING_ONLY = { tools: false, vision: false, reasoning: true, structure
 const MULTIMODAL = { tools: true, vision: true, reasoning: false, structuredOutputs: true };
 const MULTIMODAL_REASONING = { tools: true, vision: true, reasoning: true, structuredOutputs: true };
 const TEXT_REASONING = { tools: true, vision: false, reasoning: true, structuredOutputs: true };
-// Anthropic's Messages API has no response_format; structured output is done with tools.
+// Claude before structured outputs (JSON outputs, `output_config.format`; strict tools).
 const CLAUDE = { tools: true, vision: true, reasoning: false, structuredOutputs: false };
 const CLAUDE_THINKING = { tools: true, vision: true, reasoning: true, structuredOutputs: false };
+// Anthropic, "Structured outputs": generally available on the Claude API and Bedrock for Opus 4.6,
+// Sonnet 4.6, Sonnet 4.5, Opus 4.5 and Haiku 4.5; Opus 4.1 had them in the public beta.
+const CLAUDE_STRUCTURED = { tools: true, vision: true, reasoning: true, structuredOutputs: true };
 // Open-weight families behind OpenAI-compatible servers (vLLM, Ollama, Groq, Together...):
 // tool calling is common to current releases; vision and reasoning only for the named variants;
 // structured outputs are a server feature (constrained decoding) that those servers offer for
@@ -61,14 +64,57 @@ const RULES = [
   { prefix: 'tts-', capabilities: NONE },
 
   // Anthropic: https://docs.anthropic.com/en/docs/about-claude/models/overview
-  // Any later Claude is assumed to think (extended thinking) like the 3.7 and 4.x families.
-  { prefix: 'claude-', capabilities: CLAUDE_THINKING, contextWindow: 200_000 },
+  // Any later Claude is assumed to think and to take structured outputs like the 4.5 families.
+  { prefix: 'claude-', capabilities: CLAUDE_STRUCTURED, contextWindow: 200_000 },
+  { prefix: 'claude-opus-4', capabilities: CLAUDE_THINKING, contextWindow: 200_000, maxOutputTokens: 32_000 },
+  {
+    prefix: 'claude-opus-4-1',
+    capabilities: CLAUDE_STRUCTURED,
+    contextWindow: 200_000,
+    maxOutputTokens: 32_000,
+  },
+  {
+    prefix: 'claude-opus-4-5',
+    capabilities: CLAUDE_STRUCTURED,
+    contextWindow: 200_000,
+    maxOutputTokens: 64_000,
+  },
+  {
+    prefix: 'claude-opus-4-6',
+    capabilities: CLAUDE_STRUCTURED,
+    contextWindow: 200_000,
+    maxOutputTokens: 128_000,
+  },
+  {
+    prefix: 'claude-sonnet-4',
+    capabilities: CLAUDE_THINKING,
+    contextWindow: 200_000,
+    maxOutputTokens: 64_000,
+  },
+  {
+    prefix: 'claude-sonnet-4-5',
+    capabilities: CLAUDE_STRUCTURED,
+    contextWindow: 200_000,
+    maxOutputTokens: 64_000,
+  },
+  {
+    prefix: 'claude-sonnet-4-6',
+    capabilities: CLAUDE_STRUCTURED,
+    contextWindow: 200_000,
+    maxOutputTokens: 64_000,
+  },
+  {
+    prefix: 'claude-haiku-4-5',
+    capabilities: CLAUDE_STRUCTURED,
+    contextWindow: 200_000,
+    maxOutputTokens: 64_000,
+  },
   { prefix: 'claude-2', capabilities: NONE, contextWindow: 100_000 },
   { prefix: 'claude-instant', capabilities: NONE, contextWindow: 100_000 },
   { prefix: 'claude-3', capabilities: CLAUDE, contextWindow: 200_000, maxOutputTokens: 4_096 },
   { prefix: 'claude-3-5', capabilities: CLAUDE, contextWindow: 200_000, maxOutputTokens: 8_192 },
-  // 64k output, or 128k with a beta header: no fixed maximum.
-  { prefix: 'claude-3-7', capabilities: CLAUDE_THINKING, contextWindow: 200_000 },
+  // 64k output; 128k only with a beta header the client must send.
+  { prefix: 'claude-3-7', capabilities: CLAUDE_THINKING, contextWindow: 200_000, maxOutputTokens: 64_000 },
 
   // Google: https://ai.google.dev/gemini-api/docs/models
   { prefix: 'gemini-1.0', capabilities: TOOLS_ONLY, contextWindow: 32_760 },

@@ -5,12 +5,14 @@ import type {
   MultipartPassThrough,
   ProviderAdapter,
   StreamEvent,
+  TranslationTarget,
   Usage,
 } from '../providers/types.ts';
 import { answerTextWithModel } from './answer-text.ts';
 import { type EndpointBody, multipartUploadOf } from './endpoint.ts';
 import { endOfFirstEvent } from './first-event.ts';
 import { eventWithPublicModel, isRecord, withPublicModel } from './public-model.ts';
+import { catalogEntryOf } from './stages/deployment-catalog.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
 import { httpFailure, parseUpstreamBody, transportFailure } from './upstream-failure.ts';
 
@@ -61,8 +63,16 @@ export type AttemptResult =
  */
 function upstreamBody(input: AttemptInput): Record<string, unknown> {
   const translated =
-    input.plan.kind === 'translated' ? input.plan.translator.request(input.body) : input.body;
+    input.plan.kind === 'translated'
+      ? input.plan.translator.request(input.body, translationTarget(input.deployment))
+      : input.body;
   return { ...(translated as Record<string, unknown>), model: input.target.upstreamModel };
+}
+
+/** What a translator reads of the deployment's model (catalog entry with the deployment's overrides). */
+function translationTarget(deployment: Deployment): TranslationTarget {
+  const entry = catalogEntryOf(deployment);
+  return { maxOutputTokens: entry.maxOutputTokens, reasoning: entry.capabilities.reasoning };
 }
 
 /** A multipart call's upload, opened for this attempt (it throws when an earlier attempt took it). */

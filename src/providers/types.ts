@@ -126,6 +126,14 @@ export interface ProviderAdapter {
   classifyError(status: number, body: unknown, headers: Readonly<Record<string, string>>): UpstreamErrorInfo;
 }
 
+/** What a translator may know of the model it translates for (the deployment's catalog entry). */
+export interface TranslationTarget {
+  /** The model's documented output limit; null when the catalog does not know it. */
+  maxOutputTokens: number | null;
+  /** Whether the model reasons: a request's optional thinking is left out for one that does not. */
+  reasoning: boolean;
+}
+
 /**
  * A cross-format bridge: serves operation `from` (what the client called) through operation
  * `to` (what the provider serves natively), e.g. messages -> chat.completions.
@@ -138,7 +146,8 @@ export interface OperationTranslator<
 > {
   readonly from: Operation;
   readonly to: Operation;
-  request(body: FromBody): ToBody;
+  /** `target` is absent where no deployment is known (tests, a cached answer's replay). */
+  request(body: FromBody, target?: TranslationTarget): ToBody;
   response(answer: ToAnswer, request: FromBody): FromAnswer;
   /** Incremental: each `to` event becomes zero or more `from` events; never buffers the whole answer. */
   createStreamTranslator(request: FromBody): {

@@ -77,7 +77,7 @@ function responsesUses(body: Json): CapabilityUse[] {
 
 /**
  * Messages (Anthropic API reference): `tools`, `image` blocks, `thinking: { type: "enabled" }`,
- * `output_format: { type: "json_schema" }` (structured outputs).
+ * structured outputs as `output_config.format` (GA) or `output_format` (the beta's name).
  */
 function messagesUses(body: Json): CapabilityUse[] {
   const uses: CapabilityUse[] = [];
@@ -86,7 +86,9 @@ function messagesUses(body: Json): CapabilityUse[] {
   if (image !== null) uses.push({ capability: 'vision', param: image });
   if (isRecord(body.thinking) && body.thinking.type === 'enabled')
     uses.push({ capability: 'reasoning', param: 'thinking' });
-  if (isJsonSchemaFormat(body.output_format))
+  if (isRecord(body.output_config) && isJsonSchemaFormat(body.output_config.format))
+    uses.push({ capability: 'structuredOutputs', param: 'output_config.format' });
+  else if (isJsonSchemaFormat(body.output_format))
     uses.push({ capability: 'structuredOutputs', param: 'output_format' });
   return uses;
 }
@@ -117,5 +119,5 @@ export const CAPABILITY_PARAMS: Readonly<Record<Capability, readonly string[]>> 
   tools: ['tools', 'tool_choice', 'functions'],
   vision: [],
   reasoning: ['reasoning_effort', 'reasoning', 'thinking'],
-  structuredOutputs: ['response_format', 'text', 'output_format'],
+  structuredOutputs: ['response_format', 'text', 'output_config', 'output_format'],
 });

@@ -13,7 +13,8 @@ import { usageFromChat } from './openai-usage.ts';
 /**
  * `POST /chat/completions`. A streamed call always asks for `stream_options.include_usage` so
  * that the gateway knows the tokens spent; the decoder hides the usage chunk from a client that
- * did not ask for it.
+ * did not ask for it. `top_k` (an Anthropic client's, through messages-via-chat) reaches only
+ * servers that take it: OpenAI and Azure would refuse the whole request for it.
  */
 export function openAIChatAdapter(
   endpoint: OpenAIEndpoint,
@@ -22,7 +23,8 @@ export function openAIChatAdapter(
     path: OPENAI_PATHS['chat.completions'],
     answer: chatCompletionSchema,
     usageOf: (answer) => usageFromChat(answer.usage),
-    prepare(body, stream) {
+    prepare(input, stream) {
+      const body = endpoint.takesTopK === true ? input : withoutTopK(input);
       if (!stream) return body;
       const options =
         typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
@@ -34,4 +36,10 @@ export function openAIChatAdapter(
         includeUsage: body?.stream_options?.include_usage === true,
       }),
   });
+}
+
+function withoutTopK(body: Record<string, unknown>): Record<string, unknown> {
+  if (!('top_k' in body)) return body;
+  const { top_k: _dropped, ...rest } = body;
+  return rest;
 }

@@ -12,6 +12,11 @@ export interface OpenAIEndpoint {
   url(target: DeploymentTarget, path: string): string;
   /** Authentication and other fixed headers. */
   headers(target: DeploymentTarget): Record<string, string>;
+  /**
+   * True for servers that take Chat sampling fields OpenAI lacks (`top_k`: vLLM, SGLang, Ollama,
+   * llama.cpp). OpenAI and Azure refuse an unknown field, so it is not sent to them.
+   */
+  readonly takesTopK?: boolean;
 }
 
 export const openAIEndpoint: OpenAIEndpoint = {

@@ -10,13 +10,21 @@
  */
 import { z } from 'zod';
 
+/**
+ * Prompt-caching breakpoint on a content part or tool (`{type: 'ephemeral', ttl?}`): not OpenAI's,
+ * the LiteLLM / OpenRouter convention that carries Anthropic's `cache_control` through Chat.
+ */
+export type ChatCacheControl = Record<string, unknown>;
+
 export interface ChatTextPart {
   type: 'text';
   text: string;
+  cache_control?: ChatCacheControl;
 }
 export interface ChatImagePart {
   type: 'image_url';
   image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
+  cache_control?: ChatCacheControl;
 }
 export interface ChatRefusalPart {
   type: 'refusal';
@@ -29,6 +37,7 @@ export interface ChatInputAudioPart {
 export interface ChatFilePart {
   type: 'file';
   file: { file_data?: string; file_id?: string; filename?: string };
+  cache_control?: ChatCacheControl;
 }
 export type ChatContentPart =
   | ChatTextPart
@@ -43,6 +52,14 @@ export interface ChatToolCall {
   function: { name: string; arguments: string };
 }
 
+/**
+ * A Claude thinking block kept on a Chat assistant message (LiteLLM's `thinking_blocks`): the
+ * signature lets the block go back to Claude on the next turn, as tool use with thinking requires.
+ */
+export type ChatThinkingBlock =
+  | { type: 'thinking'; thinking: string; signature?: string }
+  | { type: 'redacted_thinking'; data: string };
+
 export type ChatMessage =
   | { role: 'system' | 'developer'; content: string | ChatTextPart[]; name?: string }
   | { role: 'user'; content: string | ChatContentPart[]; name?: string }
@@ -52,6 +69,9 @@ export type ChatMessage =
       refusal?: string | null;
       tool_calls?: ChatToolCall[];
       name?: string;
+      /** The model's reasoning text (DeepSeek, vLLM and LiteLLM's field; not OpenAI's). */
+      reasoning_content?: string | null;
+      thinking_blocks?: ChatThinkingBlock[] | null;
     }
   | { role: 'tool'; tool_call_id: string; content: string | ChatTextPart[] };
 
@@ -63,6 +83,7 @@ export interface ChatFunctionTool {
     parameters?: Record<string, unknown>;
     strict?: boolean | null;
   };
+  cache_control?: ChatCacheControl;
 }
 
 /** `tool_choice` naming one function. */
@@ -108,6 +129,9 @@ export interface ChatCompletionRequest {
   parallel_tool_calls?: boolean;
   response_format?: ChatResponseFormat;
   user?: string;
+  reasoning_effort?: string | null;
+  /** Not OpenAI's: vLLM, SGLang, Ollama and other open-weight servers take it (Anthropic's `top_k`). */
+  top_k?: number | null;
   [key: string]: unknown;
 }
 
@@ -129,7 +153,14 @@ export interface ChatCompletion {
   model: string;
   choices: Array<{
     index: number;
-    message: { role: 'assistant'; content: string | null; refusal: null; tool_calls?: ChatToolCall[] };
+    message: {
+      role: 'assistant';
+      content: string | null;
+      refusal: null;
+      tool_calls?: ChatToolCall[];
+      reasoning_content?: string;
+      thinking_blocks?: ChatThinkingBlock[];
+    };
     logprobs: null;
     finish_reason: ChatFinishReason;
   }>;
@@ -151,7 +182,13 @@ export interface ChatCompletionChunk {
   model: string;
   choices: Array<{
     index: number;
-    delta: { role?: 'assistant'; content?: string; tool_calls?: ChatChunkToolCallDelta[] };
+    delta: {
+      role?: 'assistant';
+      content?: string;
+      reasoning_content?: string;
+      thinking_blocks?: ChatThinkingBlock[];
+      tool_calls?: ChatChunkToolCallDelta[];
+    };
     logprobs: null;
     finish_reason: ChatFinishReason | null;
   }>;
@@ -166,6 +203,24 @@ const usageSchema = z.looseObject({
   completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().nullish() }).nullish(),
 });
 export type UpstreamChatUsage = z.infer<typeof usageSchema>;
+
+/**
+ * Reasoning text beside the answer, from servers that show it: `reasoning_content` (DeepSeek, vLLM
+ * before 0.10, SGLang, LiteLLM) or `reasoning` (vLLM 0.10+, OpenRouter, Ollama). Not OpenAI's.
+ */
+const reasoningFields = {
+  reasoning_content: z.string().nullish(),
+  reasoning: z.unknown().optional(),
+};
+
+/** The reasoning text of an upstream message or delta, whichever field carries it. */
+export function upstreamReasoningText(message: {
+  reasoning_content?: string | null;
+  reasoning?: unknown;
+}): string {
+  if (typeof message.reasoning_content === 'string') return message.reasoning_content;
+  return typeof message.reasoning === 'string' ? message.reasoning : '';
+}
 
 const toolCallSchema = z.looseObject({
   id: z.string(),
@@ -186,6 +241,7 @@ export const chatCompletionSchema = z.looseObject({
         content: z.string().nullish(),
         refusal: z.string().nullish(),
         tool_calls: z.array(toolCallSchema).nullish(),
+        ...reasoningFields,
       }),
       finish_reason: z.string().nullable(),
     }),
@@ -214,6 +270,7 @@ export const chatCompletionChunkSchema = z.looseObject({
         content: z.string().nullish(),
         refusal: z.string().nullish(),
         tool_calls: z.array(toolCallDeltaSchema).nullish(),
+        ...reasoningFields,
       }),
       finish_reason: z.string().nullish(),
     }),

@@ -1,4 +1,4 @@
-import type { OperationTranslator, StreamEvent } from '../types.ts';
+import type { OperationTranslator, StreamEvent, TranslationTarget } from '../types.ts';
 
 /**
  * Two translators in a row: serves `outer.from` through `inner.to` by way of `outer.to`
@@ -15,7 +15,8 @@ export function composeTranslators(
   return Object.freeze({
     from: outer.from,
     to: inner.to,
-    request: (body: unknown) => inner.request(outer.request(body)),
+    request: (body: unknown, target?: TranslationTarget) =>
+      inner.request(outer.request(body, target), target),
     response: (answer: unknown, request: unknown) =>
       outer.response(inner.response(answer, outer.request(request)), request),
     createStreamTranslator(request: unknown) {

@@ -8,19 +8,27 @@ import type {
 } from '../../anthropic/anthropic-messages-wire.ts';
 import type {
   ChatCompletionRequest,
-  ChatContentPart,
+  ChatFunctionTool,
   ChatMessage,
-  ChatTextPart,
   ChatToolChoice,
 } from '../../shared/chat-completions-wire.ts';
-import { parseDataUrl } from '../../shared/data-url.ts';
 import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
-import { parseToolArguments, rejectUntranslatable } from '../shared/unsupported-parameter.ts';
+import type { TranslationTarget } from '../../types.ts';
+import { rejectUntranslatable } from '../shared/unsupported-parameter.ts';
+import {
+  assistantBlocks,
+  midConversationInstruction,
+  textBlocks,
+  toolResultBlock,
+  userContent,
+} from './chat-content-to-blocks.ts';
+import { applyJsonModeTool } from './json-mode-tool.ts';
+import { applyReasoningEffort } from './reasoning-effort-to-thinking.ts';
 
 /**
  * Anthropic requires `max_tokens`; Chat does not. When the client gives neither
- * max_completion_tokens nor max_tokens, this is asked for: enough for a long answer on every
- * current Claude model, and a documented, visible default rather than a model's maximum.
+ * max_completion_tokens nor max_tokens, the model's output limit from the catalog is asked for
+ * (what an OpenAI model gives without a cap); this only for a model the catalog does not know.
  */
 export const DEFAULT_MAX_TOKENS = 4096;
 
@@ -53,6 +61,7 @@ const TRANSLATED = new Set([
   'service_tier',
   'prompt_cache_key',
   'seed',
+  'reasoning_effort',
 ]);
 
 /** Values of untranslatable fields that ask for nothing and so are accepted. */
@@ -64,32 +73,21 @@ const NEUTRAL: Readonly<Record<string, readonly unknown[]>> = Object.freeze({
 });
 
 /** Chat Completions request -> Anthropic Messages request. */
-export function chatToMessagesRequest(body: ChatCompletionRequest): AnthropicMessagesRequest {
+export function chatToMessagesRequest(
+  body: ChatCompletionRequest,
+  target?: TranslationTarget,
+): AnthropicMessagesRequest {
   rejectUntranslatable(body, TRANSLATED, NEUTRAL);
-  const system: AnthropicTextBlock[] = [];
-  const messages: AnthropicMessageParam[] = [];
-  body.messages.forEach((message, index) => {
-    // Anthropic has one system prompt: system and developer messages are hoisted into it, in order.
-    if (isInstruction(message)) {
-      system.push(...textBlocks(message.content).map((text) => ({ type: 'text' as const, text })));
-      return;
-    }
-    appendMerged(messages, convertMessage(message, index));
-  });
+  const { system, messages } = convertConversation(body.messages);
   const request: AnthropicMessagesRequest = {
     model: body.model,
-    max_tokens: body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS,
+    max_tokens:
+      body.max_completion_tokens ?? body.max_tokens ?? target?.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
     messages,
   };
   if (system.length > 0) request.system = system;
   if (body.stream === true) request.stream = true;
-  if (body.temperature != null) {
-    if (body.temperature > MAX_TEMPERATURE) {
-      throw unsupportedParameter('temperature', 'The temperature must be between 0 and 1 for this model.');
-    }
-    request.temperature = body.temperature;
-  }
-  if (body.top_p != null) request.top_p = body.top_p;
+  applySampling(request, body);
   if (body.stop != null) request.stop_sequences = typeof body.stop === 'string' ? [body.stop] : body.stop;
   const user = body.user ?? (typeof body.safety_identifier === 'string' ? body.safety_identifier : undefined);
   if (user !== undefined) request.metadata = { user_id: user };
@@ -97,7 +95,31 @@ export function chatToMessagesRequest(body: ChatCompletionRequest): AnthropicMes
   const choice = toolChoice(body.tool_choice, body.parallel_tool_calls);
   if (choice !== undefined) request.tool_choice = choice;
   applyResponseFormat(request, body.response_format);
+  applyReasoningEffort(request, body.reasoning_effort);
   return request;
+}
+
+/**
+ * Anthropic has one system prompt, at the top: the system and developer messages before the first
+ * other message become it, in order; later ones stay in place (midConversationInstruction).
+ * Messages left without content (empty text) are not sent.
+ */
+function convertConversation(chat: ChatMessage[]): {
+  system: AnthropicTextBlock[];
+  messages: AnthropicMessageParam[];
+} {
+  const system: AnthropicTextBlock[] = [];
+  const messages: AnthropicMessageParam[] = [];
+  chat.forEach((message, index) => {
+    if (isInstruction(message)) {
+      if (messages.length === 0) system.push(...textBlocks(message.content));
+      else appendMerged(messages, midConversationInstruction(message.content));
+      return;
+    }
+    const converted = convertMessage(message, index);
+    if (converted.content.length > 0) appendMerged(messages, converted);
+  });
+  return { system, messages };
 }
 
 function isInstruction(
@@ -106,8 +128,17 @@ function isInstruction(
   return message.role === 'system' || message.role === 'developer';
 }
 
-function textBlocks(content: string | ChatTextPart[]): string[] {
-  return typeof content === 'string' ? (content === '' ? [] : [content]) : content.map((part) => part.text);
+/**
+ * Temperature (0..1 on Claude; above is refused, not clamped) and top_p. Current Claude models
+ * refuse both in one request: when the client sends both, temperature is kept and top_p dropped.
+ */
+function applySampling(request: AnthropicMessagesRequest, body: ChatCompletionRequest): void {
+  if (body.temperature != null) {
+    if (body.temperature > MAX_TEMPERATURE) {
+      throw unsupportedParameter('temperature', 'The temperature must be between 0 and 1 for this model.');
+    }
+    request.temperature = body.temperature;
+  } else if (body.top_p != null) request.top_p = body.top_p;
 }
 
 function convertMessage(
@@ -116,70 +147,12 @@ function convertMessage(
 ): AnthropicMessageParam {
   switch (message.role) {
     case 'user':
-      return {
-        role: 'user',
-        content:
-          typeof message.content === 'string'
-            ? message.content
-            : message.content.map((p) => userBlock(p, index)),
-      };
+      return { role: 'user', content: userContent(message.content, index) };
     case 'tool':
-      return {
-        role: 'user',
-        content: [
-          {
-            type: 'tool_result',
-            tool_use_id: message.tool_call_id,
-            content:
-              typeof message.content === 'string' ? message.content : textBlocks(message.content).join(''),
-          },
-        ],
-      };
+      return { role: 'user', content: [toolResultBlock(message)] };
     case 'assistant':
       return { role: 'assistant', content: assistantBlocks(message, index) };
   }
-}
-
-function userBlock(part: ChatContentPart, index: number): AnthropicContentBlock {
-  if (part.type === 'text') return { type: 'text', text: (part as ChatTextPart).text };
-  if (part.type === 'image_url') {
-    const url = (part as Extract<ChatContentPart, { type: 'image_url' }>).image_url.url;
-    const data = parseDataUrl(url);
-    if (data?.base64)
-      return { type: 'image', source: { type: 'base64', media_type: data.mediaType, data: data.data } };
-    if (url.startsWith('data:')) {
-      throw unsupportedParameter(
-        `messages[${index}].content`,
-        'Image data URLs must be base64 for this model.',
-      );
-    }
-    return { type: 'image', source: { type: 'url', url } };
-  }
-  throw unsupportedParameter(
-    `messages[${index}].content`,
-    `Content parts of type '${part.type}' are not supported by this model.`,
-  );
-}
-
-function assistantBlocks(
-  message: Extract<ChatMessage, { role: 'assistant' }>,
-  index: number,
-): AnthropicContentBlock[] {
-  const blocks: AnthropicContentBlock[] = [];
-  const content = message.content;
-  if (typeof content === 'string') {
-    if (content !== '') blocks.push({ type: 'text', text: content });
-  } else if (content != null) {
-    for (const part of content) {
-      const text = part.type === 'text' ? part.text : part.refusal;
-      if (text !== '') blocks.push({ type: 'text', text });
-    }
-  }
-  for (const call of message.tool_calls ?? []) {
-    const input = parseToolArguments(call.function.arguments, `messages[${index}].tool_calls`);
-    blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input });
-  }
-  return blocks;
 }
 
 /**
@@ -209,14 +182,16 @@ function convertTool(
       `Tools of type '${tool.type}' are not supported by this model.`,
     );
   }
-  const fn = (
-    tool as { function: { name: string; description?: string; parameters?: Record<string, unknown> } }
-  ).function;
+  const fn = (tool as ChatFunctionTool).function;
   const converted: AnthropicTool = {
     name: fn.name,
     input_schema: fn.parameters ?? { type: 'object', properties: {} },
   };
   if (fn.description !== undefined) converted.description = fn.description;
+  // Strict tool use (structured outputs) has the same name and meaning on Claude.
+  if (fn.strict != null) converted.strict = fn.strict;
+  const cache = (tool as { cache_control?: unknown }).cache_control;
+  if (cache != null) converted.cache_control = cache;
   return converted;
 }
 
@@ -235,12 +210,16 @@ function toolChoice(
   throw unsupportedParameter('tool_choice');
 }
 
-/** json_schema -> structured outputs (`output_config.format`); json_object has no equivalent. */
+/** json_schema -> structured outputs (`output_config.format`); json_object -> the JSON tool. */
 function applyResponseFormat(
   request: AnthropicMessagesRequest,
   format: ChatCompletionRequest['response_format'],
 ): void {
   if (format === undefined || format.type === 'text') return;
+  if (format.type === 'json_object') {
+    applyJsonModeTool(request);
+    return;
+  }
   if (format.type !== 'json_schema') throw unsupportedParameter('response_format');
   request.output_config = { format: { type: 'json_schema', schema: format.json_schema.schema ?? {} } };
 }

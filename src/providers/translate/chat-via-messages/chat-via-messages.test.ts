@@ -38,7 +38,6 @@ describe('chat via messages: request', () => {
         { role: 'user', content: 'Hello' },
       ],
       temperature: 0.5,
-      top_p: 0.8,
       stop: 'END',
       user: 'u-1',
       stream: true,
@@ -55,7 +54,6 @@ describe('chat via messages: request', () => {
       ],
       stream: true,
       temperature: 0.5,
-      top_p: 0.8,
       stop_sequences: ['END'],
       metadata: { user_id: 'u-1' },
     });
@@ -165,10 +163,6 @@ describe('chat via messages: request', () => {
     assert.throws(() => translator.request({ ...base, temperature: 1.5 }), isUnsupported('temperature'));
     assert.throws(() => translator.request({ ...base, n: 2 }), isUnsupported('n'));
     assert.throws(() => translator.request({ ...base, logit_bias: { '1': 2 } }), isUnsupported('logit_bias'));
-    assert.throws(
-      () => translator.request({ ...base, response_format: { type: 'json_object' } }),
-      isUnsupported('response_format'),
-    );
     assert.throws(
       () =>
         translator.request({

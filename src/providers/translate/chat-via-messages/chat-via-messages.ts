@@ -2,6 +2,7 @@ import type { AnthropicMessage, AnthropicMessagesRequest } from '../../anthropic
 import type { ChatCompletion, ChatCompletionRequest } from '../../shared/chat-completions-wire.ts';
 import type { OperationTranslator } from '../../types.ts';
 import { chatToMessagesRequest } from './chat-to-messages-request.ts';
+import { usesJsonModeTool } from './json-mode-tool.ts';
 import { messagesToChatResponse } from './messages-to-chat-response.ts';
 import { MessagesToChatStream } from './messages-to-chat-stream.ts';
 
@@ -19,11 +20,13 @@ export function createChatViaMessages(
     from: 'chat.completions',
     to: 'messages',
     request: chatToMessagesRequest,
-    response: (answer: AnthropicMessage) => messagesToChatResponse(answer, now()),
+    response: (answer: AnthropicMessage, request: ChatCompletionRequest) =>
+      messagesToChatResponse(answer, now(), usesJsonModeTool(request)),
     createStreamTranslator: (request: ChatCompletionRequest) =>
       new MessagesToChatStream({
         includeUsage: request.stream_options?.include_usage === true,
         createdSeconds: now(),
+        jsonMode: usesJsonModeTool(request),
       }),
   } as const);
 }

@@ -1,8 +1,9 @@
 import type { AnthropicMessage } from '../../anthropic/anthropic-messages-wire.ts';
 import { buildChatCompletion, chatChoice } from '../../shared/build-chat-completion.ts';
-import type { ChatCompletion, ChatToolCall } from '../../shared/chat-completions-wire.ts';
+import type { ChatCompletion, ChatThinkingBlock, ChatToolCall } from '../../shared/chat-completions-wire.ts';
 import { idSuffix } from '../shared/unsupported-parameter.ts';
 import { chatUsageFromAnthropic } from './chat-usage-from-anthropic.ts';
+import { JSON_MODE_TOOL } from './json-mode-tool.ts';
 import { finishReasonFromAnthropic } from './map-anthropic-stop-reason.ts';
 
 /** The chat id for an Anthropic message id: `chatcmpl-` and the upstream's unique part. */
@@ -12,14 +13,28 @@ export function chatIdFromMessage(messageId: string): string {
 
 /**
  * Anthropic message -> chat completion: text blocks joined into `content`, tool_use blocks as
- * `tool_calls`. Thinking blocks only come back when asked for, which Chat cannot do.
+ * `tool_calls`, thinking as `reasoning_content` (the de-facto Chat field) with the blocks
+ * themselves in `thinking_blocks`, so that a client can send them back on its next turn. In JSON
+ * mode the JSON tool's input is the content, and the turn ends with `stop`.
  */
-export function messagesToChatResponse(answer: AnthropicMessage, createdSeconds: number): ChatCompletion {
+export function messagesToChatResponse(
+  answer: AnthropicMessage,
+  createdSeconds: number,
+  jsonMode = false,
+): ChatCompletion {
   let text = '';
+  let reasoning = '';
+  const thinkingBlocks: ChatThinkingBlock[] = [];
   const toolCalls: ChatToolCall[] = [];
   for (const block of answer.content) {
     if (block.type === 'text') text += String(block.text ?? '');
-    else if (block.type === 'tool_use') {
+    else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
+      const kept = thinkingBlockOf(block);
+      thinkingBlocks.push(kept);
+      if (kept.type === 'thinking') reasoning += kept.thinking;
+    } else if (block.type === 'tool_use' && jsonMode && block.name === JSON_MODE_TOOL) {
+      text += JSON.stringify(block.input ?? {});
+    } else if (block.type === 'tool_use') {
       toolCalls.push({
         id: String(block.id),
         type: 'function',
@@ -27,9 +42,26 @@ export function messagesToChatResponse(answer: AnthropicMessage, createdSeconds:
       });
     }
   }
+  const stopReason = jsonMode && answer.stop_reason === 'tool_use' ? 'end_turn' : answer.stop_reason;
+  const choice = chatChoice(0, text, toolCalls, finishReasonFromAnthropic(stopReason));
+  if (thinkingBlocks.length > 0) {
+    choice.message.reasoning_content = reasoning;
+    choice.message.thinking_blocks = thinkingBlocks;
+  }
   return buildChatCompletion(
     { id: chatIdFromMessage(answer.id), model: answer.model, created: createdSeconds },
-    [chatChoice(0, text, toolCalls, finishReasonFromAnthropic(answer.stop_reason))],
+    [choice],
     chatUsageFromAnthropic(answer.usage),
   );
+}
+
+/** A thinking or redacted_thinking block as Chat's `thinking_blocks` keeps it. */
+export function thinkingBlockOf(block: Record<string, unknown>): ChatThinkingBlock {
+  if (block.type === 'redacted_thinking')
+    return { type: 'redacted_thinking', data: String(block.data ?? '') };
+  return {
+    type: 'thinking',
+    thinking: String(block.thinking ?? ''),
+    signature: String(block.signature ?? ''),
+  };
 }

@@ -4,13 +4,16 @@ import { SSE_DONE } from '../../shared/sse.ts';
 import { truncatedStreamError } from '../../shared/upstream-error.ts';
 import type { StreamEvent } from '../../types.ts';
 import { chatUsageFromAnthropic } from './chat-usage-from-anthropic.ts';
+import { JSON_MODE_TOOL } from './json-mode-tool.ts';
 import { finishReasonFromAnthropic } from './map-anthropic-stop-reason.ts';
-import { chatIdFromMessage } from './messages-to-chat-response.ts';
+import { chatIdFromMessage, thinkingBlockOf } from './messages-to-chat-response.ts';
 
 export interface MessagesToChatStreamOptions {
   /** The client's `stream_options.include_usage`: the usage chunk and `usage: null` on the others. */
   includeUsage: boolean;
   createdSeconds: number;
+  /** JSON mode: the JSON tool's input streams as content (json-mode-tool.ts). */
+  jsonMode?: boolean;
 }
 
 type Delta = Record<string, unknown>;
@@ -19,11 +22,16 @@ type Delta = Record<string, unknown>;
  * Anthropic events -> chat.completion.chunk events (API reference, "The chat completion chunk
  * object"): a role chunk at message_start, content and tool-call deltas as they come, the
  * finish_reason chunk at message_delta, then (if asked) the usage chunk and `[DONE]` at
- * message_stop. Pings, thinking and signature deltas have no Chat form and are skipped.
+ * message_stop. Thinking streams as `reasoning_content`; at its signature, the whole block goes out
+ * once in `thinking_blocks` (what a client sends back to continue a tool loop). Pings are skipped.
  */
 export class MessagesToChatStream {
   readonly #includeUsage: boolean;
   readonly #created: number;
+  readonly #jsonMode: boolean;
+  /** Content block indexes of the JSON tool (JSON mode) and the thinking text of open blocks. */
+  readonly #jsonBlocks = new Set<number>();
+  readonly #thinking = new Map<number, string>();
   #id = '';
   #model = '';
   #finished = false;
@@ -34,6 +42,7 @@ export class MessagesToChatStream {
   constructor(options: MessagesToChatStreamOptions) {
     this.#includeUsage = options.includeUsage;
     this.#created = options.createdSeconds;
+    this.#jsonMode = options.jsonMode === true;
   }
 
   push(event: StreamEvent): StreamEvent[] {
@@ -57,7 +66,7 @@ export class MessagesToChatStream {
             data.usage.cache_creation_input_tokens ?? this.#counts.cache_creation_input_tokens,
           cache_read_input_tokens: data.usage.cache_read_input_tokens ?? this.#counts.cache_read_input_tokens,
         };
-        return [this.#chunk({}, finishReasonFromAnthropic(data.delta.stop_reason))];
+        return [this.#chunk({}, finishReasonFromAnthropic(this.#stopReason(data.delta.stop_reason)))];
       case 'message_stop':
         return this.#end();
       default:
@@ -70,11 +79,25 @@ export class MessagesToChatStream {
     return [];
   }
 
+  #stopReason(stopReason: string | null | undefined): string | null | undefined {
+    return this.#jsonBlocks.size > 0 && stopReason === 'tool_use' ? 'end_turn' : stopReason;
+  }
+
   #blockStart(index: number, block: Record<string, unknown>): StreamEvent[] {
     if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') {
       return [this.#chunk({ content: block.text })];
     }
+    if (block.type === 'thinking') {
+      this.#thinking.set(index, String(block.thinking ?? ''));
+      return block.thinking ? [this.#chunk({ reasoning_content: block.thinking })] : [];
+    }
+    if (block.type === 'redacted_thinking')
+      return [this.#chunk({ thinking_blocks: [thinkingBlockOf(block)] })];
     if (block.type !== 'tool_use') return [];
+    if (this.#jsonMode && block.name === JSON_MODE_TOOL) {
+      this.#jsonBlocks.add(index);
+      return [];
+    }
     const toolIndex = this.#toolCalls.size;
     this.#toolCalls.set(index, toolIndex);
     const call = {
@@ -88,7 +111,22 @@ export class MessagesToChatStream {
 
   #blockDelta(index: number, delta: Record<string, unknown>): StreamEvent[] {
     if (delta.type === 'text_delta') return [this.#chunk({ content: delta.text })];
+    if (delta.type === 'thinking_delta') {
+      this.#thinking.set(index, (this.#thinking.get(index) ?? '') + String(delta.thinking ?? ''));
+      return [this.#chunk({ reasoning_content: delta.thinking })];
+    }
+    if (delta.type === 'signature_delta') {
+      const block = {
+        type: 'thinking',
+        thinking: this.#thinking.get(index) ?? '',
+        signature: delta.signature,
+      };
+      return [this.#chunk({ thinking_blocks: [thinkingBlockOf(block)] })];
+    }
     if (delta.type !== 'input_json_delta') return [];
+    if (this.#jsonBlocks.has(index)) {
+      return delta.partial_json === '' ? [] : [this.#chunk({ content: delta.partial_json })];
+    }
     const toolIndex = this.#toolCalls.get(index);
     if (toolIndex === undefined || delta.partial_json === '') return [];
     return [this.#chunk({ tool_calls: [{ index: toolIndex, function: { arguments: delta.partial_json } }] })];

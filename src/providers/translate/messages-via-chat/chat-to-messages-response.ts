@@ -1,10 +1,11 @@
-import type { UpstreamChatCompletion } from '../../shared/chat-completions-wire.ts';
+import { type UpstreamChatCompletion, upstreamReasoningText } from '../../shared/chat-completions-wire.ts';
 import { malformedAnswerError } from '../../shared/upstream-error.ts';
 import { idSuffix } from '../shared/unsupported-parameter.ts';
 import { type AnthropicUsageWire, anthropicUsageFromChat } from './anthropic-usage-from-chat.ts';
 import { type AnthropicStopReason, stopReasonFromChat } from './map-chat-finish-reason.ts';
 
 export type AnthropicResponseBlock =
+  | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
@@ -25,10 +26,16 @@ export function messageIdFromChat(chatId: string): string {
   return `msg_${idSuffix(chatId, 'chatcmpl-')}`;
 }
 
-/** Chat completion -> Anthropic message: text, then tool_use blocks; refusals become text. */
+/**
+ * Chat completion -> Anthropic message: the upstream's reasoning (`reasoning_content`, DeepSeek and
+ * vLLM) as a thinking block, text, then tool_use blocks; refusals become text. The thinking block's
+ * signature is empty: no Claude signed it, and it is not sent back to a Chat upstream.
+ */
 export function chatToMessagesResponse(answer: UpstreamChatCompletion): TranslatedMessage {
   const choice = answer.choices[0];
   const content: AnthropicResponseBlock[] = [];
+  const reasoning = choice === undefined ? '' : upstreamReasoningText(choice.message);
+  if (reasoning !== '') content.push({ type: 'thinking', thinking: reasoning, signature: '' });
   const text = `${choice?.message.content ?? ''}${choice?.message.refusal ?? ''}`;
   if (text !== '') content.push({ type: 'text', text });
   for (const call of choice?.message.tool_calls ?? []) {

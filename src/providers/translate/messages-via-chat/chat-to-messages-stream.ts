@@ -1,5 +1,9 @@
 import { messagesStreamEvent } from '../../anthropic/anthropic-messages-wire.ts';
-import type { UpstreamChatCompletionChunk, UpstreamChatUsage } from '../../shared/chat-completions-wire.ts';
+import {
+  type UpstreamChatCompletionChunk,
+  type UpstreamChatUsage,
+  upstreamReasoningText,
+} from '../../shared/chat-completions-wire.ts';
 import { SSE_DONE } from '../../shared/sse.ts';
 import { truncatedStreamError } from '../../shared/upstream-error.ts';
 import type { StreamEvent } from '../../types.ts';
@@ -7,7 +11,16 @@ import { anthropicUsageFromChat } from './anthropic-usage-from-chat.ts';
 import { messageIdFromChat } from './chat-to-messages-response.ts';
 import { type AnthropicStopReason, stopReasonFromChat } from './map-chat-finish-reason.ts';
 
-type OpenBlock = { kind: 'text'; index: number } | { kind: 'tool'; index: number };
+type OpenBlock = { kind: 'text' | 'thinking' | 'tool'; index: number };
+
+/** The empty block each streamed text-like block starts with, and its delta's shape. */
+const STREAMED_BLOCKS = Object.freeze({
+  text: { start: { type: 'text', text: '' }, delta: (text: string) => ({ type: 'text_delta', text }) },
+  thinking: {
+    start: { type: 'thinking', thinking: '', signature: '' },
+    delta: (thinking: string) => ({ type: 'thinking_delta', thinking }),
+  },
+});
 
 /**
  * Chat chunks -> the Anthropic event sequence (API reference, "Streaming messages"):
@@ -39,10 +52,12 @@ export class ChatToMessagesStream {
     const choice = chunk.choices.find((c) => c.index === 0);
     if (choice === undefined) return out;
     const delta = choice.delta;
-    if (delta.content != null && delta.content !== '') this.#text(delta.content, out);
+    const reasoning = upstreamReasoningText(delta);
+    if (reasoning !== '') this.#streamed('thinking', reasoning, out);
+    if (delta.content != null && delta.content !== '') this.#streamed('text', delta.content, out);
     if (delta.refusal != null && delta.refusal !== '') {
       this.#refused = true;
-      this.#text(delta.refusal, out);
+      this.#streamed('text', delta.refusal, out);
     }
     for (const call of delta.tool_calls ?? []) this.#toolCall(call, out);
     if (choice.finish_reason != null) this.#stopReason = stopReasonFromChat(choice.finish_reason);
@@ -54,22 +69,18 @@ export class ChatToMessagesStream {
     return [];
   }
 
-  #text(text: string, out: StreamEvent[]): void {
-    if (this.#open?.kind !== 'text') {
+  /** Upstream reasoning streams as a thinking block, content as a text block. */
+  #streamed(kind: keyof typeof STREAMED_BLOCKS, text: string, out: StreamEvent[]): void {
+    const shape = STREAMED_BLOCKS[kind];
+    if (this.#open?.kind !== kind) {
       this.#close(out);
-      this.#open = { kind: 'text', index: this.#nextIndex++ };
+      this.#open = { kind, index: this.#nextIndex++ };
       out.push(
-        messagesStreamEvent('content_block_start', {
-          index: this.#open.index,
-          content_block: { type: 'text', text: '' },
-        }),
+        messagesStreamEvent('content_block_start', { index: this.#open.index, content_block: shape.start }),
       );
     }
     out.push(
-      messagesStreamEvent('content_block_delta', {
-        index: this.#open.index,
-        delta: { type: 'text_delta', text },
-      }),
+      messagesStreamEvent('content_block_delta', { index: this.#open.index, delta: shape.delta(text) }),
     );
   }
 

@@ -2,24 +2,28 @@ import type {
   AnthropicContentBlock,
   AnthropicMessageParam,
   AnthropicMessagesRequest,
+  AnthropicTextBlock,
   AnthropicTool,
   AnthropicToolChoice,
 } from '../../anthropic/anthropic-messages-wire.ts';
 import type {
   ChatCompletionRequest,
-  ChatContentPart,
   ChatFunctionTool,
   ChatMessage,
   ChatToolCall,
   ChatToolChoice,
 } from '../../shared/chat-completions-wire.ts';
 import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
+import type { TranslationTarget } from '../../types.ts';
 import { rejectUntranslatable } from '../shared/unsupported-parameter.ts';
+import { convertUserBlocks, textContent, withCache } from './anthropic-blocks-to-chat-parts.ts';
+import { reasoningEffortFor } from './thinking-to-reasoning-effort.ts';
 
 /**
  * Fields of a Messages request that have a Chat Completions equivalent, and the hints that have
- * none but change nothing in the answer (`cache_control`: prompt caching; `service_tier`:
- * capacity; `is_error` of a tool result, whose text says so). Anything else (top_k, thinking, container, mcp_servers, ...) is a 400.
+ * none but change nothing in the answer (`service_tier`: capacity; `is_error` of a tool result,
+ * whose text says so). `cache_control` is carried onto the Chat parts. Anything else (container,
+ * mcp_servers, context_management, ...) is a 400 naming it; docs/providers.md lists every rule.
  */
 const TRANSLATED = new Set([
   'model',
@@ -37,15 +41,16 @@ const TRANSLATED = new Set([
   'thinking',
   'cache_control',
   'service_tier',
+  'top_k',
+  'output_format',
 ]);
 
 /** Anthropic Messages request -> Chat Completions request (DESIGN.md section 4: translators). */
-export function messagesToChatRequest(body: AnthropicMessagesRequest): ChatCompletionRequest {
+export function messagesToChatRequest(
+  body: AnthropicMessagesRequest,
+  target?: TranslationTarget,
+): ChatCompletionRequest {
   rejectUntranslatable(body, TRANSLATED);
-  // Only `thinking: {type: 'disabled'}` has a Chat form: asking for nothing.
-  if (body.thinking !== undefined && (body.thinking as { type?: string } | null)?.type !== 'disabled') {
-    throw unsupportedParameter('thinking');
-  }
   const chat: ChatCompletionRequest = {
     model: body.model,
     messages: [...systemMessages(body.system), ...body.messages.flatMap(convertMessage)],
@@ -58,18 +63,24 @@ export function messagesToChatRequest(body: AnthropicMessagesRequest): ChatCompl
   }
   if (body.temperature !== undefined) chat.temperature = body.temperature;
   if (body.top_p !== undefined) chat.top_p = body.top_p;
+  // Not OpenAI's: compatible servers take it, the Gemini adapter maps it, OpenAI's adapter drops it.
+  if (body.top_k != null) chat.top_k = body.top_k;
+  const effort = reasoningEffortFor(body, target);
+  if (effort !== undefined) chat.reasoning_effort = effort;
   if (body.stop_sequences !== undefined && body.stop_sequences.length > 0) chat.stop = body.stop_sequences;
   if (body.metadata?.user_id != null) chat.user = body.metadata.user_id;
   if (body.tools !== undefined && body.tools.length > 0) chat.tools = body.tools.map(convertTool);
   if (body.tool_choice !== undefined) applyToolChoice(chat, body.tool_choice);
   if (body.output_config != null) applyOutputConfig(chat, body.output_config);
+  // The structured-outputs beta's name for output_config.format.
+  if (body.output_format != null) applyOutputConfig(chat, { format: body.output_format as OutputFormat });
   return chat;
 }
 
 function systemMessages(system: AnthropicMessagesRequest['system']): ChatMessage[] {
   if (system === undefined) return [];
-  const text = typeof system === 'string' ? system : system.map((block) => block.text).join('\n');
-  return text === '' ? [] : [{ role: 'system', content: text }];
+  const content = typeof system === 'string' ? system : textContent(system);
+  return content === '' || content.length === 0 ? [] : [{ role: 'system', content }];
 }
 
 function convertMessage(message: AnthropicMessageParam, index: number): ChatMessage[] {
@@ -80,73 +91,14 @@ function convertMessage(message: AnthropicMessageParam, index: number): ChatMess
 }
 
 /**
- * Tool results become `tool` messages, placed first: Chat Completions wants them right after the
- * assistant message with the calls, which is where Anthropic puts them (first in the next turn).
+ * Text joined (parts when a block carries a cache breakpoint); tool_use -> tool_calls; earlier
+ * thinking is Claude's own and is not sent (DeepSeek, for one, refuses reasoning in its input).
  */
-function convertUserBlocks(blocks: AnthropicContentBlock[], index: number): ChatMessage[] {
-  const toolMessages: ChatMessage[] = [];
-  const parts: ChatContentPart[] = [];
-  for (const block of blocks) {
-    if (block.type === 'tool_result') {
-      const result = block as Extract<AnthropicContentBlock, { type: 'tool_result' }>;
-      toolMessages.push({
-        role: 'tool',
-        tool_call_id: result.tool_use_id,
-        content: toolResultText(result.content, index),
-      });
-    } else if (block.type === 'text') {
-      parts.push({ type: 'text', text: (block as { text: string }).text });
-    } else if (block.type === 'image') {
-      parts.push(imagePart(block as Extract<AnthropicContentBlock, { type: 'image' }>, index));
-    } else {
-      throw unsupportedParameter(
-        `messages[${index}].content`,
-        `Content blocks of type '${block.type}' are not supported by this model.`,
-      );
-    }
-  }
-  if (parts.length === 0) return toolMessages;
-  const content = parts.length === 1 && parts[0].type === 'text' ? parts[0].text : parts;
-  return [...toolMessages, { role: 'user', content }];
-}
-
-function toolResultText(
-  content: Extract<AnthropicContentBlock, { type: 'tool_result' }>['content'],
-  index: number,
-): string {
-  if (content === undefined) return '';
-  if (typeof content === 'string') return content;
-  return content
-    .map((block) => {
-      if (block.type !== 'text') {
-        throw unsupportedParameter(
-          `messages[${index}].content`,
-          'Tool results may only hold text for this model.',
-        );
-      }
-      return (block as { text: string }).text;
-    })
-    .join('');
-}
-
-function imagePart(block: Extract<AnthropicContentBlock, { type: 'image' }>, index: number): ChatContentPart {
-  const source = block.source;
-  if (source.type === 'base64') {
-    return { type: 'image_url', image_url: { url: `data:${source.media_type};base64,${source.data}` } };
-  }
-  if (source.type === 'url') return { type: 'image_url', image_url: { url: source.url } };
-  throw unsupportedParameter(
-    `messages[${index}].content`,
-    'Image sources of type file are not supported by this model.',
-  );
-}
-
-/** Text joined; tool_use -> tool_calls; earlier thinking is the upstream's own and has no Chat form. */
 function convertAssistantBlocks(blocks: AnthropicContentBlock[], index: number): ChatMessage {
-  let text = '';
+  const texts: AnthropicTextBlock[] = [];
   const toolCalls: ChatToolCall[] = [];
   for (const block of blocks) {
-    if (block.type === 'text') text += (block as { text: string }).text;
+    if (block.type === 'text') texts.push(block as AnthropicTextBlock);
     else if (block.type === 'tool_use') {
       const use = block as Extract<AnthropicContentBlock, { type: 'tool_use' }>;
       toolCalls.push({
@@ -161,6 +113,7 @@ function convertAssistantBlocks(blocks: AnthropicContentBlock[], index: number):
       );
     }
   }
+  const text = textContent(texts, '');
   const message: ChatMessage = {
     role: 'assistant',
     content: text === '' && toolCalls.length > 0 ? null : text,
@@ -179,7 +132,7 @@ function convertTool(tool: AnthropicTool, index: number): ChatFunctionTool {
   const fn: ChatFunctionTool['function'] = { name: tool.name, parameters: tool.input_schema };
   if (tool.description !== undefined) fn.description = tool.description;
   if (tool.strict === true) fn.strict = true;
-  return { type: 'function', function: fn };
+  return withCache<ChatFunctionTool>({ type: 'function', function: fn }, tool);
 }
 
 function applyToolChoice(chat: ChatCompletionRequest, choice: AnthropicToolChoice): void {
@@ -197,13 +150,17 @@ function applyToolChoice(chat: ChatCompletionRequest, choice: AnthropicToolChoic
   }
 }
 
+type OutputFormat = NonNullable<NonNullable<AnthropicMessagesRequest['output_config']>['format']>;
+
 /** Structured outputs (`output_config.format`) -> `response_format` json_schema. */
 function applyOutputConfig(
   chat: ChatCompletionRequest,
   config: NonNullable<AnthropicMessagesRequest['output_config']>,
 ): void {
   for (const [key, value] of Object.entries(config)) {
-    if (key !== 'format' && value != null) throw unsupportedParameter(`output_config.${key}`);
+    // `effort` is read with thinking (thinking-to-reasoning-effort.ts).
+    if (key !== 'format' && key !== 'effort' && value != null)
+      throw unsupportedParameter(`output_config.${key}`);
   }
   if (config.format == null) return;
   chat.response_format = {

@@ -1,6 +1,7 @@
 import type { ResponsesRequest } from '../../openai/openai-responses-wire.ts';
-import type { UpstreamChatCompletion } from '../../shared/chat-completions-wire.ts';
+import { type UpstreamChatCompletion, upstreamReasoningText } from '../../shared/chat-completions-wire.ts';
 import {
+  reasoningItem,
   responseEnvelope,
   responseIds,
   responsesUsageFromChat,
@@ -8,8 +9,9 @@ import {
 } from './responses-envelope.ts';
 
 /**
- * Chat completion -> response object: one `message` output item (output_text, or refusal) when
- * there is text, then one `function_call` item per tool call.
+ * Chat completion -> response object: a `reasoning` item when the upstream showed its reasoning
+ * (`reasoning_content`: Claude's thinking, DeepSeek, vLLM), one `message` output item (output_text,
+ * or refusal) when there is text, then one `function_call` item per tool call.
  */
 export function chatToResponsesResponse(
   answer: UpstreamChatCompletion,
@@ -20,6 +22,8 @@ export function chatToResponsesResponse(
   const { status, incompleteReason } = statusFromFinishReason(choice?.finish_reason);
   const output: unknown[] = [];
   const content: unknown[] = [];
+  const reasoning = choice === undefined ? '' : upstreamReasoningText(choice.message);
+  if (reasoning !== '') output.push(reasoningItem(ids.item('rs', 0), reasoning));
   if (choice?.message.content != null && choice.message.content !== '') {
     content.push({ type: 'output_text', text: choice.message.content, annotations: [] });
   }
@@ -27,7 +31,7 @@ export function chatToResponsesResponse(
     content.push({ type: 'refusal', refusal: choice.message.refusal });
   }
   if (content.length > 0) {
-    output.push({ id: ids.item('msg', 0), type: 'message', status, role: 'assistant', content });
+    output.push({ id: ids.item('msg', output.length), type: 'message', status, role: 'assistant', content });
   }
   for (const call of choice?.message.tool_calls ?? []) {
     output.push({

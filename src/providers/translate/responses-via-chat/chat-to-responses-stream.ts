@@ -1,9 +1,14 @@
 import type { ResponsesRequest } from '../../openai/openai-responses-wire.ts';
-import type { UpstreamChatCompletionChunk, UpstreamChatUsage } from '../../shared/chat-completions-wire.ts';
+import {
+  type UpstreamChatCompletionChunk,
+  type UpstreamChatUsage,
+  upstreamReasoningText,
+} from '../../shared/chat-completions-wire.ts';
 import { SSE_DONE } from '../../shared/sse.ts';
 import { truncatedStreamError } from '../../shared/upstream-error.ts';
 import type { StreamEvent } from '../../types.ts';
 import {
+  reasoningItem,
   responseEnvelope,
   responseIds,
   responsesUsageFromChat,
@@ -25,6 +30,13 @@ interface FunctionCallItem {
   name: string;
   arguments: string;
 }
+interface ReasoningItem {
+  kind: 'reasoning';
+  outputIndex: number;
+  id: string;
+  text: string;
+}
+type OpenItem = MessageItem | FunctionCallItem | ReasoningItem;
 type ToolCallDelta = NonNullable<
   UpstreamChatCompletionChunk['choices'][number]['delta']['tool_calls']
 >[number];
@@ -45,7 +57,7 @@ export class ChatToResponsesStream {
   #sequence = 0;
   #finished = false;
   #nextOutputIndex = 0;
-  #open: MessageItem | FunctionCallItem | null = null;
+  #open: OpenItem | null = null;
   readonly #toolItems = new Map<number, FunctionCallItem>();
   readonly #output: unknown[] = [];
   #finishReason: string | null = null;
@@ -64,6 +76,8 @@ export class ChatToResponsesStream {
     if (chunk.usage != null) this.#usage = chunk.usage;
     const choice = chunk.choices.find((c) => c.index === 0);
     if (choice === undefined) return out;
+    const reasoning = upstreamReasoningText(choice.delta);
+    if (reasoning !== '') this.#reasoningDelta(reasoning, out);
     if (choice.delta.content != null && choice.delta.content !== '')
       this.#partDelta('output_text', choice.delta.content, out);
     if (choice.delta.refusal != null && choice.delta.refusal !== '')
@@ -105,6 +119,32 @@ export class ChatToResponsesStream {
     if (kind === 'output_text')
       this.#emit(out, 'response.output_text.delta', { ...where, delta, logprobs: [] });
     else this.#emit(out, 'response.refusal.delta', { ...where, delta });
+  }
+
+  /** Reasoning text as the summary of a `reasoning` item (responses-envelope.ts, reasoningItem). */
+  #reasoningDelta(delta: string, out: StreamEvent[]): void {
+    let item = this.#open?.kind === 'reasoning' ? this.#open : null;
+    if (item === null) {
+      this.#closeItem('completed', out);
+      const outputIndex = this.#nextOutputIndex++;
+      item = { kind: 'reasoning', outputIndex, id: this.#ids!.item('rs', outputIndex), text: '' };
+      this.#open = item;
+      this.#emit(out, 'response.output_item.added', {
+        output_index: outputIndex,
+        item: { id: item.id, type: 'reasoning', summary: [] },
+      });
+      this.#emit(out, 'response.reasoning_summary_part.added', {
+        ...this.#where(item),
+        summary_index: 0,
+        part: { type: 'summary_text', text: '' },
+      });
+    }
+    item.text += delta;
+    this.#emit(out, 'response.reasoning_summary_text.delta', {
+      ...this.#where(item),
+      summary_index: 0,
+      delta,
+    });
   }
 
   #messageItem(out: StreamEvent[]): MessageItem {
@@ -177,6 +217,12 @@ export class ChatToResponsesStream {
         role: 'assistant',
         content: item.parts.map((p) => partObject(p.kind, p.text)),
       };
+    } else if (item.kind === 'reasoning') {
+      const where = { ...this.#where(item), summary_index: 0 };
+      this.#emit(out, 'response.reasoning_summary_text.done', { ...where, text: item.text });
+      const part = { type: 'summary_text', text: item.text };
+      this.#emit(out, 'response.reasoning_summary_part.done', { ...where, part });
+      done = reasoningItem(item.id, item.text);
     } else {
       this.#emit(out, 'response.function_call_arguments.done', {
         ...this.#where(item),
@@ -216,7 +262,7 @@ export class ChatToResponsesStream {
     });
   }
 
-  #where(item: MessageItem | FunctionCallItem): { item_id: string; output_index: number } {
+  #where(item: OpenItem): { item_id: string; output_index: number } {
     return { item_id: item.id, output_index: item.outputIndex };
   }
 

@@ -25,10 +25,18 @@ export interface ResponseEnvelopeParts {
 /** The response id, and item ids, derived from the chat completion id. */
 export function responseIds(chatId: string): {
   response: string;
-  item(prefix: 'msg' | 'fc', outputIndex: number): string;
+  item(prefix: 'msg' | 'fc' | 'rs', outputIndex: number): string;
 } {
   const base = idSuffix(chatId, 'chatcmpl-');
   return { response: `resp_${base}`, item: (prefix, outputIndex) => `${prefix}_${base}_${outputIndex}` };
+}
+
+/**
+ * A `reasoning` output item holding the upstream's reasoning text as its summary: what Claude
+ * shows of its thinking is a summary, and the summary is what Responses clients display.
+ */
+export function reasoningItem(id: string, text: string): Record<string, unknown> {
+  return { id, type: 'reasoning', summary: [{ type: 'summary_text', text }] };
 }
 
 /** Chat usage -> Responses usage (both count cached tokens inside the input). */
