@@ -67,6 +67,38 @@ describe('capability overlay', () => {
     }
   });
 
+  test('claude with structured outputs (Anthropic, "Structured outputs"): 4.5, 4.6 and Opus 4.1, Bedrock ids too', () => {
+    for (const model of [
+      'claude-sonnet-4-5-20250929',
+      'claude-haiku-4-5',
+      'claude-opus-4-5-20251101',
+      'claude-opus-4-6',
+      'claude-sonnet-4-6',
+      'claude-opus-4-1-20250805',
+      'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+    ]) {
+      assert.deepEqual(capabilitiesOf(model), ALL, model);
+    }
+  });
+
+  test("claude families carry their documented output limit (a translated call's default max_tokens)", () => {
+    const limits = {
+      'claude-3-5-haiku-20241022': 8_192,
+      'claude-3-7-sonnet-20250219': 64_000,
+      'claude-sonnet-4-20250514': 64_000,
+      'claude-opus-4-20250514': 32_000,
+      'claude-opus-4-1-20250805': 32_000,
+      'claude-sonnet-4-5-20250929': 64_000,
+      'claude-haiku-4-5-20251001': 64_000,
+      'claude-opus-4-5-20251101': 64_000,
+      'claude-opus-4-6': 128_000,
+      'claude-sonnet-4-6': 64_000,
+    };
+    for (const [model, limit] of Object.entries(limits)) {
+      assert.equal(findOverlayRule(model)?.maxOutputTokens, limit, model);
+    }
+  });
+
   test('gemini 1.5 and 2.0 without reasoning, 2.5 with', () => {
     assert.equal(capabilitiesOf('gemini-1.5-flash')?.reasoning, false);
     assert.equal(capabilitiesOf('gemini-2.0-flash')?.structuredOutputs, true);
