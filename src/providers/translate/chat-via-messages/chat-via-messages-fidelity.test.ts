@@ -225,6 +225,50 @@ describe('chat via messages: structured outputs and JSON mode', () => {
     assert.equal(choice.message.tool_calls, undefined);
     assert.equal(choice.finish_reason, 'stop');
   });
+
+  test('a streamed JSON-mode answer streams the tool input as content and ends with stop', () => {
+    const request: ChatCompletionRequest = {
+      ...base,
+      stream: true,
+      response_format: { type: 'json_object' },
+    };
+    const stream = translator.createStreamTranslator(request);
+    const ev = (type: string, fields: Record<string, unknown>) => ({
+      event: type,
+      data: { type, ...fields },
+    });
+    const events = [
+      ev('message_start', {
+        message: {
+          id: 'msg_J',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude',
+          content: [],
+          stop_reason: null,
+          usage: { input_tokens: 5 },
+        },
+      }),
+      ev('content_block_start', {
+        index: 0,
+        content_block: { type: 'tool_use', id: 'toolu_J', name: JSON_MODE_TOOL, input: {} },
+      }),
+      ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"a":' } }),
+      ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '1}' } }),
+      ev('content_block_stop', { index: 0 }),
+      ev('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 4 } }),
+      ev('message_stop', {}),
+    ];
+    const chunks = events.flatMap((e) => stream.push(e)).filter((c) => c.data !== SSE_DONE);
+    const choices = chunks.map((c) => (c.data as { choices: Array<Record<string, unknown>> }).choices[0]);
+    const text = choices.map((c) => (c.delta as { content?: string }).content ?? '').join('');
+    assert.equal(text, '{"a":1}');
+    assert.equal(
+      choices.some((c) => 'tool_calls' in (c.delta as object)),
+      false,
+    );
+    assert.equal(choices.at(-1)?.finish_reason, 'stop');
+  });
 });
 
 describe("chat via messages: Claude's thinking reaches the Chat client", () => {
