@@ -58,7 +58,19 @@ describe('@anthropic-ai/sdk client on OpenAI-format deployments: fidelity', () =
     assert.equal(message.stop_reason, 'end_turn');
     const body = sent();
     assert.equal(body.reasoning_effort, 'medium');
+    // OpenAI refuses fields it does not know: the breakpoint is not sent there...
     assert.deepEqual((body.messages as Json[])[0], {
+      role: 'system',
+      content: [{ type: 'text', text: 'You are a coding agent.' }],
+    });
+    // ...and reaches an OpenAI-compatible server (LiteLLM, OpenRouter) as the part's cache_control.
+    await client.messages.create({
+      model: 'compat',
+      max_tokens: 100,
+      system: [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: 'hello agent' }],
+    });
+    assert.deepEqual((sent().messages as Json[])[0], {
       role: 'system',
       content: [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }],
     });

@@ -7,7 +7,7 @@ import { joinUrl } from '../shared/join-url.ts';
  * Bearer authentication only when the deployment has a key (local servers often need none).
  */
 export const openAICompatibleEndpoint: OpenAIEndpoint = {
-  takesTopK: true,
+  takesChatExtensions: true,
   url(target, path) {
     if (target.baseUrl === null || target.baseUrl === '') {
       throw new GatewayError('internal_error', {

@@ -9,12 +9,13 @@ import { OPENAI_PATHS } from './openai-config.ts';
 import type { OpenAIEndpoint } from './openai-endpoint.ts';
 import { openAIJsonAdapter } from './openai-json-adapter.ts';
 import { usageFromChat } from './openai-usage.ts';
+import { stripChatExtensions } from './strip-chat-extensions.ts';
 
 /**
  * `POST /chat/completions`. A streamed call always asks for `stream_options.include_usage` so
  * that the gateway knows the tokens spent; the decoder hides the usage chunk from a client that
- * did not ask for it. `top_k` (an Anthropic client's, through messages-via-chat) reaches only
- * servers that take it: OpenAI and Azure would refuse the whole request for it.
+ * did not ask for it. `top_k` and `cache_control` (an Anthropic client's, through
+ * messages-via-chat) reach only servers that take them (strip-chat-extensions.ts).
  */
 export function openAIChatAdapter(
   endpoint: OpenAIEndpoint,
@@ -24,7 +25,7 @@ export function openAIChatAdapter(
     answer: chatCompletionSchema,
     usageOf: (answer) => usageFromChat(answer.usage),
     prepare(input, stream) {
-      const body = endpoint.takesTopK === true ? input : withoutTopK(input);
+      const body = endpoint.takesChatExtensions === true ? input : stripChatExtensions(input);
       if (!stream) return body;
       const options =
         typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
@@ -36,10 +37,4 @@ export function openAIChatAdapter(
         includeUsage: body?.stream_options?.include_usage === true,
       }),
   });
-}
-
-function withoutTopK(body: Record<string, unknown>): Record<string, unknown> {
-  if (!('top_k' in body)) return body;
-  const { top_k: _dropped, ...rest } = body;
-  return rest;
 }

@@ -13,10 +13,11 @@ export interface OpenAIEndpoint {
   /** Authentication and other fixed headers. */
   headers(target: DeploymentTarget): Record<string, string>;
   /**
-   * True for servers that take Chat sampling fields OpenAI lacks (`top_k`: vLLM, SGLang, Ollama,
-   * llama.cpp). OpenAI and Azure refuse an unknown field, so it is not sent to them.
+   * True for servers that take the Chat fields OpenAI lacks (`top_k`: vLLM, SGLang, Ollama;
+   * `cache_control` on parts and tools: LiteLLM, OpenRouter). OpenAI and Azure refuse unknown
+   * fields, so those are not sent to them (strip-chat-extensions.ts).
    */
-  readonly takesTopK?: boolean;
+  readonly takesChatExtensions?: boolean;
 }
 
 export const openAIEndpoint: OpenAIEndpoint = {

@@ -118,8 +118,14 @@ describe('messages via chat: documents and images in tool results', () => {
 });
 
 describe('messages via chat: top_k, prompt caching, the structured-outputs beta', () => {
-  test('top_k passes as Chat top_k; the OpenAI adapter drops it, a compatible server gets it', () => {
-    const chat = messagesViaChat.request({ ...base, top_k: 40 });
+  test('top_k and cache_control pass into Chat; the OpenAI adapter drops them, a compatible server gets them', () => {
+    const cache = { type: 'ephemeral' };
+    const chat = messagesViaChat.request({
+      ...base,
+      top_k: 40,
+      tools: [{ name: 'f', input_schema: { type: 'object' }, cache_control: cache }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: cache }] }],
+    });
     assert.equal(chat.top_k, 40);
     const target: DeploymentTarget = {
       id: 'd',
@@ -133,8 +139,14 @@ describe('messages via chat: top_k, prompt caching, the structured-outputs beta'
       JSON.parse(
         String(openAIChatAdapter(endpoint).buildRequest({ target, body: chat, stream: false }).body),
       );
-    assert.equal('top_k' in sent(openAIEndpoint), false);
-    assert.equal(sent(openAICompatibleEndpoint).top_k, 40);
+    const openai = sent(openAIEndpoint);
+    assert.equal('top_k' in openai, false);
+    assert.deepEqual(openai.messages, [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }]);
+    assert.equal('cache_control' in openai.tools[0], false);
+    const compatible = sent(openAICompatibleEndpoint);
+    assert.equal(compatible.top_k, 40);
+    assert.deepEqual(compatible.messages[0].content[0].cache_control, cache);
+    assert.deepEqual(compatible.tools[0].cache_control, cache);
   });
 
   test('cache_control on system, text, image, tool result and tool reaches the Chat parts', () => {
