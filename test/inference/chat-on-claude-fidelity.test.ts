@@ -86,6 +86,57 @@ describe('openai client on an Anthropic deployment: fidelity', () => {
     assert.equal(response.output_text, 'Yes, there are infinitely many prime numbers such that n mod 4 = 3.');
   });
 
+  it('a stateless Responses tool loop (Codex) gives Claude its signed thinking back, so thinking stays on', async () => {
+    const tools: OpenAI.Responses.Tool[] = [
+      {
+        type: 'function',
+        name: 'get_weather',
+        strict: false,
+        parameters: { type: 'object', properties: {} },
+      },
+    ];
+    const thinking = { type: 'thinking', thinking: 'I should call get_weather.', signature: 'sig-codex' };
+    up.anthropic.enqueue({
+      status: 200,
+      body: {
+        id: 'msg_codex1',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [thinking, { type: 'tool_use', id: 'toolu_codex', name: 'get_weather', input: {} }],
+        stop_reason: 'tool_use',
+        stop_sequence: null,
+        usage: { input_tokens: 20, output_tokens: 30 },
+      },
+    });
+    const request = {
+      model: 'claude',
+      store: false,
+      include: ['reasoning.encrypted_content' as const],
+      reasoning: { effort: 'medium' as const },
+      tools,
+    };
+    const first = await client.responses.create({ ...request, input: 'weather in Paris?' });
+    const reasoning = first.output.find((item) => item.type === 'reasoning');
+    assert.ok(reasoning?.encrypted_content, 'the reasoning item carries the signed thinking');
+    const call = first.output.find((item) => item.type === 'function_call');
+    assert.ok(call?.type === 'function_call');
+    await client.responses.create({
+      ...request,
+      input: [
+        { role: 'user', content: 'weather in Paris?' },
+        ...first.output,
+        { type: 'function_call_output', call_id: call.call_id, output: '18C' },
+      ] as OpenAI.Responses.ResponseInputItem[],
+    });
+    const body = sent();
+    assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 8192 });
+    assert.deepEqual((body.messages as Json[])[1], {
+      role: 'assistant',
+      content: [thinking, { type: 'tool_use', id: 'toolu_codex', name: 'get_weather', input: {} }],
+    });
+  });
+
   it('temperature with top_p sends temperature only; empty assistant content is not sent; strict tools stay', async () => {
     await client.chat.completions.create({
       model: 'claude',

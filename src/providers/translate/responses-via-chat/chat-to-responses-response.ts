@@ -1,5 +1,9 @@
 import type { ResponsesRequest } from '../../openai/openai-responses-wire.ts';
-import { type UpstreamChatCompletion, upstreamReasoningText } from '../../shared/chat-completions-wire.ts';
+import {
+  type ChatThinkingBlock,
+  type UpstreamChatCompletion,
+  upstreamReasoningText,
+} from '../../shared/chat-completions-wire.ts';
 import {
   reasoningItem,
   responseEnvelope,
@@ -7,6 +11,7 @@ import {
   responsesUsageFromChat,
   statusFromFinishReason,
 } from './responses-envelope.ts';
+import { encodeThinkingBlocks, wantsEncryptedReasoning } from './thinking-in-reasoning-items.ts';
 
 /**
  * Chat completion -> response object: a `reasoning` item when the upstream showed its reasoning
@@ -23,7 +28,13 @@ export function chatToResponsesResponse(
   const output: unknown[] = [];
   const content: unknown[] = [];
   const reasoning = choice === undefined ? '' : upstreamReasoningText(choice.message);
-  if (reasoning !== '') output.push(reasoningItem(ids.item('rs', 0), reasoning));
+  const blocks = (choice?.message as { thinking_blocks?: ChatThinkingBlock[] } | undefined)?.thinking_blocks;
+  const encrypted =
+    blocks != null && blocks.length > 0 && wantsEncryptedReasoning(request)
+      ? encodeThinkingBlocks(blocks)
+      : undefined;
+  if (reasoning !== '' || encrypted !== undefined)
+    output.push(reasoningItem(ids.item('rs', 0), reasoning, encrypted));
   if (choice?.message.content != null && choice.message.content !== '') {
     content.push({ type: 'output_text', text: choice.message.content, annotations: [] });
   }

@@ -1,5 +1,6 @@
 import type { ResponsesRequest } from '../../openai/openai-responses-wire.ts';
 import {
+  type ChatThinkingBlock,
   type UpstreamChatCompletionChunk,
   type UpstreamChatUsage,
   upstreamReasoningText,
@@ -14,6 +15,7 @@ import {
   responsesUsageFromChat,
   statusFromFinishReason,
 } from './responses-envelope.ts';
+import { encodeThinkingBlocks, wantsEncryptedReasoning } from './thinking-in-reasoning-items.ts';
 
 type PartKind = 'output_text' | 'refusal';
 interface MessageItem {
@@ -35,6 +37,8 @@ interface ReasoningItem {
   outputIndex: number;
   id: string;
   text: string;
+  /** Claude's signed thinking, returned as `encrypted_content` (thinking-in-reasoning-items.ts). */
+  blocks: ChatThinkingBlock[];
 }
 type OpenItem = MessageItem | FunctionCallItem | ReasoningItem;
 type ToolCallDelta = NonNullable<
@@ -51,6 +55,7 @@ type ToolCallDelta = NonNullable<
  */
 export class ChatToResponsesStream {
   readonly #request: ResponsesRequest;
+  readonly #keepThinking: boolean;
   #ids: ReturnType<typeof responseIds> | null = null;
   #createdAt = 0;
   #model = '';
@@ -65,6 +70,7 @@ export class ChatToResponsesStream {
 
   constructor(request: ResponsesRequest) {
     this.#request = request;
+    this.#keepThinking = wantsEncryptedReasoning(request);
   }
 
   push(event: StreamEvent): StreamEvent[] {
@@ -78,6 +84,9 @@ export class ChatToResponsesStream {
     if (choice === undefined) return out;
     const reasoning = upstreamReasoningText(choice.delta);
     if (reasoning !== '') this.#reasoningDelta(reasoning, out);
+    const blocks = (choice.delta as { thinking_blocks?: ChatThinkingBlock[] | null }).thinking_blocks;
+    // Signed thinking, kept for the client's next turn when it asked for it.
+    if (this.#keepThinking && blocks != null) this.#reasoningItem(out).blocks.push(...blocks);
     if (choice.delta.content != null && choice.delta.content !== '')
       this.#partDelta('output_text', choice.delta.content, out);
     if (choice.delta.refusal != null && choice.delta.refusal !== '')
@@ -123,16 +132,8 @@ export class ChatToResponsesStream {
 
   /** Reasoning text as the summary of a `reasoning` item (responses-envelope.ts, reasoningItem). */
   #reasoningDelta(delta: string, out: StreamEvent[]): void {
-    let item = this.#open?.kind === 'reasoning' ? this.#open : null;
-    if (item === null) {
-      this.#closeItem('completed', out);
-      const outputIndex = this.#nextOutputIndex++;
-      item = { kind: 'reasoning', outputIndex, id: this.#ids!.item('rs', outputIndex), text: '' };
-      this.#open = item;
-      this.#emit(out, 'response.output_item.added', {
-        output_index: outputIndex,
-        item: { id: item.id, type: 'reasoning', summary: [] },
-      });
+    const item = this.#reasoningItem(out);
+    if (item.text === '') {
       this.#emit(out, 'response.reasoning_summary_part.added', {
         ...this.#where(item),
         summary_index: 0,
@@ -145,6 +146,25 @@ export class ChatToResponsesStream {
       summary_index: 0,
       delta,
     });
+  }
+
+  #reasoningItem(out: StreamEvent[]): ReasoningItem {
+    if (this.#open?.kind === 'reasoning') return this.#open;
+    this.#closeItem('completed', out);
+    const outputIndex = this.#nextOutputIndex++;
+    const item: ReasoningItem = {
+      kind: 'reasoning',
+      outputIndex,
+      id: this.#ids!.item('rs', outputIndex),
+      text: '',
+      blocks: [],
+    };
+    this.#open = item;
+    this.#emit(out, 'response.output_item.added', {
+      output_index: outputIndex,
+      item: { id: item.id, type: 'reasoning', summary: [] },
+    });
+    return item;
   }
 
   #messageItem(out: StreamEvent[]): MessageItem {
@@ -218,11 +238,7 @@ export class ChatToResponsesStream {
         content: item.parts.map((p) => partObject(p.kind, p.text)),
       };
     } else if (item.kind === 'reasoning') {
-      const where = { ...this.#where(item), summary_index: 0 };
-      this.#emit(out, 'response.reasoning_summary_text.done', { ...where, text: item.text });
-      const part = { type: 'summary_text', text: item.text };
-      this.#emit(out, 'response.reasoning_summary_part.done', { ...where, part });
-      done = reasoningItem(item.id, item.text);
+      done = this.#closeReasoning(item, out);
     } else {
       this.#emit(out, 'response.function_call_arguments.done', {
         ...this.#where(item),
@@ -233,6 +249,17 @@ export class ChatToResponsesStream {
     }
     this.#output.push(done);
     this.#emit(out, 'response.output_item.done', { output_index: item.outputIndex, item: done });
+  }
+
+  #closeReasoning(item: ReasoningItem, out: StreamEvent[]): Record<string, unknown> {
+    if (item.text !== '') {
+      const where = { ...this.#where(item), summary_index: 0 };
+      this.#emit(out, 'response.reasoning_summary_text.done', { ...where, text: item.text });
+      const part = { type: 'summary_text', text: item.text };
+      this.#emit(out, 'response.reasoning_summary_part.done', { ...where, part });
+    }
+    const encrypted = item.blocks.length > 0 ? encodeThinkingBlocks(item.blocks) : undefined;
+    return reasoningItem(item.id, item.text, encrypted);
   }
 
   #end(): StreamEvent[] {

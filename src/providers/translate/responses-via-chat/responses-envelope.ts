@@ -35,8 +35,11 @@ export function responseIds(chatId: string): {
  * A `reasoning` output item holding the upstream's reasoning text as its summary: what Claude
  * shows of its thinking is a summary, and the summary is what Responses clients display.
  */
-export function reasoningItem(id: string, text: string): Record<string, unknown> {
-  return { id, type: 'reasoning', summary: [{ type: 'summary_text', text }] };
+export function reasoningItem(id: string, text: string, encrypted?: string): Record<string, unknown> {
+  const summary = text === '' ? [] : [{ type: 'summary_text', text }];
+  return encrypted === undefined
+    ? { id, type: 'reasoning', summary }
+    : { id, type: 'reasoning', summary, encrypted_content: encrypted };
 }
 
 /** Chat usage -> Responses usage (both count cached tokens inside the input). */

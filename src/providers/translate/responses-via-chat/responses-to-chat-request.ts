@@ -10,10 +10,12 @@ import type {
   ChatContentPart,
   ChatFunctionTool,
   ChatMessage,
+  ChatThinkingBlock,
   ChatToolChoice,
 } from '../../shared/chat-completions-wire.ts';
 import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
 import { rejectUntranslatable } from '../shared/unsupported-parameter.ts';
+import { thinkingBlocksOfItem } from './thinking-in-reasoning-items.ts';
 
 /**
  * Fields of a Responses request with a Chat equivalent, and the ones the gateway itself serves
@@ -66,10 +68,7 @@ export function responsesToChatRequest(body: ResponsesRequest): ChatCompletionRe
   if (body.instructions != null && body.instructions !== '')
     messages.push({ role: 'system', content: body.instructions });
   if (typeof body.input === 'string') messages.push({ role: 'user', content: body.input });
-  else
-    (body.input ?? []).forEach((item, index) => {
-      appendItem(messages, item, index);
-    });
+  else appendItems(messages, body.input ?? []);
   const chat: ChatCompletionRequest = { model: body.model, messages };
   if (body.stream === true) {
     chat.stream = true;
@@ -84,6 +83,27 @@ export function responsesToChatRequest(body: ResponsesRequest): ChatCompletionRe
   return chat;
 }
 
+/**
+ * Input items in order. A reasoning item this gateway wrote (thinking-in-reasoning-items.ts) gives
+ * its thinking blocks to the assistant turn that follows it; other reasoning items are the
+ * upstream's own earlier thoughts, with no place in Chat.
+ */
+function appendItems(messages: ChatMessage[], items: ResponsesInputItem[]): void {
+  let thinking: ChatThinkingBlock[] | null = null;
+  items.forEach((item, index) => {
+    if (item.type === 'reasoning') {
+      thinking = thinkingBlocksOfItem(item as { encrypted_content?: unknown });
+      return;
+    }
+    appendItem(messages, item, index);
+    const last = messages.at(-1);
+    if (thinking !== null && last?.role === 'assistant' && last.thinking_blocks == null) {
+      last.thinking_blocks = thinking;
+    }
+    thinking = null;
+  });
+}
+
 function appendItem(messages: ChatMessage[], item: ResponsesInputItem, index: number): void {
   const type = item.type ?? 'message';
   if (type === 'message') messages.push(convertMessage(item as ResponsesMessageItem, index));
@@ -95,8 +115,7 @@ function appendItem(messages: ChatMessage[], item: ResponsesInputItem, index: nu
       tool_call_id: (item as { call_id: string }).call_id,
       content: typeof output === 'string' ? output : output.map((part) => partText(part, index)).join(''),
     });
-  } else if (type !== 'reasoning') {
-    // Reasoning items are the upstream's own earlier thoughts: Chat has no place for them.
+  } else {
     throw unsupportedParameter(
       `input[${index}]`,
       `Input items of type '${type}' are not supported by this model.`,

@@ -9,6 +9,7 @@ import { OpenAIChatStreamDecoder } from '../../openai/openai-chat-stream-decoder
 import type { ResponsesRequest } from '../../openai/openai-responses-wire.ts';
 import type { UpstreamChatCompletion } from '../../shared/chat-completions-wire.ts';
 import { responsesViaChat } from './responses-via-chat.ts';
+import { encodeThinkingBlocks, thinkingBlocksOfItem } from './thinking-in-reasoning-items.ts';
 
 const base: ResponsesRequest = { model: 'reasoner', input: 'Which is smaller, 9.11 or 9.8?' };
 
@@ -53,5 +54,35 @@ describe('responses via chat: reasoning items', () => {
       summary: [{ type: 'summary_text', text: 'Compare the tenths: 1 against 8.' }],
     });
     assert.equal(done.response.output[1].type, 'message');
+  });
+
+  test("Claude's signed thinking rides in encrypted_content when asked for, and comes back before the turn's calls", () => {
+    const blocks = [{ type: 'thinking' as const, thinking: 'Call the tool.', signature: 'sig-9' }];
+    const answer = {
+      ...(JSON.parse(fixture('deepseek-reasoning-content.json').toString()) as UpstreamChatCompletion),
+    };
+    Object.assign(answer.choices[0].message, { thinking_blocks: blocks });
+    const asked = { ...base, include: ['reasoning.encrypted_content'] } as ResponsesRequest;
+    const item = (responsesViaChat.response(answer, asked) as { output: Array<Record<string, unknown>> })
+      .output[0];
+    assert.deepEqual(thinkingBlocksOfItem(item), blocks);
+    const plain = (responsesViaChat.response(answer, base) as { output: Array<Record<string, unknown>> })
+      .output[0];
+    assert.equal('encrypted_content' in plain, false);
+
+    const chat = responsesViaChat.request({
+      model: 'claude',
+      input: [
+        { role: 'user', content: 'weather?' },
+        { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: encodeThinkingBlocks(blocks) },
+        { type: 'function_call', call_id: 'call_1', name: 'weather', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_1', output: '18C' },
+        { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: 'gAAAAB-openai-own' },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Mild.' }] },
+      ],
+    } as ResponsesRequest);
+    const assistants = chat.messages.filter((m) => m.role === 'assistant') as Array<Record<string, unknown>>;
+    assert.deepEqual(assistants[0].thinking_blocks, blocks);
+    assert.equal(assistants[1].thinking_blocks, undefined);
   });
 });
