@@ -21,22 +21,24 @@ type Item = Record<string, unknown>;
 
 /**
  * The list with `cache_control` removed from its items (and, with `inner`, from what `inner`
- * returns for an item's content); the same list when nothing changes.
+ * returns for an item's content); the same list, with nothing allocated, when nothing changes.
  */
 function withoutCacheControl(list: unknown, inner?: (item: Item) => unknown): unknown {
   if (!Array.isArray(list)) return list;
-  let changed = false;
-  const out = list.map((item: unknown) => {
-    if (typeof item !== 'object' || item === null) return item;
+  let out: unknown[] | null = null;
+  for (let i = 0; i < list.length; i++) {
+    const item: unknown = list[i];
+    if (typeof item !== 'object' || item === null) continue;
     let next = item as Item;
     if ('cache_control' in next) {
       const { cache_control: _cache, ...rest } = next;
       next = rest;
     }
-    const content = inner?.(next);
-    if (inner !== undefined && content !== next.content) next = { ...next, content };
-    if (next !== item) changed = true;
-    return next;
-  });
-  return changed ? out : list;
+    const content = inner === undefined ? next.content : inner(next);
+    if (content !== next.content) next = { ...next, content };
+    if (next === item) continue;
+    out ??= [...list];
+    out[i] = next;
+  }
+  return out ?? list;
 }

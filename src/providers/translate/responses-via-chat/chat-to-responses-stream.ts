@@ -15,22 +15,19 @@ import {
   responsesUsageFromChat,
   statusFromFinishReason,
 } from './responses-envelope.ts';
+import {
+  type FunctionCallItem,
+  functionCallObject,
+  type PartKind,
+  partObject,
+} from './responses-output-items.ts';
 import { encodeThinkingBlocks, wantsEncryptedReasoning } from './thinking-in-reasoning-items.ts';
 
-type PartKind = 'output_text' | 'refusal';
 interface MessageItem {
   kind: 'message';
   outputIndex: number;
   id: string;
   parts: Array<{ kind: PartKind; text: string }>;
-}
-interface FunctionCallItem {
-  kind: 'function_call';
-  outputIndex: number;
-  id: string;
-  callId: string;
-  name: string;
-  arguments: string;
 }
 interface ReasoningItem {
   kind: 'reasoning';
@@ -296,24 +293,4 @@ export class ChatToResponsesStream {
   #emit(out: StreamEvent[], type: string, fields: Record<string, unknown>): void {
     out.push({ event: type, data: { type, ...fields, sequence_number: this.#sequence++ } });
   }
-}
-
-function partObject(kind: PartKind, text: string): Record<string, unknown> {
-  return kind === 'output_text'
-    ? { type: 'output_text', text, annotations: [] }
-    : { type: 'refusal', refusal: text };
-}
-
-function functionCallObject(
-  item: FunctionCallItem,
-  status: 'in_progress' | 'completed',
-): Record<string, unknown> {
-  return {
-    id: item.id,
-    type: 'function_call',
-    status,
-    arguments: item.arguments,
-    call_id: item.callId,
-    name: item.name,
-  };
 }
