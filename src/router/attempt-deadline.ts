@@ -2,6 +2,13 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { ClientAbortedError } from '../pipeline/upstream-failure.ts';
 
 /**
+ * How long a stream the client left is still read from the upstream (within the total timeout),
+ * so that the upstream's usage, which comes last, is billed (issue 19). Past it the upstream is
+ * cut and the call is billed for the text it streamed (docs/configuration.md, Budgets).
+ */
+export const STREAM_DRAIN_AFTER_CLIENT_LEFT_MS = 30_000;
+
+/**
  * The total timeout of one attempt (`timeouts.totalMs`), body or stream included, as a signal
  * combined with the client's: a listener on the client's signal, removed when the attempt ends,
  * rather than `AbortSignal.any`, whose weak references to every combined signal outlive the
@@ -13,12 +20,15 @@ export class AttemptDeadline {
   readonly signal: AbortSignal;
   readonly #client: AbortSignal;
   readonly #totalMs: number;
+  readonly #controller: AbortController;
   readonly #timer: NodeJS.Timeout;
-  readonly #onClientAbort: () => void;
+  #onClientAbort: () => void;
+  #drainTimer: NodeJS.Timeout | undefined;
   #expired = false;
 
   constructor(client: AbortSignal, totalMs: number) {
     const controller = new AbortController();
+    this.#controller = controller;
     this.signal = controller.signal;
     this.#client = client;
     this.#totalMs = totalMs;
@@ -32,8 +42,24 @@ export class AttemptDeadline {
     else client.addEventListener('abort', this.#onClientAbort, { once: true });
   }
 
+  /**
+   * Once a stream was handed over: the client leaving cuts the upstream only `drainMs` later,
+   * or at the total timeout, whichever comes first.
+   */
+  outliveClient(drainMs: number): void {
+    const client = this.#client;
+    client.removeEventListener('abort', this.#onClientAbort);
+    this.#onClientAbort = () => {
+      this.#drainTimer = setTimeout(() => this.#controller.abort(client.reason), drainMs);
+      this.#drainTimer.unref();
+    };
+    if (client.aborted) this.#onClientAbort();
+    else client.addEventListener('abort', this.#onClientAbort, { once: true });
+  }
+
   clear(): void {
     clearTimeout(this.#timer);
+    clearTimeout(this.#drainTimer);
     this.#client.removeEventListener('abort', this.#onClientAbort);
   }
 
