@@ -2,13 +2,6 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { ClientAbortedError } from '../pipeline/upstream-failure.ts';
 
 /**
- * How long a stream the client left is still read from the upstream (within the total timeout),
- * so that the upstream's usage, which comes last, is billed (issue 19). Past it the upstream is
- * cut and the call is billed for the text it streamed (docs/configuration.md, Budgets).
- */
-export const STREAM_DRAIN_AFTER_CLIENT_LEFT_MS = 30_000;
-
-/**
  * The total timeout of one attempt (`timeouts.totalMs`), body or stream included, as a signal
  * combined with the client's: a listener on the client's signal, removed when the attempt ends,
  * rather than `AbortSignal.any`, whose weak references to every combined signal outlive the

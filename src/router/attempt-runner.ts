@@ -4,7 +4,6 @@ import type { CallContext } from '../pipeline/call-context.ts';
 import type { UpstreamClient, UpstreamTimeouts } from '../pipeline/upstream-client.ts';
 import { ClientAbortedError } from '../pipeline/upstream-failure.ts';
 import type { StreamEvent, Usage } from '../providers/types.ts';
-import { STREAM_DRAIN_AFTER_CLIENT_LEFT_MS } from './attempt-deadline.ts';
 import type { Candidate } from './candidates.ts';
 import type { RouterSettings } from './router-settings-schema.ts';
 import { type BookkeepingDeps, TrackedAttempt } from './tracked-attempt.ts';
@@ -60,8 +59,9 @@ export async function runAttempt(
     const iterator = result.events[Symbol.asyncIterator]();
     const first = await iterator.next();
     attempt.handOver(result.firstByteAtMs() ?? Date.now());
-    // From here the client may get the answer, so it is billed even if the client leaves.
-    attempt.deadline.outliveClient(STREAM_DRAIN_AFTER_CLIENT_LEFT_MS);
+    // From here the client may get the answer, so it is billed even if the client leaves: the
+    // upstream is read on for `drainAfterClientLeftMs` (docs/configuration.md, Budgets).
+    attempt.deadline.outliveClient(settings.timeouts.drainAfterClientLeftMs);
     return { ...result, events: continued(first, iterator, attempt, result.usage) };
   } catch (error) {
     const failure = attempt.deadline.explain(error);
