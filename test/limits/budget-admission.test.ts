@@ -16,9 +16,12 @@ const CENT_A_TOKEN = { inputCentsPerMTok: 1_000_000, outputCentsPerMTok: 1_000_0
 /** gpt-4o-mini's maximum output in the catalog: the worst case of a call without max_tokens. */
 const CATALOG_MAX_OUTPUT = 16_384;
 
-/** A prompt of `words` words; the fake answers `echo: <prompt>`, so about as many output tokens. */
+/** Common English words, one o200k token each: the gateway's estimate matches the fake's count. */
+const VOCABULARY = ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'ran', 'far', 'away'];
+
+/** A prompt of `count` words; the fake answers `echo: <prompt>`, so about as many output tokens. */
 function words(count: number): string {
-  return Array.from({ length: count }, (_, i) => `w${i % 10}`).join(' ');
+  return Array.from({ length: count }, (_, i) => VOCABULARY[i % VOCABULARY.length]).join(' ');
 }
 
 /** A raw call, for the headers and the body in either shape. */
@@ -66,6 +69,8 @@ function describeBudgets(storage: 'postgres' | 'embedded'): void {
           model: 'chat',
           messages: [{ role: 'user', content: prompt }],
         });
+        // Awaited below; a refusal of this call must fail the test there, not crash the process first.
+        first.catch(() => {});
         await waitUntil(async () => fake.requests.length > before, 'first call upstream');
         const held = await post(gw, key.key, '/chat/completions', {
           model: 'chat',

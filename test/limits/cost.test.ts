@@ -117,22 +117,22 @@ describe('cost per call', () => {
   });
 
   // Issue 19: usage is not trusted blindly, and costs are exact decimals.
-  it('stores a cost as the exact decimal, not the float sum (0.7 x 3 is 2.1, not 2.0999999999999996)', async () => {
+  it('stores a cost as the exact decimal, not the float sum (0.1 + 0.2 is 0.3, not 0.30000000000000004)', async () => {
     await createDeployment(gw, {
       publicModel: 'fractional',
       baseUrl: fake.baseUrl,
-      pricing: { inputCentsPerMTok: 0.7, outputCentsPerMTok: 0.7 },
+      pricing: { inputCentsPerMTok: 0.1, outputCentsPerMTok: 0.2 },
     });
-    const cents = await costOf('fractional', [3, 0, 0]);
-    assert.equal(cents, 0.0000021, 'spend_cents');
+    const cents = await costOf('fractional', [1, 1, 0]);
+    assert.equal(cents, 0.0000003, 'spend_cents');
     const key = await createKey(gw);
-    fake.enqueue(answerWithUsage(3, 0, 0));
+    fake.enqueue(answerWithUsage(1, 1, 0));
     await client(gw, key.key).chat.completions.create(hi('fractional'));
     await waitUntil(
       async () => (await recordedCostCents(gw.database?.url ?? '', key.id)).calls === 1,
       'record written',
     );
-    assert.equal((await recordedCostCents(gw.database?.url ?? '', key.id)).cents, 0.0000021, 'cost_cents');
+    assert.equal((await recordedCostCents(gw.database?.url ?? '', key.id)).cents, 0.0000003, 'cost_cents');
   });
 
   it("clamps negative and absurd upstream token counts to the model's window plus output limit, and logs it", async () => {
