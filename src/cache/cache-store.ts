@@ -44,17 +44,27 @@ export interface CacheStore {
    * log of the same name), a token window (a sliding log, entries under `id`) and a budget
    * counter (room when it exists and `value + amount <= limit`), each optional. Either every
    * limit admits and each takes its share, or none takes anything; each part of the answer says
-   * whether that limit alone would admit. A missing budget counter is not created: the call is refused with budget status
+   * whether that limit alone would admit. The budget (DESIGN.md section 5) is a counter of settled
+   * spend and a log of reservations, each held for `leaseMs` after it was taken or last renewed:
+   * it admits while `limit - spent - held > 0`, and then takes the call's whole `amount` as a
+   * reservation under `id`. A missing spend counter is not created: the call is refused with budget status
    * `missing`, so the caller can seed it (from the database, with `setIfAbsent`) and ask again.
    */
   admitCall(request: CallAdmissionRequest): Promise<CallAdmissionDecision>;
 
   /**
    * Finished calls of one virtual key settled in one step: each token entry becomes its `cost`
-   * (windowAdjust's rule, 0 releases it) and `budget.deltaCents` is added to the budget counter
-   * when it exists. The keys share one `{hash-tag}`, as every key of one virtual key does.
+   * (windowAdjust's rule, 0 releases it); the budget reservations named are released and
+   * `budget.costCents` is added to the spend counter when it exists. The keys share one
+   * `{hash-tag}`, as every key of one virtual key does.
    */
   settleCalls(settlement: CallsSettlement): Promise<void>;
+
+  /**
+   * Holds the named budget reservations for another `leaseMs` from now (those already released
+   * or expired stay gone): how a call that runs longer than one lease keeps its reservation.
+   */
+  renewReservations(renewal: ReservationRenewal): Promise<void>;
 
   /** Publishes to every subscriber of `channel` in every replica (including this one). */
   publish(channel: string, message: string): Promise<void>;
@@ -93,7 +103,24 @@ export interface CallAdmissionRequest {
   /** One unit per call, never adjusted; a limit of 0 reads the count without taking anything. */
   requests: { key: string; limit: number } | null;
   tokens: { key: string; limit: number; cost: number } | null;
-  budget: { key: string; limit: number; amount: number } | null;
+  budget: BudgetAdmission | null;
+}
+
+/** The budget part of a call's admission: spend counter `key`, reservation log `heldKey`. */
+export interface BudgetAdmission {
+  key: string;
+  heldKey: string;
+  limit: number;
+  /** The call's worst-case cost, reserved whole when admitted. */
+  amount: number;
+  /** How long a reservation holds without renewal. */
+  leaseMs: number;
+}
+
+export interface ReservationRenewal {
+  heldKey: string;
+  ids: readonly string[];
+  leaseMs: number;
 }
 
 export interface CallAdmissionDecision {
@@ -102,14 +129,20 @@ export interface CallAdmissionDecision {
   /** The windows as they stand after the decision. */
   requests: WindowDecision | null;
   tokens: WindowDecision | null;
-  /** `admitted`: the counter has room (its value includes the amount only when the call was admitted). */
-  budget: CounterDecision | null;
+  /** `admitted`: the budget has room (`held` includes the amount only when the call was admitted). */
+  budget: BudgetDecision | null;
 }
 
 export interface CallsSettlement {
   windowMs: number;
   tokens: { key: string; entries: readonly TokenEntry[] } | null;
-  budget: { key: string; deltaCents: number } | null;
+  budget: {
+    key: string;
+    heldKey: string;
+    costCents: number;
+    release: readonly string[];
+    leaseMs: number;
+  } | null;
 }
 
 /** A token window entry: the reservation `id` and its cost. */
@@ -118,9 +151,9 @@ export interface TokenEntry {
   cost: number;
 }
 
-export type CounterDecision =
-  | { status: 'admitted'; value: number }
-  | { status: 'rejected'; value: number }
+/** `spent`: settled spend; `held`: the reservations of the calls in flight. */
+export type BudgetDecision =
+  | { status: 'admitted' | 'rejected'; spent: number; held: number }
   | { status: 'missing' };
 
 /** Raised when the store cannot be reached; the HTTP layer maps it to 503 service_unavailable. */

@@ -1,10 +1,12 @@
 import { deliverToSubscriber } from './cache-diagnostics.ts';
 import type {
+  BudgetAdmission,
+  BudgetDecision,
   CacheStore,
   CallAdmissionDecision,
   CallAdmissionRequest,
   CallsSettlement,
-  CounterDecision,
+  ReservationRenewal,
   TokenEntry,
   WindowAdmitRequest,
   WindowDecision,
@@ -127,7 +129,7 @@ export class MemoryCacheStore implements CacheStore {
     const requests =
       request.requests && this.#windowCheck({ ...request.requests, cost: 1 }, id, now, windowMs);
     const tokens = request.tokens && this.#windowCheck(request.tokens, id, now, windowMs);
-    const budget = request.budget && this.#counterCheck(request.budget, now);
+    const budget = request.budget && this.#budgetCheck(request.budget, id, now);
     const admitted = (requests?.fits ?? true) && (tokens?.fits ?? true) && (budget?.fits ?? true);
     if (admitted) {
       requests?.take();
@@ -146,10 +148,23 @@ export class MemoryCacheStore implements CacheStore {
     const { windowMs, tokens, budget } = settlement;
     const now = this.#now();
     if (tokens !== null) this.#adjust(tokens.key, tokens.entries, windowMs, now);
-    if (budget !== null && budget.deltaCents !== 0) {
+    if (budget !== null) {
       const counter = this.#live(budget.key, now);
-      if (counter !== undefined) counter.value = numberIn(budget.key, counter) + budget.deltaCents;
+      if (counter !== undefined && budget.costCents !== 0) {
+        counter.value = numberIn(budget.key, counter) + budget.costCents;
+      }
+      const release = budget.release.map((id) => ({ id, cost: 0 }));
+      this.#adjust(budget.heldKey, release, budget.leaseMs, now);
     }
+  }
+
+  async renewReservations(renewal: ReservationRenewal): Promise<void> {
+    const now = this.#now();
+    const log = this.#windows.get(renewal.heldKey);
+    if (log === undefined) return;
+    log.prune(now, renewal.leaseMs);
+    for (const id of renewal.ids) log.renew(now, id);
+    if (log.isEmpty) this.#windows.delete(renewal.heldKey);
   }
 
   async publish(channel: string, message: string): Promise<void> {
@@ -232,20 +247,26 @@ export class MemoryCacheStore implements CacheStore {
     };
   }
 
-  /** The budget counter of admitCall: room when it exists and the amount fits under the limit. */
-  #counterCheck(budget: { key: string; limit: number; amount: number }, now: number) {
+  /**
+   * The budget of admitCall: room while `limit - spent - held > 0` (DESIGN.md section 5), when
+   * the spend counter exists; taking reserves the whole amount in the reservation log.
+   */
+  #budgetCheck(budget: BudgetAdmission, id: string, now: number) {
     const entry = this.#live(budget.key, now);
-    const value = entry === undefined ? 0 : numberIn(budget.key, entry);
-    const fits = entry !== undefined && value + budget.amount <= budget.limit;
+    const spent = entry === undefined ? 0 : numberIn(budget.key, entry);
+    const log = this.#window(budget.heldKey, now, budget.leaseMs);
+    const othersHeld = log.used - log.costOf(id);
+    const fits = entry !== undefined && budget.limit - spent - othersHeld > 0;
     return {
       fits,
-      take: () => {
-        if (entry !== undefined) entry.value = value + budget.amount;
-      },
-      decision: (): CounterDecision =>
-        entry === undefined
+      take: () => log.admit(now, id, budget.amount, Number.POSITIVE_INFINITY),
+      decision: (): BudgetDecision => {
+        const held = log.used;
+        if (log.isEmpty) this.#windows.delete(budget.heldKey);
+        return entry === undefined
           ? { status: 'missing' }
-          : { status: fits ? 'admitted' : 'rejected', value: numberIn(budget.key, entry) },
+          : { status: fits ? 'admitted' : 'rejected', spent, held };
+      },
     };
   }
 

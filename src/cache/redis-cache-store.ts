@@ -6,6 +6,7 @@ import type {
   CallAdmissionDecision,
   CallAdmissionRequest,
   CallsSettlement,
+  ReservationRenewal,
   WindowAdmitRequest,
   WindowDecision,
 } from './cache-store.ts';
@@ -211,37 +212,50 @@ export class RedisCacheStore implements CacheStore {
       flagArg(budget),
       String(budget?.limit ?? 0),
       String(budget?.amount ?? 0),
+      windowArg(budget?.leaseMs ?? 1),
     ]);
     return this.#eval(REDIS_SCRIPTS.admitCall, args).then((reply) => callAdmission(reply, request));
   }
 
   settleCalls(settlement: CallsSettlement): Promise<void> {
     const { tokens, budget } = settlement;
+    const entries = tokens?.entries ?? [];
     const argv = [
       windowArg(settlement.windowMs),
       flagArg(tokens),
       flagArg(budget),
-      String(budget?.deltaCents ?? 0),
+      String(budget?.costCents ?? 0),
+      windowArg(budget?.leaseMs ?? 1),
+      String(entries.length),
     ];
-    for (const entry of tokens?.entries ?? []) argv.push(entry.id, String(entry.cost));
+    for (const entry of entries) argv.push(entry.id, String(entry.cost));
+    if (budget !== null) argv.push(...budget.release);
     const args = this.#callScriptArgs(REDIS_SCRIPTS.settleCalls, null, tokens, budget, argv);
     return this.#eval(REDIS_SCRIPTS.settleCalls, args).then(ignoreReply);
   }
 
+  renewReservations(renewal: ReservationRenewal): Promise<void> {
+    if (renewal.ids.length === 0) return Promise.resolve();
+    const script = REDIS_SCRIPTS.renewReservations;
+    const keys = windowKeys(this.#prefix, renewal.heldKey);
+    const args = ['EVALSHA', script.sha1, '3', ...keys, windowArg(renewal.leaseMs), ...renewal.ids];
+    return this.#eval(script, args).then(ignoreReply);
+  }
+
   /**
    * EVALSHA arguments of a per-call script: the keys of the call count (already named), the token
-   * window and the counter present, then `argv`.
+   * window and the budget (spend counter and reservation log) present, then `argv`.
    */
   #callScriptArgs(
     script: RedisScript,
     count: string | null,
     window: { key: string } | null,
-    counter: { key: string } | null,
+    budget: { key: string; heldKey: string } | null,
     argv: string[],
   ): string[] {
     const keys = count === null ? [] : [count];
     if (window !== null) keys.push(...windowKeys(this.#prefix, window.key));
-    if (counter !== null) keys.push(this.#key(counter.key));
+    if (budget !== null) keys.push(this.#key(budget.key), ...windowKeys(this.#prefix, budget.heldKey));
     return ['EVALSHA', script.sha1, String(keys.length), ...keys, ...argv];
   }
 

@@ -1,7 +1,7 @@
 import type {
+  BudgetDecision,
   CallAdmissionDecision,
   CallAdmissionRequest,
-  CounterDecision,
   WindowDecision,
 } from './cache-store.ts';
 
@@ -36,15 +36,19 @@ export function windowDecision(reply: unknown, limit: number, at = 0): WindowDec
   };
 }
 
-/** ADMIT_CALL's budget `{status, value}`: '0' missing, '1' admitted, '2' rejected. */
-function counterDecision(reply: unknown, at: number): CounterDecision {
+/** ADMIT_CALL's budget `{status, spent, held}`: '0' missing, '1' admitted, '2' rejected. */
+function budgetDecision(reply: unknown, at: number): BudgetDecision {
   const fields = reply as string[];
   const status = fields[at];
   if (status === '0') return { status: 'missing' };
-  return { status: status === '1' ? 'admitted' : 'rejected', value: Number(fields[at + 1]) };
+  return {
+    status: status === '1' ? 'admitted' : 'rejected',
+    spent: Number(fields[at + 1]),
+    held: Number(fields[at + 2]),
+  };
 }
 
-/** ADMIT_CALL's `{admitted}`, four fields per window present, then the budget's two. */
+/** ADMIT_CALL's `{admitted}`, four fields per window present, then the budget's three. */
 export function callAdmission(reply: unknown, request: CallAdmissionRequest): CallAdmissionDecision {
   const fields = reply as string[];
   let at = 1;
@@ -59,6 +63,6 @@ export function callAdmission(reply: unknown, request: CallAdmissionRequest): Ca
     admitted: fields[0] === '1',
     requests,
     tokens,
-    budget: request.budget && counterDecision(fields, at),
+    budget: request.budget && budgetDecision(fields, at),
   };
 }

@@ -198,10 +198,12 @@ end
 
 /**
  * KEYS: the request count's log when ARGV[3] is 1, then the token window's three keys when ARGV[5]
- * is 1, then the budget counter when ARGV[8] is 1. ARGV: id, windowMs, hasRequests,
- * requestLimit, hasTokens, tokenLimit, tokenCost, hasBudget, budgetLimit, budgetAmount.
- * Answers {admitted}, then decide's four fields per window present, then {status, value} for
- * the budget (status '0' missing, '1' room, '2' no room). Nothing is written unless every limit admits.
+ * is 1, then the budget's spend counter and its reservation log's three keys when ARGV[8] is 1.
+ * ARGV: id, windowMs, hasRequests, requestLimit, hasTokens, tokenLimit, tokenCost, hasBudget,
+ * budgetLimit, budgetAmount, leaseMs. The reservation log is a sliding log whose window is the
+ * lease: a reservation not renewed within it leaves by itself. Answers {admitted}, then decide's
+ * four fields per window present, then {status, spent, held} for the budget (status '0' missing,
+ * '1' room, '2' no room). Nothing is written unless every limit admits.
  */
 const ADMIT_CALL = `${WINDOW_PRELUDE}${COUNT_PRELUDE}
 local id, window = ARGV[1], tonumber(ARGV[2])
@@ -226,15 +228,17 @@ if ARGV[5] == '1' then
   tokens.fits = used - previous + cost <= limit
   admitted = tokens.fits and admitted
 end
-local budget_key, budget_status, budget_value = nil, '0', '0'
+local budget = nil
 if ARGV[8] == '1' then
-  budget_key = KEYS[next_key]
-  local value = redis.call('GET', budget_key)
-  if value then
-    budget_value = value
-    budget_status = tonumber(value) + tonumber(ARGV[10]) <= tonumber(ARGV[9]) and '1' or '2'
+  local spent = redis.call('GET', KEYS[next_key])
+  if spent then
+    local w, lease = window_at(next_key + 1), tonumber(ARGV[11])
+    local used = prune(w, now, lease)
+    budget = {w = w, lease = lease, spent = spent, used = used, previous = held(w, id)}
+    -- Admitted while budget - spent - held > 0 (DESIGN.md section 5), whatever this call's amount.
+    budget.fits = tonumber(ARGV[9]) - tonumber(spent) - (used - budget.previous) > 0
   end
-  admitted = admitted and budget_status == '1'
+  admitted = admitted and budget ~= nil and budget.fits
 end
 local reply = {admitted and '1' or '0'}
 local function answer(decision)
@@ -253,34 +257,65 @@ if tokens then
   local need = tokens.used + tokens.cost - tokens.limit
   answer(decide(tokens.w, now, window, tokens.used, tokens.fits, need, admitted))
 end
-if budget_key then
-  if admitted then budget_value = redis.call('INCRBYFLOAT', budget_key, ARGV[10]) end
-  reply[#reply + 1] = budget_status
-  reply[#reply + 1] = budget_value
+if ARGV[8] == '1' then
+  if budget then
+    if admitted then
+      budget.used = budget.used - budget.previous + tonumber(ARGV[10])
+      take(budget.w, now, id, ARGV[10])
+    end
+    persist(budget.w, budget.used, budget.lease, admitted)
+    answer({budget.fits and '1' or '2', budget.spent, tostring(budget.used)})
+  else
+    answer({'0', '0', '0'})
+  end
 end
 return reply
 `;
 
 /**
- * KEYS: the token window's three keys when ARGV[2] is 1, then the budget counter when ARGV[3]
- * is 1. ARGV: windowMs, hasTokens, hasBudget, budgetDelta, then id and cost of each token entry.
- * Each entry is adjusted as by WINDOW_ADJUST; the delta is added to the counter only when it exists.
+ * KEYS: the token window's three keys when ARGV[2] is 1, then the budget's spend counter and its
+ * reservation log's three keys when ARGV[3] is 1. ARGV: windowMs, hasTokens, hasBudget,
+ * costCents, leaseMs, tokenEntryCount, then id and cost of each token entry, then the ids of the
+ * budget reservations to release. Each token entry is adjusted as by WINDOW_ADJUST; the cost is
+ * added to the spend counter only when it exists (a missing one is seeded from the database,
+ * which the spend reaches too).
  */
 const SETTLE_CALLS = `${WINDOW_PRELUDE}
 local window = tonumber(ARGV[1])
 local next_key = 1
+local tokens_end = 6 + 2 * tonumber(ARGV[6])
 if ARGV[2] == '1' then
   local w = window_at(1)
   next_key = 4
   local used = prune(w, now_ms(), window)
-  for i = 5, #ARGV, 2 do
+  for i = 7, tokens_end, 2 do
     used = adjust(w, ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 1], used)
   end
   persist(w, used, window)
 end
-if ARGV[3] == '1' and redis.call('EXISTS', KEYS[next_key]) == 1 then
-  redis.call('INCRBYFLOAT', KEYS[next_key], ARGV[4])
+if ARGV[3] == '1' then
+  if tonumber(ARGV[4]) ~= 0 and redis.call('EXISTS', KEYS[next_key]) == 1 then
+    redis.call('INCRBYFLOAT', KEYS[next_key], ARGV[4])
+  end
+  local w, lease = window_at(next_key + 1), tonumber(ARGV[5])
+  local used = prune(w, now_ms(), lease)
+  for i = tokens_end + 1, #ARGV do
+    used = adjust(w, ARGV[i], 0, '0', used)
+  end
+  persist(w, used, lease)
 end
+return 1
+`;
+
+/** KEYS: a reservation log's three keys. ARGV: leaseMs, then the ids to hold for another lease. */
+const RENEW_RESERVATIONS = `${WINDOW_PRELUDE}
+local w, lease = window_at(1), tonumber(ARGV[1])
+local now = now_ms()
+local used = prune(w, now, lease)
+for i = 2, #ARGV do
+  redis.call('ZADD', w.log, 'XX', now, ARGV[i])
+end
+persist(w, used, lease)
 return 1
 `;
 
@@ -303,4 +338,5 @@ export const REDIS_SCRIPTS = Object.freeze({
   incrBy: script(INCR_BY),
   admitCall: script(ADMIT_CALL),
   settleCalls: script(SETTLE_CALLS),
+  renewReservations: script(RENEW_RESERVATIONS),
 });

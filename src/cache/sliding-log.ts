@@ -51,9 +51,20 @@ export class SlidingLog {
     }
   }
 
+  /** The cost `id` holds in the window; 0 when it holds none. */
+  costOf(id: string): number {
+    return this.#byId.get(id)?.cost ?? 0;
+  }
+
+  /** Moves a live entry to `nowMs`, its cost unchanged: a lease renewed. */
+  renew(nowMs: number, id: string): void {
+    const entry = this.#byId.get(id);
+    if (entry !== undefined) this.admit(nowMs, id, entry.cost, Number.POSITIVE_INFINITY);
+  }
+
   /** True when `cost` under `id` fits the window (an earlier entry of the same id would be replaced). */
   fits(id: string, cost: number, limit: number): boolean {
-    return this.#sum - (this.#byId.get(id)?.cost ?? 0) + cost <= limit;
+    return this.#sum - this.costOf(id) + cost <= limit;
   }
 
   /** Admits `cost` under `id` when the window has room, replacing an earlier entry of the same id. */

@@ -230,3 +230,11 @@ export function requestedOutputTokens(operation: Operation, body: unknown): numb
       return null;
   }
 }
+
+/**
+ * Tokens of generated text (what a stream delivered, when its upstream reported no usage), with
+ * the same counter as the input estimates: exact up to its character budget, extrapolated beyond.
+ */
+export function countOutputTokens(text: string): number {
+  return new TokenCounter().count(text);
+}

@@ -14,7 +14,18 @@ export interface ModelPricing {
   audioCentsPerMinute?: number;
 }
 
-const cents = z.number().finite().nonnegative();
+/**
+ * Highest price accepted in an override: a million dollars per million tokens, per image or per
+ * audio minute, a hundred times any real price. It keeps every cost a finite number that a
+ * numeric column and a double hold exactly (src/limits/exact-cents.ts); a larger one is a typo.
+ */
+export const MAX_PRICE_CENTS = 100_000_000;
+
+const cents = z
+  .number()
+  .finite()
+  .nonnegative()
+  .max(MAX_PRICE_CENTS, `a price is at most ${MAX_PRICE_CENTS} cents (a million dollars)`);
 
 /** Validates a deployment's pricing override; unknown fields are rejected so a typo is a 400, not a free model. */
 export const modelPricingSchema = z.strictObject({

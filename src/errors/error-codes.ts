@@ -77,7 +77,14 @@ export const ERROR_CODES = {
     errorClass: 'rate_limit',
     openaiType: 'insufficient_quota',
     message: "This key's budget is exhausted.",
-    description: "The virtual key's spend reached its budget (DESIGN.md section 5).",
+    description:
+      "The virtual key's settled spend reached its budget; `x-should-retry: false`, no Retry-After (no budget period resets it).",
+  },
+  budget_reserved: {
+    errorClass: 'rate_limit',
+    message: "This key's budget is held by its calls in flight. Retry after the time given in Retry-After.",
+    description:
+      'The virtual key has budget left, but its calls in flight reserve it (their worst case); `Retry-After: 1`, it clears as they settle.',
   },
   deployments_in_cooldown: {
     errorClass: 'rate_limit',

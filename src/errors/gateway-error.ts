@@ -8,8 +8,10 @@ export interface GatewayErrorOptions {
   message?: string;
   /** Private detail (provider status and body, cause): goes to the request record, never the client. */
   detail?: unknown;
-  /** Seconds for the `Retry-After` header (429 and 503). */
-  retryAfterSeconds?: number;
+  /** Seconds for the `Retry-After` header (429 and 503); null: none, waiting would not help. */
+  retryAfterSeconds?: number | null;
+  /** Sent as `x-should-retry` (which the official SDKs honour) when set. */
+  shouldRetry?: boolean;
   /** Overrides the status (no_deployments_available carries the last failure's status). */
   status?: number;
   /** Overrides the class (an upstream error is classified by the provider adapter). */
@@ -25,7 +27,9 @@ export class GatewayError extends Error {
   readonly param: string | null;
   readonly publicMessage: string;
   readonly detail: unknown;
-  readonly retryAfterSeconds: number | undefined;
+  /** Undefined: the default wait; null: no Retry-After. */
+  readonly retryAfterSeconds: number | null | undefined;
+  readonly shouldRetry: boolean | undefined;
 
   constructor(code: ErrorCode, options: GatewayErrorOptions = {}) {
     const entry = ERROR_CODES[code];
@@ -39,6 +43,7 @@ export class GatewayError extends Error {
     this.publicMessage = options.message ?? entry.message;
     this.detail = options.detail;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.shouldRetry = options.shouldRetry;
   }
 
   get retryable(): boolean {

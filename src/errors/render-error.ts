@@ -24,8 +24,15 @@ export function renderErrorBody(
   };
 }
 
-/** Headers every error answer carries: `Retry-After` on 429 and 503 (DESIGN.md section 5, Headers). */
+/**
+ * Headers of an error answer: `Retry-After` on 429 and 503 (DESIGN.md section 5, Headers), unless
+ * the error says waiting cannot help (a spent budget), and `x-should-retry` where the error sets it.
+ */
 export function errorHeaders(error: GatewayError): Record<string, string> {
-  if (error.status !== 429 && error.status !== 503) return {};
-  return { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 1))) };
+  const headers: Record<string, string> = {};
+  if (error.shouldRetry !== undefined) headers['x-should-retry'] = String(error.shouldRetry);
+  if ((error.status === 429 || error.status === 503) && error.retryAfterSeconds !== null) {
+    headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 1)));
+  }
+  return headers;
 }

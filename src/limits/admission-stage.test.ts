@@ -8,6 +8,7 @@ import { admissionOf } from './admission.ts';
 import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
 import { LIMIT_KEYS } from './limit-keys.ts';
+import { ReservationLeases } from './reservation-leases.ts';
 import { TEST_COST_MODEL, testContext, testDeployment, testKey } from './test-support.ts';
 import { OUTPUT_RESERVATION_FLOOR_TOKENS } from './token-reservation.ts';
 
@@ -15,6 +16,7 @@ describe('admission stage', () => {
   let cache: MemoryCacheStore;
   let stage: Stage;
   let storedSpend: number;
+  let leases: ReservationLeases;
   const pool = [
     testDeployment({ id: 'dep_cheap', pricing: { inputCentsPerMTok: 100, outputCentsPerMTok: 100 } }),
     testDeployment({ id: 'dep_dear', pricing: { inputCentsPerMTok: 1_000, outputCentsPerMTok: 3_000 } }),
@@ -28,10 +30,12 @@ describe('admission stage', () => {
       readSpendCents: async () => storedSpend,
       pendingSpendCents: () => 0,
     });
+    leases = new ReservationLeases({ cache, onRenewError: assert.fail });
     stage = admitLimits({
       cache,
       budget,
       model: TEST_COST_MODEL,
+      leases,
       poolOf: () => pool,
     });
   });
@@ -67,6 +71,7 @@ describe('admission stage', () => {
           return TEST_COST_MODEL.estimateInputTokens(operation, body);
         },
       },
+      leases,
       poolOf: () => pool,
     });
     const ctx = testContext(testKey({ tpmLimit: 10_000 }));
@@ -95,7 +100,7 @@ describe('admission stage', () => {
     assert.equal(error.code, 'rate_limit_exceeded');
     assert.equal(error.status, 429);
     assert.ok(
-      error.retryAfterSeconds !== undefined && error.retryAfterSeconds >= 59 && error.retryAfterSeconds <= 60,
+      error.retryAfterSeconds != null && error.retryAfterSeconds >= 59 && error.retryAfterSeconds <= 60,
     );
     assert.equal(ctx.responseHeaders['x-ratelimit-remaining-requests'], '0');
     assert.equal(admissionOf(ctx), undefined);
@@ -139,19 +144,49 @@ describe('admission stage', () => {
     assert.equal(rpm.used, 1);
   });
 
-  it("reserves the estimated cost at the pool's highest price and refuses past the budget", async () => {
+  // Contract changed on purpose (issue 19, DESIGN.md section 5): a call is admitted while the
+  // budget minus spend minus the reservations in flight is above zero, and reserves its worst case.
+  it("reserves the worst case at the pool's highest price; refuses budget_reserved while held, budget_exceeded once spent", async () => {
     // 1000 input + 1000 output tokens at the dearest deployment: 1 + 3 = 4 cents.
     const key = testKey({ budgetCents: 10 });
     const body = { estimate: 1000, max_tokens: 1000 };
-    const first = testContext(key, body);
-    await stage.run(first);
-    assert.equal(admissionOf(first)?.reservedCents, 4);
-    await stage.run(testContext(key, body));
-    const third = testContext(key, body);
-    const error = await refusal(Promise.resolve(stage.run(third)));
-    assert.equal(error.code, 'budget_exceeded');
-    assert.equal(error.openaiType, 'insufficient_quota');
-    assert.equal(await cache.get(LIMIT_KEYS.budget(key.id)), '8');
+    const admitted = [];
+    for (let n = 0; n < 3; n++) {
+      const ctx = testContext(key, body);
+      await stage.run(ctx);
+      admitted.push(ctx);
+    }
+    assert.equal(admissionOf(admitted[0])?.reservedCents, 4);
+    const held = await refusal(Promise.resolve(stage.run(testContext(key, body))));
+    assert.equal(held.code, 'budget_reserved', '12 cents held of 10: the fourth waits');
+    assert.equal(held.openaiType, 'rate_limit_error');
+    assert.equal(held.retryAfterSeconds, 1);
+    assert.match(held.publicMessage, /10 cents left of 10 cents, 12 cents of it reserved/);
+    assert.match(held.publicMessage, /could cost up to 4 cents/);
+    assert.match(held.publicMessage, /max_tokens/);
+    assert.equal(await cache.get(LIMIT_KEYS.budget(key.id)), '0', 'reservations are not spend');
+
+    await cache.set(LIMIT_KEYS.budget(key.id), '10', 60_000);
+    await cache.del(LIMIT_KEYS.budgetHeld(key.id));
+    const spent = await refusal(Promise.resolve(stage.run(testContext(key, body))));
+    assert.equal(spent.code, 'budget_exceeded');
+    assert.equal(spent.openaiType, 'insufficient_quota');
+    assert.equal(spent.retryAfterSeconds, null, 'no Retry-After: no budget period resets it');
+    assert.equal(spent.shouldRetry, false);
+    assert.match(
+      spent.publicMessage,
+      /10 cents spent of 10 cents, nothing left; this request could cost up to 4 cents/,
+    );
+  });
+
+  it("admits a fresh key whatever the call's worst case, which without max_tokens is the catalog's maximum output", async () => {
+    const key = testKey({ budgetCents: 0.5 });
+    const ctx = testContext(key, { estimate: 1000 });
+    await stage.run(ctx);
+    // 1000 input + 4000 output (the catalog's maximum) at 10 and 30 cents per thousand.
+    assert.equal(admissionOf(ctx)?.reservedCents, 1 + 12);
+    const held = await refusal(Promise.resolve(stage.run(testContext(key, { estimate: 1000 }))));
+    assert.equal(held.code, 'budget_reserved');
   });
 
   it('prices the reservation on the deployments pre-flight found eligible, with its input estimate', async () => {
@@ -167,13 +202,13 @@ describe('admission stage', () => {
   });
 
   it('seeds a missing budget counter from the stored spend', async () => {
-    storedSpend = 9;
+    storedSpend = 10;
     const key = testKey({ budgetCents: 10, spendCents: 0 });
     const error = await refusal(
       Promise.resolve(stage.run(testContext(key, { estimate: 1000, max_tokens: 1000 }))),
     );
     assert.equal(error.code, 'budget_exceeded', 'the stored spend counts, not the cached key');
-    assert.equal(await cache.get(LIMIT_KEYS.budget(key.id)), '9');
+    assert.equal(await cache.get(LIMIT_KEYS.budget(key.id)), '10');
   });
 
   it('gives back the RPM slot and TPM tokens of a call the budget refuses', async () => {

@@ -11,16 +11,19 @@ import { CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
 import type { Operation } from '../providers/types.ts';
 import { ADMISSION_STAGE, type Admission } from './admission.ts';
 import type { BudgetCounter } from './budget-counter.ts';
+import { budgetRefusal } from './budget-refusal.ts';
 import type { CostModel } from './cost-model.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
-import { reservationCostCents } from './reservation-cost.ts';
-import { estimateCallTokens, estimatedUsage, tpmReservation } from './token-reservation.ts';
+import type { ReservationLeases } from './reservation-leases.ts';
+import { estimateCallTokens, tpmReservation } from './token-reservation.ts';
+import { worstCaseCents } from './worst-case-cost.ts';
 
 export interface AdmissionDeps {
   cache: CacheStore;
   budget: BudgetCounter;
   model: CostModel;
+  leases: ReservationLeases;
   /** The deployments that may serve `operation` for `publicModel`: the pool the call is routed in. */
   poolOf(publicModel: string, operation: Operation): readonly Deployment[];
 }
@@ -30,6 +33,7 @@ interface AdmissionPlan {
   keyId: string;
   requests: { limit: number } | null;
   tokens: { limit: number; cost: number; inputTokens: number } | null;
+  /** `cents`: the call's worst-case cost, reserved whole. */
   budget: { limit: number; cents: number } | null;
 }
 
@@ -46,7 +50,7 @@ export function admitLimits(deps: AdmissionDeps): Stage {
 async function admit(ctx: CallContext, deps: AdmissionDeps): Promise<StageOutcome> {
   const plan = planOf(ctx, deps);
   if (plan === null) return CONTINUE;
-  const request = admissionRequest(ctx, plan);
+  const request = admissionRequest(ctx, plan, deps.leases.leaseMs);
   let decision = await deps.cache.admitCall(request);
   if (decision.budget?.status === 'missing') {
     await deps.budget.seed(plan.keyId);
@@ -57,6 +61,7 @@ async function admit(ctx: CallContext, deps: AdmissionDeps): Promise<StageOutcom
   }
   Object.assign(ctx.responseHeaders, rateLimitHeaders(decision.requests, decision.tokens));
   if (!decision.admitted) refuse(plan, decision);
+  if (plan.budget !== null) deps.leases.hold(plan.keyId, ctx.requestId);
   const admission: Admission = {
     keyId: plan.keyId,
     reservedTokens: plan.tokens?.cost ?? null,
@@ -66,14 +71,20 @@ async function admit(ctx: CallContext, deps: AdmissionDeps): Promise<StageOutcom
   return CONTINUE;
 }
 
-function admissionRequest(ctx: CallContext, plan: AdmissionPlan): CallAdmissionRequest {
+function admissionRequest(ctx: CallContext, plan: AdmissionPlan, leaseMs: number): CallAdmissionRequest {
   const { keyId, requests, tokens, budget } = plan;
   return {
     id: ctx.requestId,
     windowMs: RATE_WINDOW_MS,
     requests: requests && { key: LIMIT_KEYS.rpm(keyId), limit: requests.limit },
     tokens: tokens && { key: LIMIT_KEYS.tpm(keyId), limit: tokens.limit, cost: tokens.cost },
-    budget: budget && { key: LIMIT_KEYS.budget(keyId), limit: budget.limit, amount: budget.cents },
+    budget: budget && {
+      key: LIMIT_KEYS.budget(keyId),
+      heldKey: LIMIT_KEYS.budgetHeld(keyId),
+      limit: budget.limit,
+      amount: budget.cents,
+      leaseMs,
+    },
   };
 }
 
@@ -107,10 +118,10 @@ function planOf(ctx: CallContext, deps: AdmissionDeps): AdmissionPlan | null {
         ? null
         : {
             limit: key.budgetCents,
-            cents: reservationCostCents(
+            cents: worstCaseCents(
               eligiblePool(ctx, deps),
-              estimatedUsage(estimate, operation, ctx.body),
-              deps,
+              { operation, body: ctx.body, inputTokens: estimate.inputTokens },
+              deps.model,
             ),
           },
   };
@@ -128,9 +139,9 @@ function eligiblePool(ctx: CallContext, deps: AdmissionDeps): readonly Deploymen
 }
 
 /**
- * Refuses the call: 429 rate_limit_exceeded (RPM or TPM, Retry-After from the window) or
- * budget_exceeded (DESIGN.md section 5). The refused call took nothing, so the headers already
- * set are the windows as they stand.
+ * Refuses the call: 429 rate_limit_exceeded (RPM or TPM, Retry-After from the window), else the
+ * budget's refusal (budget-refusal.ts). The refused call took nothing, so the headers already set
+ * are the windows as they stand.
  */
 function refuse(plan: AdmissionPlan, decision: CallAdmissionDecision): never {
   const refusedWindows = [decision.requests, decision.tokens].filter((window) => window?.admitted === false);
@@ -146,11 +157,8 @@ function refuse(plan: AdmissionPlan, decision: CallAdmissionDecision): never {
     });
   }
   const budget = decision.budget;
-  throw new GatewayError('budget_exceeded', {
-    detail: {
-      keyId: plan.keyId,
-      reservedCents: plan.budget?.cents,
-      usedCents: budget !== null && budget.status !== 'missing' ? budget.value : undefined,
-    },
-  });
+  if (plan.budget === null || budget === null || budget.status === 'missing') {
+    throw new Error('admission refused without a refusing limit');
+  }
+  throw budgetRefusal(plan.keyId, { limit: plan.budget.limit, worstCase: plan.budget.cents, ...budget });
 }

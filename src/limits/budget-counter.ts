@@ -1,11 +1,12 @@
 import type { CacheStore } from '../cache/cache-store.ts';
+import { exactCents } from './exact-cents.ts';
 import { LIMIT_KEYS } from './limit-keys.ts';
 
 /**
- * How long a budget counter lives in the cache store before it is seeded again from the
- * database. The counter can drift from `spend_cents`: a process that dies mid-call never releases
- * its reservation (it stays counted as spend), and a re-seed while calls are in
- * flight forgets their reservations. An hour bounds the first without re-seeding often.
+ * How long a spend counter lives in the cache store before it is seeded again from the database.
+ * It holds settled spend only (reservations live in their own log, reservation-leases.ts), so it
+ * drifts from `spend_cents` only by spend a dead process accepted but never wrote; an hour
+ * bounds that without re-seeding often.
  */
 export const BUDGET_COUNTER_TTL_MS = 60 * 60_000;
 
@@ -18,12 +19,11 @@ export interface BudgetCounterDeps {
 }
 
 /**
- * Seeds the hot-path budget counter of a virtual key (SPEC.md, Limits: budget enforced from the
- * cache store): spend plus the reservations of calls in flight, in cents. Calls reserve their
- * estimated cost atomically with their other limits (CacheStore.admitCall) and settle the
- * difference when they end (settleCalls), so concurrent calls cannot together spend past the
- * budget by more than one call's estimate error. A counter the cache store has lost (restart,
- * flush, expiry) makes admitCall answer `missing`; it is seeded here from the database.
+ * Seeds the hot-path spend counter of a virtual key (SPEC.md, Limits: budget enforced from the
+ * cache store): settled spend, in cents. Calls reserve their worst-case cost atomically with their
+ * other limits (CacheStore.admitCall) and settle their actual cost when they end (settleCalls).
+ * A counter the cache store has lost (restart, flush, expiry) makes admitCall answer `missing`;
+ * it is seeded here from the database.
  */
 export class BudgetCounter {
   readonly #deps: BudgetCounterDeps;
@@ -53,7 +53,7 @@ export class BudgetCounter {
     // Another replica may seed first; then its value stands.
     await this.#deps.cache.setIfAbsent(
       LIMIT_KEYS.budget(keyId),
-      String(stored + pending),
+      String(exactCents(stored + pending)),
       BUDGET_COUNTER_TTL_MS,
     );
   }

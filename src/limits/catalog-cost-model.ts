@@ -5,12 +5,17 @@ import type { CostModel } from './cost-model.ts';
 
 /**
  * The limits' view of the model catalog (src/catalog/): token estimates, catalog prices (the
- * catalog memoises each entry and follows scheduled price changes) and the cost function.
+ * catalog memoises each entry and follows scheduled price changes), token limits and the cost
+ * function.
  */
 export const catalogCostModel: CostModel = Object.freeze({
   estimateInputTokens,
   requestedOutputTokens,
   catalogPricing: (provider: string, upstreamModel: string) =>
     resolveCatalogEntry(provider, upstreamModel).pricing,
+  tokenLimits: (provider: string, upstreamModel: string) => {
+    const { contextWindow, maxOutputTokens } = resolveCatalogEntry(provider, upstreamModel);
+    return { contextWindow, maxOutputTokens };
+  },
   computeCostCents,
 });

@@ -4,7 +4,7 @@ import type { Operation, Usage } from '../providers/types.ts';
 
 /**
  * What the limits need from the model catalog (src/limits/cost.ts and src/catalog/), narrowed to
- * four functions so admission and settlement can be tested without the catalog data.
+ * five functions so admission and settlement can be tested without the catalog data.
  */
 export interface CostModel {
   /** Pre-call estimate of the request's input tokens. */
@@ -13,5 +13,12 @@ export interface CostModel {
   requestedOutputTokens(operation: Operation, body: EndpointBody): number | null;
   /** The catalog's price of a provider's model; null when the catalog has none. */
   catalogPricing(provider: string, upstreamModel: string): DeploymentPricing | null;
+  /** The catalog's context window and maximum output of a provider's model; null where unknown. */
+  tokenLimits(provider: string, upstreamModel: string): TokenLimits;
   computeCostCents(usage: Usage, pricing: DeploymentPricing): number;
+}
+
+export interface TokenLimits {
+  contextWindow: number | null;
+  maxOutputTokens: number | null;
 }

@@ -1,5 +1,6 @@
 import type { ModelPricing } from '../catalog/model-pricing.ts';
 import type { Usage } from '../providers/types.ts';
+import { exactCents } from './exact-cents.ts';
 
 const TOKENS_PER_MTOK = 1_000_000;
 const SECONDS_PER_MINUTE = 60;
@@ -10,8 +11,8 @@ function count(value: number | undefined): number {
 }
 
 /**
- * The cost of one call in fractional US cents (not rounded: budgets are compared in fractional
- * cents, and rounding each call would drift a key's spend). `usage.inputTokens` includes the
+ * The cost of one call in fractional US cents, exact to the nano-cent (exact-cents.ts: whole
+ * cents would drift a key's spend, and float noise must not reach the records). `usage.inputTokens` includes the
  * cached tokens, as every provider's usage reports them once normalised; the cached ones are
  * billed at the cached price, or at the input price when the model has none. Zero when the model
  * has no known price.
@@ -28,5 +29,5 @@ export function computeCostCents(usage: Usage, pricing: ModelPricing | null): nu
     TOKENS_PER_MTOK;
   const imageCents = count(usage.images) * (pricing.imageCents ?? 0);
   const audioCents = (count(usage.audioSeconds) / SECONDS_PER_MINUTE) * (pricing.audioCentsPerMinute ?? 0);
-  return tokenCents + imageCents + audioCents;
+  return exactCents(tokenCents + imageCents + audioCents);
 }

@@ -9,6 +9,7 @@ import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
 import { catalogCostModel } from './catalog-cost-model.ts';
 import type { CostModel } from './cost-model.ts';
+import { ReservationLeases } from './reservation-leases.ts';
 import { SettleObserver } from './settle-observer.ts';
 import { readSpendCents, spendFlushFor } from './spend-statement.ts';
 import { SpendNotWrittenError, SpendWriter } from './spend-writer.ts';
@@ -56,10 +57,24 @@ export function createLimits(deps: LimitsDeps): Limits {
     readSpendCents: (keyId) => withTimeout(readSpendCents(db, keyId), deps.dependencyTimeoutMs, 'database'),
     pendingSpendCents: (keyId) => spend.pendingFor(keyId),
   });
+  const leases = new ReservationLeases({
+    cache,
+    onRenewError: (error, keyId) =>
+      logger.warn(
+        { err: error, keyId },
+        'budget reservations not renewed; they lapse unless a renewal succeeds',
+      ),
+  });
   const observer = new SettleObserver({
     cache,
     model,
     spend,
+    leases,
+    onUsageClamped: (deployment, requestId, clamped) =>
+      logger.warn(
+        { requestId, deploymentId: deployment.id, upstreamModel: deployment.upstreamModel, clamped },
+        "upstream usage outside the model's bounds was clamped before billing",
+      ),
     onUnpricedModel: (deployment) =>
       logger.warn(
         {
@@ -73,11 +88,13 @@ export function createLimits(deps: LimitsDeps): Limits {
       logger.warn({ err: error, requestIds }, 'limit reservations not reconciled'),
   });
   spend.start();
+  leases.start();
   return {
     stage: admitLimits({
       cache,
       budget,
       model,
+      leases,
       poolOf: (publicModel, operation) =>
         directory.deploymentsOf(publicModel).filter((deployment) => servesOperation(deployment, operation)),
     }),
@@ -85,6 +102,7 @@ export function createLimits(deps: LimitsDeps): Limits {
     spend,
     close: async () => {
       await observer.idle();
+      leases.close();
       try {
         await spend.close();
       } catch (error) {

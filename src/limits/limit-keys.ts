@@ -5,7 +5,10 @@
 export const LIMIT_KEYS = Object.freeze({
   rpm: (keyId: string) => `rl:{${keyId}}:rpm`,
   tpm: (keyId: string) => `rl:{${keyId}}:tpm`,
-  budget: (keyId: string) => `rl:{${keyId}}:spend`,
+  /** Settled spend (cents). Not `:spend`: that counter of earlier releases also held reservations. */
+  budget: (keyId: string) => `rl:{${keyId}}:spent`,
+  /** The reservations of the calls in flight: a sliding log whose window is the lease. */
+  budgetHeld: (keyId: string) => `rl:{${keyId}}:held`,
 });
 
 /** RPM and TPM are per minute: sliding windows of 60 s (a sliding log, exact at the boundary). */

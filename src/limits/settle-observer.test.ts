@@ -3,9 +3,11 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { MemoryCacheStore } from '../cache/memory-cache-store.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import type { Stage } from '../pipeline/stage.ts';
+import { admissionOf } from './admission.ts';
 import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
+import { ReservationLeases } from './reservation-leases.ts';
 import { SettleObserver } from './settle-observer.ts';
 import { SpendWriter } from './spend-writer.ts';
 import { TEST_COST_MODEL, testContext, testDeployment, testKey } from './test-support.ts';
@@ -18,6 +20,8 @@ describe('settle observer', () => {
   let observer: SettleObserver;
   let spend: SpendWriter;
   let unpriced: Deployment[];
+  let clamped: unknown[];
+  let leases: ReservationLeases;
   const priced = testDeployment({
     id: 'dep_priced',
     pricing: { inputCentsPerMTok: 1_000, outputCentsPerMTok: 2_000 },
@@ -26,13 +30,17 @@ describe('settle observer', () => {
   beforeEach(() => {
     cache = new MemoryCacheStore();
     unpriced = [];
+    clamped = [];
     spend = new SpendWriter({ flush: async () => {} });
+    leases = new ReservationLeases({ cache, onRenewError: assert.fail });
     const budget = new BudgetCounter({ cache, readSpendCents: async () => 0, pendingSpendCents: () => 0 });
-    stage = admitLimits({ cache, budget, model: TEST_COST_MODEL, poolOf: () => [priced] });
+    stage = admitLimits({ cache, budget, model: TEST_COST_MODEL, leases, poolOf: () => [priced] });
     observer = new SettleObserver({
       cache,
       model: TEST_COST_MODEL,
       spend,
+      leases,
+      onUsageClamped: (_deployment, _requestId, fields) => clamped.push(...fields),
       onUnpricedModel: (deployment) => unpriced.push(deployment),
       onSettleError: (error) => assert.fail(String(error)),
     });
@@ -43,7 +51,7 @@ describe('settle observer', () => {
     const key = testKey({ tpmLimit: 10_000, budgetCents: 100 });
     const ctx = testContext(key, { estimate: 1000, max_tokens: 1000 });
     await stage.run(ctx);
-    assert.equal(await cache.get(LIMIT_KEYS.budget(key.id)), '3', '1000 in + 1000 out reserved');
+    assert.equal(admissionOf(ctx)?.reservedCents, 3, '1000 in + 1000 out reserved');
     ctx.servedBy = priced;
     ctx.usage = { inputTokens: 500, outputTokens: 250 };
     observer.onCallFinished(ctx, OK);
@@ -75,12 +83,15 @@ describe('settle observer', () => {
       cache: counted,
       budget,
       model: TEST_COST_MODEL,
+      leases,
       poolOf: () => [priced],
     });
     const countedObserver = new SettleObserver({
       cache: counted,
       model: TEST_COST_MODEL,
       spend,
+      leases,
+      onUsageClamped: () => assert.fail('an honest usage was clamped'),
       onUnpricedModel: () => {},
       onSettleError: (error) => assert.fail(String(error)),
     });
@@ -131,6 +142,27 @@ describe('settle observer', () => {
     assert.equal(Number(await cache.get(LIMIT_KEYS.budget(key.id))), 0);
     assert.equal((await cache.windowState(LIMIT_KEYS.tpm(key.id), 10_000, RATE_WINDOW_MS)).used, 0);
     assert.equal(spend.pendingFor(key.id), 0);
+    const after = testContext(key, { estimate: 1000, max_tokens: 1000 });
+    await stage.run(after);
+    assert.equal(admissionOf(after)?.reservedCents, 3, 'admitted: nothing is held any more');
+  });
+
+  it('clamps negative, absurd and non-finite token counts to the model before billing, and tells', async () => {
+    const key = testKey({ budgetCents: 1_000 });
+    const ctx = testContext(key, { estimate: 10, max_tokens: 10 });
+    await stage.run(ctx);
+    ctx.servedBy = priced;
+    ctx.usage = { inputTokens: 1e15, outputTokens: -50, cachedInputTokens: Number.NaN };
+    observer.onCallFinished(ctx, OK);
+    await observer.idle();
+    // The cataloged model: a 100,000-token window plus 4,000 of output bound any count.
+    assert.deepEqual(ctx.usage, { inputTokens: 104_000, outputTokens: 0, cachedInputTokens: 0 });
+    assert.equal(ctx.costCents, 104);
+    assert.deepEqual(
+      clamped.map((field) => (field as { field: string }).field),
+      ['inputTokens', 'outputTokens', 'cachedInputTokens'],
+    );
+    assert.equal(Number(await cache.get(LIMIT_KEYS.budget(key.id))), 104);
   });
 
   it('keeps the TPM reservation of an answer served without usage', async () => {
@@ -147,9 +179,9 @@ describe('settle observer', () => {
     const cataloged = testDeployment({ id: 'dep_cat', upstreamModel: 'cataloged' });
     const ctx = testContext(null);
     ctx.servedBy = cataloged;
-    ctx.usage = { inputTokens: 1_000_000, outputTokens: 0 };
+    ctx.usage = { inputTokens: 100_000, outputTokens: 0 };
     observer.onCallFinished(ctx, OK);
-    assert.equal(ctx.costCents, 100);
+    assert.equal(ctx.costCents, 10);
 
     const unknown = testDeployment({ id: 'dep_unknown', upstreamModel: 'mystery' });
     for (let i = 0; i < 3; i++) {

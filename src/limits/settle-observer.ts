@@ -6,13 +6,18 @@ import type { Usage } from '../providers/types.ts';
 import { type Admission, admissionOf } from './admission.ts';
 import type { CostModel } from './cost-model.ts';
 import { pricingOf } from './deployment-pricing.ts';
+import type { ReservationLeases } from './reservation-leases.ts';
 import { SettlementBatcher } from './settlement-batcher.ts';
 import type { SpendWriter } from './spend-writer.ts';
+import { type ClampedCount, clampUsage } from './usage-bounds.ts';
 
 export interface SettleDeps {
   cache: CacheStore;
   model: CostModel;
   spend: SpendWriter;
+  leases: ReservationLeases;
+  /** An upstream reported usage outside the model's bounds; it was clamped (usage-bounds.ts). */
+  onUsageClamped(deployment: Deployment, requestId: string, clamped: readonly ClampedCount[]): void;
   /** Once per model and process: the served model has no price, so its calls cost 0. */
   onUnpricedModel(deployment: Deployment): void;
   /** Reservations could not be reconciled (the cache store failed); the calls are not affected. */
@@ -36,10 +41,15 @@ export class SettleObserver implements CallObserver {
 
   constructor(deps: SettleDeps) {
     this.#deps = deps;
-    this.#batcher = new SettlementBatcher({ cache: deps.cache, onError: deps.onSettleError });
+    this.#batcher = new SettlementBatcher({
+      cache: deps.cache,
+      leaseMs: deps.leases.leaseMs,
+      onError: deps.onSettleError,
+    });
   }
 
   onCallFinished(ctx: CallContext, _outcome: CallOutcome): void {
+    if (ctx.servedBy !== null && ctx.usage !== null) ctx.usage = this.#bounded(ctx, ctx.servedBy, ctx.usage);
     ctx.costCents = this.#costOf(ctx.servedBy, ctx.usage);
     if (ctx.principal.kind === 'virtual') this.#deps.spend.add(ctx.principal.key.id, ctx.costCents);
     const admission = admissionOf(ctx);
@@ -49,6 +59,14 @@ export class SettleObserver implements CallObserver {
   /** Resolves when the settlements of every call finished so far are done. */
   idle(): Promise<void> {
     return this.#batcher.idle();
+  }
+
+  /** The usage clamped to the served model's bounds; the record and the cost use this one. */
+  #bounded(ctx: CallContext, servedBy: Deployment, usage: Usage): Usage {
+    const limits = this.#deps.model.tokenLimits(servedBy.provider, servedBy.upstreamModel);
+    const checked = clampUsage(usage, limits);
+    if (checked.clamped.length > 0) this.#deps.onUsageClamped(servedBy, ctx.requestId, checked.clamped);
+    return checked.usage;
   }
 
   #costOf(servedBy: Deployment | null, usage: Usage | null): number {
@@ -66,14 +84,17 @@ export class SettleObserver implements CallObserver {
     return this.#deps.model.computeCostCents(usage, pricing);
   }
 
-  /** What the call changes in its key's TPM entry and budget counter; nothing when both hold. */
+  /**
+   * What the call changes in its key's TPM entry and budget: the budget reservation is always
+   * released and replaced by the cost; a TPM entry already right is left alone.
+   */
   #settle(ctx: CallContext, admission: Admission): void {
     const actual = admission.reservedTokens === null ? null : actualTokens(ctx);
     const tokens = actual !== admission.reservedTokens ? actual : null;
-    const delta = admission.reservedCents === null ? 0 : ctx.costCents - admission.reservedCents;
-    const deltaCents = delta !== 0 ? delta : null;
-    if (tokens === null && deltaCents === null) return;
-    this.#batcher.add(admission.keyId, { requestId: ctx.requestId, tokens, deltaCents });
+    const budget = admission.reservedCents === null ? null : { costCents: ctx.costCents };
+    if (budget !== null) this.#deps.leases.release(admission.keyId, ctx.requestId);
+    if (tokens === null && budget === null) return;
+    this.#batcher.add(admission.keyId, { requestId: ctx.requestId, tokens, budget });
   }
 }
 

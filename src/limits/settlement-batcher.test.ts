@@ -28,20 +28,28 @@ function heldStore() {
 const idsOf = (settlement: CallsSettlement | undefined) =>
   settlement?.tokens?.entries.map((entry) => entry.id);
 
+const LEASE = 30_000;
+
 describe('settlement batcher', () => {
   it('sends a call at once when its key has nothing in flight, so calls one after another settle in order', async () => {
     const store = heldStore();
-    const batcher = new SettlementBatcher({ cache: store.cache, onError: assert.fail });
-    batcher.add('key_a', { requestId: 'r1', tokens: 100, deltaCents: -1.5 });
+    const batcher = new SettlementBatcher({ cache: store.cache, onError: assert.fail, leaseMs: LEASE });
+    batcher.add('key_a', { requestId: 'r1', tokens: 100, budget: { costCents: 1.5 } });
     assert.deepEqual(store.sent, [
       {
         windowMs: RATE_WINDOW_MS,
         tokens: { key: LIMIT_KEYS.tpm('key_a'), entries: [{ id: 'r1', cost: 100 }] },
-        budget: { key: LIMIT_KEYS.budget('key_a'), deltaCents: -1.5 },
+        budget: {
+          key: LIMIT_KEYS.budget('key_a'),
+          heldKey: LIMIT_KEYS.budgetHeld('key_a'),
+          costCents: 1.5,
+          release: ['r1'],
+          leaseMs: LEASE,
+        },
       },
     ]);
     await store.complete();
-    batcher.add('key_a', { requestId: 'r2', tokens: 7, deltaCents: null });
+    batcher.add('key_a', { requestId: 'r2', tokens: 7, budget: null });
     assert.deepEqual(idsOf(store.sent[1]), ['r2'], 'sent at once again');
     assert.equal(store.sent[1]?.budget, null);
     await store.complete();
@@ -50,12 +58,12 @@ describe('settlement batcher', () => {
 
   it('gathers the calls that finish while one is in flight, per key, and sends them together when it returns', async () => {
     const store = heldStore();
-    const batcher = new SettlementBatcher({ cache: store.cache, onError: assert.fail });
-    batcher.add('key_a', { requestId: 'r1', tokens: 1, deltaCents: null });
-    batcher.add('key_a', { requestId: 'r2', tokens: 2, deltaCents: -0.5 });
-    batcher.add('key_b', { requestId: 'r3', tokens: null, deltaCents: 2 });
-    batcher.add('key_a', { requestId: 'r4', tokens: null, deltaCents: -0.25 });
-    batcher.add('key_a', { requestId: 'r5', tokens: 0, deltaCents: null });
+    const batcher = new SettlementBatcher({ cache: store.cache, onError: assert.fail, leaseMs: LEASE });
+    batcher.add('key_a', { requestId: 'r1', tokens: 1, budget: null });
+    batcher.add('key_a', { requestId: 'r2', tokens: 2, budget: { costCents: 0.5 } });
+    batcher.add('key_b', { requestId: 'r3', tokens: null, budget: { costCents: 2 } });
+    batcher.add('key_a', { requestId: 'r4', tokens: null, budget: { costCents: 0.25 } });
+    batcher.add('key_a', { requestId: 'r5', tokens: 0, budget: null });
     assert.deepEqual(
       store.sent.map(idsOf),
       [['r1'], undefined],
@@ -72,7 +80,13 @@ describe('settlement batcher', () => {
           { id: 'r5', cost: 0 },
         ],
       },
-      budget: { key: LIMIT_KEYS.budget('key_a'), deltaCents: -0.75 },
+      budget: {
+        key: LIMIT_KEYS.budget('key_a'),
+        heldKey: LIMIT_KEYS.budgetHeld('key_a'),
+        costCents: 0.75,
+        release: ['r2', 'r4'],
+        leaseMs: LEASE,
+      },
     });
     let idle = false;
     const waiting = batcher.idle().then(() => {
@@ -87,9 +101,14 @@ describe('settlement batcher', () => {
 
   it('sends a waiting batch that reached its size beside the one in flight', async () => {
     const store = heldStore();
-    const batcher = new SettlementBatcher({ cache: store.cache, onError: assert.fail, maxCalls: 2 });
+    const batcher = new SettlementBatcher({
+      cache: store.cache,
+      onError: assert.fail,
+      maxCalls: 2,
+      leaseMs: LEASE,
+    });
     for (const requestId of ['r1', 'r2', 'r3', 'r4'])
-      batcher.add('key_a', { requestId, tokens: 1, deltaCents: null });
+      batcher.add('key_a', { requestId, tokens: 1, budget: null });
     assert.deepEqual(store.sent.map(idsOf), [['r1'], ['r2', 'r3']]);
     await store.complete();
     assert.equal(store.sent.length, 2, 'r4 waits while a batch is still in flight');
@@ -105,9 +124,10 @@ describe('settlement batcher', () => {
     const batcher = new SettlementBatcher({
       cache: store.cache,
       onError: (error, requestIds) => failures.push({ error, requestIds }),
+      leaseMs: LEASE,
     });
-    batcher.add('key_a', { requestId: 'r1', tokens: 1, deltaCents: 1 });
-    batcher.add('key_a', { requestId: 'r2', tokens: null, deltaCents: 1 });
+    batcher.add('key_a', { requestId: 'r1', tokens: 1, budget: { costCents: 1 } });
+    batcher.add('key_a', { requestId: 'r2', tokens: null, budget: { costCents: 1 } });
     const failure = new Error('cache store down');
     await store.complete(failure);
     await store.complete(failure);
@@ -115,7 +135,7 @@ describe('settlement batcher', () => {
       { error: failure, requestIds: ['r1'] },
       { error: failure, requestIds: ['r2'] },
     ]);
-    batcher.add('key_a', { requestId: 'r3', tokens: 1, deltaCents: null });
+    batcher.add('key_a', { requestId: 'r3', tokens: 1, budget: null });
     assert.equal(store.sent.length, 3);
     await store.complete();
     await batcher.idle();

@@ -1,4 +1,5 @@
 import type { CacheStore, TokenEntry } from '../cache/cache-store.ts';
+import { exactCents } from './exact-cents.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
 
 /** What one finished call changes in its key's limits. */
@@ -6,12 +7,14 @@ export interface CallSettlement {
   requestId: string;
   /** The token entry's new cost (0 releases it); null leaves the entry as reserved. */
   tokens: number | null;
-  /** Added to the budget counter; null when the key has no budget or nothing changes. */
-  deltaCents: number | null;
+  /** Null when the key has no budget; else the reservation `requestId` is released and `costCents` spent. */
+  budget: { costCents: number } | null;
 }
 
 export interface SettlementBatcherOptions {
   cache: Pick<CacheStore, 'settleCalls'>;
+  /** The budget reservations' lease (ReservationLeases.leaseMs). */
+  leaseMs: number;
   /** A batch could not be settled (the cache store failed); the calls are not affected. Must not throw. */
   onError(error: unknown, requestIds: readonly string[]): void;
   /** A waiting batch is sent at once, beside the one in flight, when it holds this many calls. */
@@ -23,8 +26,10 @@ const DEFAULT_MAX_CALLS = 256;
 
 interface Batch {
   entries: TokenEntry[];
-  /** The summed budget deltas; null while no call of the batch has one. */
-  deltaCents: number | null;
+  /** The summed costs of the calls with a budget; null while no call of the batch has one. */
+  costCents: number | null;
+  /** The budget reservations to release. */
+  release: string[];
   requestIds: string[];
 }
 
@@ -39,11 +44,13 @@ interface KeyState {
  * another has each settled before its next admission (the store runs one connection's commands
  * in order); calls that finish while one is in flight wait for it and then go together. So a
  * busy key costs one settlement per round trip instead of one per call, and nothing waits on a
- * timer. The token entries keep their own costs; the budget deltas are summed.
+ * timer. The token entries keep their own costs; the budget costs are summed and the
+ * reservations released in the same step.
  */
 export class SettlementBatcher {
   readonly #cache: Pick<CacheStore, 'settleCalls'>;
   readonly #onError: SettlementBatcherOptions['onError'];
+  readonly #leaseMs: number;
   readonly #maxCalls: number;
   readonly #keys = new Map<string, KeyState>();
   readonly #inFlight = new Set<Promise<void>>();
@@ -51,6 +58,7 @@ export class SettlementBatcher {
   constructor(options: SettlementBatcherOptions) {
     this.#cache = options.cache;
     this.#onError = options.onError;
+    this.#leaseMs = options.leaseMs;
     this.#maxCalls = options.maxCalls ?? DEFAULT_MAX_CALLS;
   }
 
@@ -60,10 +68,13 @@ export class SettlementBatcher {
       state = { waiting: null, inFlight: 0 };
       this.#keys.set(keyId, state);
     }
-    state.waiting ??= { entries: [], deltaCents: null, requestIds: [] };
+    state.waiting ??= { entries: [], costCents: null, release: [], requestIds: [] };
     const batch = state.waiting;
     if (call.tokens !== null) batch.entries.push({ id: call.requestId, cost: call.tokens });
-    if (call.deltaCents !== null) batch.deltaCents = (batch.deltaCents ?? 0) + call.deltaCents;
+    if (call.budget !== null) {
+      batch.costCents = exactCents((batch.costCents ?? 0) + call.budget.costCents);
+      batch.release.push(call.requestId);
+    }
     batch.requestIds.push(call.requestId);
     if (state.inFlight === 0 || batch.requestIds.length >= this.#maxCalls) this.#send(keyId, state);
   }
@@ -83,7 +94,15 @@ export class SettlementBatcher {
         windowMs: RATE_WINDOW_MS,
         tokens: batch.entries.length === 0 ? null : { key: LIMIT_KEYS.tpm(keyId), entries: batch.entries },
         budget:
-          batch.deltaCents === null ? null : { key: LIMIT_KEYS.budget(keyId), deltaCents: batch.deltaCents },
+          batch.costCents === null
+            ? null
+            : {
+                key: LIMIT_KEYS.budget(keyId),
+                heldKey: LIMIT_KEYS.budgetHeld(keyId),
+                costCents: batch.costCents,
+                release: batch.release,
+                leaseMs: this.#leaseMs,
+              },
       })
       .catch((error: unknown) => this.#onError(error, batch.requestIds))
       .finally(() => {

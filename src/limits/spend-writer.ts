@@ -1,3 +1,5 @@
+import { exactCents } from './exact-cents.ts';
+
 /** One key's spend to add to `spend_cents`. */
 export interface SpendDelta {
   keyId: string;
@@ -51,7 +53,8 @@ export class SpendWriter {
 
   add(keyId: string, cents: number): void {
     if (!(cents > 0)) return;
-    this.#pending.set(keyId, (this.#pending.get(keyId) ?? 0) + cents);
+    // Summed exactly to the nano-cent: the statement writes the sum's text into a numeric column.
+    this.#pending.set(keyId, exactCents((this.#pending.get(keyId) ?? 0) + cents));
   }
 
   /** Spend of `keyId` not yet in the database (pending or being written). */

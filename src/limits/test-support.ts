@@ -14,6 +14,10 @@ export const TEST_COST_MODEL: CostModel = {
   requestedOutputTokens: (_operation, body) => (typeof body.max_tokens === 'number' ? body.max_tokens : null),
   catalogPricing: (_provider, upstreamModel) =>
     upstreamModel === 'cataloged' ? { inputCentsPerMTok: 100, outputCentsPerMTok: 200 } : null,
+  tokenLimits: (_provider, upstreamModel) =>
+    upstreamModel === 'cataloged'
+      ? { contextWindow: 100_000, maxOutputTokens: 4_000 }
+      : { contextWindow: null, maxOutputTokens: null },
   computeCostCents: (usage: Usage, pricing: DeploymentPricing) =>
     (usage.inputTokens * pricing.inputCentsPerMTok + usage.outputTokens * pricing.outputCentsPerMTok) / 1e6,
 };

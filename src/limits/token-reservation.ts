@@ -1,12 +1,12 @@
 import type { EndpointBody } from '../pipeline/endpoint.ts';
-import type { Operation, Usage } from '../providers/types.ts';
+import type { Operation } from '../providers/types.ts';
 import type { CostModel } from './cost-model.ts';
 
 /**
- * Output tokens reserved when a text-generating call sets no output bound (no `max_tokens`,
- * `max_completion_tokens` or `max_output_tokens`): about a page of text, enough for most
- * answers, and corrected from the upstream's usage when the call ends (docs/configuration.md,
- * Limits).
+ * Output tokens a call reserves in its key's TPM window when it sets no output bound (no
+ * `max_tokens`, `max_completion_tokens` or `max_output_tokens`): about a page of text, enough
+ * for most answers, and corrected from the upstream's usage when the call ends
+ * (docs/configuration.md, Limits). A budget reserves the worst case instead (worst-case-cost.ts).
  */
 export const OUTPUT_RESERVATION_FLOOR_TOKENS = 1024;
 
@@ -18,7 +18,11 @@ export interface TokenEstimate {
 }
 
 /** Operations that answer with generated text; the others (embeddings, images, audio) reserve no output tokens. */
-const TEXT_OUTPUT_OPERATIONS: ReadonlySet<Operation> = new Set(['chat.completions', 'responses', 'messages']);
+export const TEXT_OUTPUT_OPERATIONS: ReadonlySet<Operation> = new Set([
+  'chat.completions',
+  'responses',
+  'messages',
+]);
 
 /** `knownInputTokens`: the estimate a pre-flight stage already made of this body, reused as it is. */
 export function estimateCallTokens(
@@ -44,12 +48,4 @@ export function estimateCallTokens(
 export function tpmReservation(estimate: TokenEstimate, limit: number): number {
   if (estimate.inputTokens > limit) return estimate.inputTokens;
   return Math.min(limit, estimate.inputTokens + estimate.outputTokens);
-}
-
-/** The usage a call would have at its estimate: what its reservation is priced at. */
-export function estimatedUsage(estimate: TokenEstimate, operation: Operation, body: EndpointBody): Usage {
-  const usage: Usage = { inputTokens: estimate.inputTokens, outputTokens: estimate.outputTokens };
-  // Image operations are priced per image; `n` is how many the body asks for (OpenAI's default 1).
-  if (operation.startsWith('images.')) usage.images = typeof body.n === 'number' && body.n > 0 ? body.n : 1;
-  return usage;
 }

@@ -13,12 +13,15 @@ export class AttemptDeadline {
   readonly signal: AbortSignal;
   readonly #client: AbortSignal;
   readonly #totalMs: number;
+  readonly #controller: AbortController;
   readonly #timer: NodeJS.Timeout;
-  readonly #onClientAbort: () => void;
+  #onClientAbort: () => void;
+  #drainTimer: NodeJS.Timeout | undefined;
   #expired = false;
 
   constructor(client: AbortSignal, totalMs: number) {
     const controller = new AbortController();
+    this.#controller = controller;
     this.signal = controller.signal;
     this.#client = client;
     this.#totalMs = totalMs;
@@ -32,8 +35,24 @@ export class AttemptDeadline {
     else client.addEventListener('abort', this.#onClientAbort, { once: true });
   }
 
+  /**
+   * Once a stream was handed over: the client leaving cuts the upstream only `drainMs` later,
+   * or at the total timeout, whichever comes first.
+   */
+  outliveClient(drainMs: number): void {
+    const client = this.#client;
+    client.removeEventListener('abort', this.#onClientAbort);
+    this.#onClientAbort = () => {
+      this.#drainTimer = setTimeout(() => this.#controller.abort(client.reason), drainMs);
+      this.#drainTimer.unref();
+    };
+    if (client.aborted) this.#onClientAbort();
+    else client.addEventListener('abort', this.#onClientAbort, { once: true });
+  }
+
   clear(): void {
     clearTimeout(this.#timer);
+    clearTimeout(this.#drainTimer);
     this.#client.removeEventListener('abort', this.#onClientAbort);
   }
 

@@ -59,6 +59,9 @@ export async function runAttempt(
     const iterator = result.events[Symbol.asyncIterator]();
     const first = await iterator.next();
     attempt.handOver(result.firstByteAtMs() ?? Date.now());
+    // From here the client may get the answer, so it is billed even if the client leaves: the
+    // upstream is read on for `drainAfterClientLeftMs` (docs/configuration.md, Budgets).
+    attempt.deadline.outliveClient(settings.timeouts.drainAfterClientLeftMs);
     return { ...result, events: continued(first, iterator, attempt, result.usage) };
   } catch (error) {
     const failure = attempt.deadline.explain(error);

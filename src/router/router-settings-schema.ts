@@ -33,6 +33,10 @@ export const DEFAULT_ROUTER_SETTINGS = Object.freeze({
     // Non-streamed answers only send headers once generated: long completions need minutes.
     firstByteMs: 120_000,
     totalMs: 600_000,
+    // A client that leaves a stream after its content has had the answer: the upstream is read on
+    // for this long so that its usage, which comes last, is billed (issue 19). Ten seconds covers
+    // the usage of an answer already generated; past it the streamed text is counted instead.
+    drainAfterClientLeftMs: 10_000,
   }),
   fallbacks: Object.freeze({ general: {}, context_window: {}, content_policy: {} }),
 }) satisfies RouterSettings;
@@ -89,6 +93,7 @@ export const routerSettingsSchema = z
         connectMs: millis(100, 120_000).default(defaults.timeouts.connectMs),
         firstByteMs: millis(100, 24 * HOUR_MS).default(defaults.timeouts.firstByteMs),
         totalMs: millis(100, 24 * HOUR_MS).default(defaults.timeouts.totalMs),
+        drainAfterClientLeftMs: millis(0, HOUR_MS).default(defaults.timeouts.drainAfterClientLeftMs),
       })
       .refine((t) => t.firstByteMs <= t.totalMs, {
         message: 'firstByteMs must not exceed totalMs',
@@ -127,6 +132,8 @@ export interface RouterSettings {
     readonly firstByteMs: number;
     /** The whole attempt, body or stream included. */
     readonly totalMs: number;
+    /** How long a stream is still read from the upstream after its client left (within totalMs). */
+    readonly drainAfterClientLeftMs: number;
   };
   /** Per failure class: public model -> ordered public models to try when its pool fails so. */
   readonly fallbacks: Readonly<Record<FallbackKind, Readonly<Record<string, readonly string[]>>>>;

@@ -117,7 +117,7 @@ export class Router {
     const delayMs =
       retryDelayMs({
         backoffMs: settings.retries.backoffMs,
-        retryAfterSeconds: last.error.retryAfterSeconds,
+        retryAfterSeconds: last.error.retryAfterSeconds ?? undefined,
         sameDeployment: last.deploymentId === next,
         totalMs: settings.timeouts.totalMs,
       }) ?? 0;
@@ -140,7 +140,7 @@ function retryable(ctx: CallContext, error: GatewayError): boolean {
 
 /** The upstream asked for a longer wait than a retry may take: that deployment is done for this call. */
 function tooLongAWait(settings: RouterSettings, error: GatewayError): boolean {
-  if (error.retryAfterSeconds === undefined) return false;
+  if (error.retryAfterSeconds == null) return false;
   const delay = retryDelayMs({
     backoffMs: 0,
     retryAfterSeconds: error.retryAfterSeconds,

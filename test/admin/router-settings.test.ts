@@ -18,7 +18,7 @@ const CUSTOM = {
   strategy: 'least-busy',
   cooldown: { failureThreshold: 5, windowMs: 30_000, durationMs: 10_000 },
   retries: { maxAttempts: 3, backoffMs: 0 },
-  timeouts: { connectMs: 1_000, firstByteMs: 20_000, totalMs: 60_000 },
+  timeouts: { connectMs: 1_000, firstByteMs: 20_000, totalMs: 60_000, drainAfterClientLeftMs: 5_000 },
   fallbacks: {
     general: { 'gpt-4o': ['claude-sonnet', 'gemini-pro'] },
     context_window: { 'gpt-4o-mini': ['gpt-4o'] },

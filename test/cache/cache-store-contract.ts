@@ -217,49 +217,87 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
       });
     });
 
-    describe('admitCall on a budget counter alone', () => {
-      const reserve = async (k: string, amount: number, limit: number) =>
+    describe('admitCall on a budget alone (DESIGN.md section 5: admitted while budget - spent - held > 0)', () => {
+      const budgetOf = () => {
+        const tag = randomUUID();
+        return { key: `test:{${tag}}:spent`, heldKey: `test:{${tag}}:held` };
+      };
+      const reserve = async (
+        b: ReturnType<typeof budgetOf>,
+        amount: number,
+        limit: number,
+        options: { id?: string; leaseMs?: number } = {},
+      ) =>
         (
           await store.admitCall({
-            id: randomUUID(),
+            id: options.id ?? randomUUID(),
             windowMs: 60_000,
             requests: null,
             tokens: null,
-            budget: { key: k, limit, amount },
+            budget: { ...b, limit, amount, leaseMs: options.leaseMs ?? 60_000 },
           })
         ).budget;
+      const clear = async (b: ReturnType<typeof budgetOf>) => {
+        await store.del(b.key);
+        await store.del(b.heldKey);
+      };
 
-      test('answers missing without creating the key, then admits up to the limit once seeded', async () => {
-        const k = key('budget');
-        assert.deepEqual(await reserve(k, 5, 100), { status: 'missing' });
-        assert.equal(await store.get(k), null);
-        assert.equal(await store.setIfAbsent(k, '90', 60_000), true);
-        assert.deepEqual(await reserve(k, 5, 100), { status: 'admitted', value: 95 });
-        assert.deepEqual(await reserve(k, 5, 100), { status: 'admitted', value: 100 });
-        assert.deepEqual(await reserve(k, 1, 100), { status: 'rejected', value: 100 });
-        assert.equal(await store.get(k), '100');
-        const ttl = await store.ttlMs(k);
-        assert.ok(ttl !== null && ttl <= 60_000, 'a reservation keeps the seed TTL');
-        await store.del(k);
+      test('answers missing without creating the counter; once seeded a call is admitted whatever its amount', async () => {
+        const b = budgetOf();
+        assert.deepEqual(await reserve(b, 5, 100), { status: 'missing' });
+        assert.equal(await store.get(b.key), null);
+        assert.equal(await store.setIfAbsent(b.key, '0', 60_000), true);
+        assert.deepEqual(await reserve(b, 500, 50), { status: 'admitted', spent: 0, held: 500 });
+        assert.deepEqual(await reserve(b, 1, 50), { status: 'rejected', spent: 0, held: 500 });
+        assert.equal(await store.get(b.key), '0', 'reservations are not spend');
+        await clear(b);
       });
 
-      test('works with fractional cents', async () => {
-        const k = key('cents');
-        await store.setIfAbsent(k, '10.25', 60_000);
-        assert.deepEqual(await reserve(k, 0.5, 11), { status: 'admitted', value: 10.75 });
-        assert.deepEqual(await reserve(k, 0.5, 11), { status: 'rejected', value: 10.75 });
-        await store.del(k);
+      test('admits while anything is left, with fractional cents', async () => {
+        const b = budgetOf();
+        await store.setIfAbsent(b.key, '10.25', 60_000);
+        assert.deepEqual(await reserve(b, 0.5, 11), { status: 'admitted', spent: 10.25, held: 0.5 });
+        assert.deepEqual(await reserve(b, 0.5, 10.75), { status: 'rejected', spent: 10.25, held: 0.5 });
+        assert.deepEqual(await reserve(b, 0.5, 11), { status: 'admitted', spent: 10.25, held: 1 });
+        await clear(b);
       });
 
-      test('200 concurrent reservations never pass the limit', async () => {
-        const k = key('budget-race');
-        await store.setIfAbsent(k, '0', 60_000);
-        const decisions = await Promise.all(Array.from({ length: 200 }, () => reserve(k, 1, 50)));
-        const admitted = decisions.flatMap((d) => (d?.status === 'admitted' ? [d.value] : []));
-        assert.equal(admitted.length, 50);
-        assert.deepEqual(new Set(admitted).size, 50, 'each admission saw its own value');
-        assert.equal(await store.get(k), '50');
-        await store.del(k);
+      test('200 concurrent reservations hold at most one amount past the limit', async () => {
+        const b = budgetOf();
+        await store.setIfAbsent(b.key, '0', 60_000);
+        const decisions = await Promise.all(Array.from({ length: 200 }, () => reserve(b, 3, 50)));
+        const admitted = decisions.filter((d) => d?.status === 'admitted');
+        assert.equal(admitted.length, 17, '16 calls hold 48, the 17th sees 2 left and takes 3');
+        await clear(b);
+      });
+
+      test('settlement releases a reservation and adds the cost; renewal keeps a reservation past its lease', async () => {
+        const b = budgetOf();
+        await store.setIfAbsent(b.key, '0', 60_000);
+        assert.equal((await reserve(b, 40, 50, { id: 'long', leaseMs: 300 }))?.status, 'admitted');
+        assert.equal((await reserve(b, 40, 50, { id: 'dead', leaseMs: 300 }))?.status, 'admitted');
+        for (let i = 0; i < 4; i++) {
+          await sleep(120);
+          await store.renewReservations({ heldKey: b.heldKey, ids: ['long'], leaseMs: 300 });
+        }
+        // 'dead' was never renewed (its process died) and left; 'long' still holds all 40.
+        assert.deepEqual(await reserve(b, 1, 40, { id: 'probe', leaseMs: 300 }), {
+          status: 'rejected',
+          spent: 0,
+          held: 40,
+        });
+        await store.settleCalls({
+          windowMs: 60_000,
+          tokens: null,
+          budget: { ...b, costCents: 12.5, release: ['long'], leaseMs: 300 },
+        });
+        assert.equal(Number(await store.get(b.key)), 12.5);
+        assert.deepEqual(await reserve(b, 1, 40, { id: 'next', leaseMs: 300 }), {
+          status: 'admitted',
+          spent: 12.5,
+          held: 1,
+        });
+        await clear(b);
       });
     });
 
@@ -267,7 +305,12 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
       /** The limits of one virtual key: one hash tag, as LIMIT_KEYS builds them. */
       const limitsOf = () => {
         const tag = randomUUID();
-        return { rpm: `test:{${tag}}:rpm`, tpm: `test:{${tag}}:tpm`, budget: `test:{${tag}}:spend` };
+        return {
+          rpm: `test:{${tag}}:rpm`,
+          tpm: `test:{${tag}}:tpm`,
+          budget: `test:{${tag}}:spent`,
+          held: `test:{${tag}}:held`,
+        };
       };
       const call = (
         k: ReturnType<typeof limitsOf>,
@@ -289,7 +332,13 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
           budget:
             limits.budget === undefined
               ? null
-              : { key: k.budget, limit: limits.budget, amount: limits.amount ?? 0 },
+              : {
+                  key: k.budget,
+                  heldKey: k.held,
+                  limit: limits.budget,
+                  amount: limits.amount ?? 0,
+                  leaseMs: 60_000,
+                },
         });
 
       /** The calls in the request window, read the only way it can be: by a call it refuses (limit 0). */
@@ -336,9 +385,9 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
           [true, 1, 4],
         );
         assert.deepEqual([decision.tokens?.admitted, decision.tokens?.used], [true, 300]);
-        assert.deepEqual(decision.budget, { status: 'admitted', value: 12.5 });
+        assert.deepEqual(decision.budget, { status: 'admitted', spent: 10, held: 2.5 });
         assert.equal((await store.windowState(k.tpm, 1000, 60_000)).used, 300);
-        assert.equal(await store.get(k.budget), '12.5');
+        assert.equal(await store.get(k.budget), '10', 'the reservation is held apart from spend');
       });
 
       test('takes nothing when one limit refuses, and says which', async () => {
@@ -355,13 +404,16 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
         assert.equal(refused.tokens?.admitted, false);
         assert.equal(refused.tokens?.used, 800);
         assert.ok((refused.tokens?.retryAfterMs ?? 0) > 0, 'the refused window says when it has room');
-        assert.deepEqual(refused.budget, { status: 'admitted', value: 1 });
-        assert.equal(await store.get(k.budget), '1', 'the budget took nothing');
+        assert.deepEqual(
+          refused.budget,
+          { status: 'admitted', spent: 0, held: 1 },
+          'the budget took nothing',
+        );
         assert.equal(await callsIn(k), 1);
 
-        const overBudget = await call(k, 'r3', { rpm: 5, budget: 1.5, amount: 1 });
+        const overBudget = await call(k, 'r3', { rpm: 5, budget: 1, amount: 1 });
         assert.equal(overBudget.admitted, false);
-        assert.deepEqual(overBudget.budget, { status: 'rejected', value: 1 });
+        assert.deepEqual(overBudget.budget, { status: 'rejected', spent: 0, held: 1 });
         assert.equal(await callsIn(k), 1);
       });
 
@@ -375,7 +427,7 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
         await store.setIfAbsent(k.budget, '7', 60_000);
         const admitted = await call(k, 'r1', { rpm: 5, budget: 100, amount: 1 });
         assert.equal(admitted.admitted, true);
-        assert.deepEqual(admitted.budget, { status: 'admitted', value: 8 });
+        assert.deepEqual(admitted.budget, { status: 'admitted', spent: 7, held: 1 });
       });
 
       test('checks only the limits asked for', async () => {
@@ -393,14 +445,14 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
             call(k, `r${i}`, { rpm: 40, tpm: 10_000, cost: 200, budget: 1000, amount: 25 }),
           ),
         );
-        // TPM holds 50 calls, RPM 40, the budget 40: 40 pass.
+        // TPM holds 50 calls, RPM 40, the budget 40 (each sees some left before it): 40 pass.
         assert.equal(decisions.filter((d) => d.admitted).length, 40);
         assert.equal(await callsIn(k), 40);
         assert.equal((await store.windowState(k.tpm, 10_000, 60_000)).used, 8000);
-        assert.equal(await store.get(k.budget), '1000');
+        assert.equal(await store.get(k.budget), '0');
       });
 
-      test('settleCalls replaces each token entry and moves the budget counter when it exists', async () => {
+      test('settleCalls replaces each token entry, releases the budget reservations and adds the cost when the counter exists', async () => {
         const k = limitsOf();
         await store.setIfAbsent(k.budget, '0', 60_000);
         for (const id of ['r1', 'r2', 'r3'])
@@ -415,7 +467,7 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
               { id: 'gone', cost: 50 },
             ],
           },
-          budget: { key: k.budget, deltaCents: -17.5 },
+          budget: { key: k.budget, heldKey: k.held, costCents: 12.5, release: ['r1', 'r2'], leaseMs: 60_000 },
         });
         const tokens = await store.windowState(k.tpm, 1000, 60_000);
         assert.equal(
@@ -424,6 +476,8 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
           'r1 120 + r2 released + r3 as reserved; an unknown entry is not created',
         );
         assert.equal(await store.get(k.budget), '12.5');
+        const probe = await call(k, 'probe', { budget: 1000, amount: 0 });
+        assert.deepEqual(probe.budget, { status: 'admitted', spent: 12.5, held: 10 }, 'r3 still holds');
         await store.settleCalls({
           windowMs: 60_000,
           tokens: { key: k.tpm, entries: [{ id: 'r3', cost: 0 }] },
@@ -431,7 +485,11 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
         });
         assert.equal((await store.windowState(k.tpm, 1000, 60_000)).used, 120);
         await store.del(k.budget);
-        await store.settleCalls({ windowMs: 60_000, tokens: null, budget: { key: k.budget, deltaCents: 5 } });
+        await store.settleCalls({
+          windowMs: 60_000,
+          tokens: null,
+          budget: { key: k.budget, heldKey: k.held, costCents: 5, release: ['r3'], leaseMs: 60_000 },
+        });
         assert.equal(await store.get(k.budget), null, 'a counter that is gone stays gone');
       });
     });

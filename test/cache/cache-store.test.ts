@@ -194,7 +194,7 @@ describe('RedisCacheStore during a Redis outage', () => {
           windowMs: 1000,
           requests: null,
           tokens: null,
-          budget: { key: k, limit: 10, amount: 1 },
+          budget: { key: k, heldKey: `${k}:held`, limit: 10, amount: 1, leaseMs: 1000 },
         }),
       () => store.ping(),
     ]) {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { admin } from '../helpers/admin-api.ts';
 import { post, startUpstreams, type Upstreams } from './support.ts';
 
 /** Resolves with `promise`, or fails the test after `ms`. */
@@ -17,12 +18,16 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
 
 /**
  * A client that goes away cancels the upstream call (DESIGN.md section 4): the request's abort
- * signal reaches undici, which drops the upstream connection; the fake counts it as aborted.
+ * signal reaches undici, which drops the upstream connection; the fake counts it as aborted. Once
+ * a stream has begun, the upstream is first read on for `timeouts.drainAfterClientLeftMs`, so that
+ * its usage is billed (issue 19; test/limits/stream-billing.test.ts): here that bound is short and
+ * the streams longer, so they are cut at it.
  */
 describe('client disconnect aborts the upstream call', () => {
   let up: Upstreams;
   before(async () => {
     up = await startUpstreams();
+    await admin(up.gw, 'PUT', '/router-settings', { timeouts: { drainAfterClientLeftMs: 300 } });
   });
   beforeEach(() => {
     up.openai.reset();

@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { client, closeTo, createDeployment, createKey, hi, spendCents, waitUntil } from './support.ts';
+import {
+  client,
+  closeTo,
+  createDeployment,
+  createKey,
+  hi,
+  recordedCostCents,
+  spendCents,
+  waitUntil,
+} from './support.ts';
 
 /** A chat answer carrying exactly this usage (the fake answers it as the next reply). */
 function answerWithUsage(prompt: number, completion: number, cached: number) {
@@ -105,5 +114,61 @@ describe('cost per call', () => {
       (line) => line.includes('sy-unpriced-model') && line.includes('zero cost'),
     );
     assert.equal(notices.length, 1, notices.join(''));
+  });
+
+  // Issue 19: usage is not trusted blindly, and costs are exact decimals.
+  it('stores a cost as the exact decimal, not the float sum (0.1 + 0.2 is 0.3, not 0.30000000000000004)', async () => {
+    await createDeployment(gw, {
+      publicModel: 'fractional',
+      baseUrl: fake.baseUrl,
+      pricing: { inputCentsPerMTok: 0.1, outputCentsPerMTok: 0.2 },
+    });
+    const cents = await costOf('fractional', [1, 1, 0]);
+    assert.equal(cents, 0.0000003, 'spend_cents');
+    const key = await createKey(gw);
+    fake.enqueue(answerWithUsage(1, 1, 0));
+    await client(gw, key.key).chat.completions.create(hi('fractional'));
+    await waitUntil(
+      async () => (await recordedCostCents(gw.database?.url ?? '', key.id)).calls === 1,
+      'record written',
+    );
+    assert.equal((await recordedCostCents(gw.database?.url ?? '', key.id)).cents, 0.0000003, 'cost_cents');
+  });
+
+  it("clamps negative and absurd upstream token counts to the model's window plus output limit, and logs it", async () => {
+    await createDeployment(gw, {
+      publicModel: 'absurd',
+      upstreamModel: 'gpt-4o-mini',
+      baseUrl: fake.baseUrl,
+      pricing: { inputCentsPerMTok: 1_000_000, outputCentsPerMTok: 1_000_000 },
+    });
+    // gpt-4o-mini: a 128,000-token window and 16,384 tokens of output at most, per the catalog.
+    const cents = await costOf('absurd', [1e15, -5, 0]);
+    assert.equal(cents, 128_000 + 16_384, 'a cent a token, for the bound and no negative output');
+    assert.ok(
+      gw.logs.some((line) => line.includes('clamped') && line.includes('inputTokens')),
+      'the clamp is logged',
+    );
+  });
+
+  it('refuses a pricing override that is not a finite, bounded number with a 400 naming the field', async () => {
+    for (const price of [1e300, 1e9, -1, '12']) {
+      const response = await fetch(`${gw.url}/admin/deployments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.masterKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          publicModel: 'bad-price',
+          provider: 'openai',
+          upstreamModel: 'gpt-4o-mini',
+          baseUrl: fake.baseUrl,
+          apiKey: 'sk-upstream-test',
+          pricing: { inputCentsPerMTok: 1, outputCentsPerMTok: price },
+        }),
+      });
+      const body = (await response.json()) as { error: { code: string; param: string } };
+      assert.equal(response.status, 400, `price ${price}`);
+      assert.equal(body.error.code, 'invalid_request');
+      assert.equal(body.error.param, 'pricing.outputCentsPerMTok');
+    }
   });
 });

@@ -51,7 +51,8 @@ describe('routing strategies', () => {
       await createDeployment(gw, { publicModel: model, baseUrl: first.baseUrl }),
       await createDeployment(gw, { publicModel: model, baseUrl: second.baseUrl }),
     ];
-    await putRouterSettings(gw, { strategy: 'least-busy' });
+    // The client's abort ends the stream at once: no reading on to bill its usage (issue 19's drain).
+    await putRouterSettings(gw, { strategy: 'least-busy', timeouts: { drainAfterClientLeftMs: 0 } });
     first.eventDelayMs = 10_000;
     second.eventDelayMs = 10_000;
     const controller = new AbortController();

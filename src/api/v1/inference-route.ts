@@ -8,6 +8,7 @@ import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import { type Endpoint, type EndpointBody, MULTIPART_UPLOAD } from '../../pipeline/endpoint.ts';
 import type { InferencePipeline } from '../../pipeline/pipeline.ts';
 import { sseErrorEvent, startSse, writeJson, writeSseEvents, writeText } from '../../pipeline/respond.ts';
+import { StreamedOutput } from '../../pipeline/streamed-output.ts';
 import { ClientAbortedError } from '../../pipeline/upstream-failure.ts';
 import { toGatewayError, writeRawError } from '../../server/error-response.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
@@ -182,10 +183,15 @@ async function writeResult(
     return { status: 200, error: null, streamBroken: false };
   }
   startSse(res, ctx.responseHeaders);
+  const output = new StreamedOutput(ctx.endpoint.operation);
+  let complete = false;
   try {
     let first = true;
+    // A client that leaves does not stop the reading: the upstream is read to its end (within the
+    // attempt's drain bound, attempt-deadline.ts) so that its usage, or the text it sent, is billed.
     for await (const batch of result.events) {
-      if (res.destroyed) break;
+      output.observe(batch);
+      if (res.destroyed) continue;
       await writeSseEvents(res, batch);
       if (first) {
         // Node sends a response's writes at the end of the tick: this turn lets the first event
@@ -194,6 +200,8 @@ async function writeResult(
         await nextTurn();
       }
     }
+    complete = true;
+    if (res.destroyed) return { status: 499, error: null, streamBroken: false };
     return { status: 200, error: null, streamBroken: false };
   } catch (error) {
     if (error instanceof ClientAbortedError || res.destroyed)
@@ -202,7 +210,7 @@ async function writeResult(
     await writeSseEvents(res, [sseErrorEvent(gatewayError, ctx.endpoint.shape)]);
     return { status: gatewayError.status, error: gatewayError, streamBroken: true };
   } finally {
-    ctx.usage = result.usage();
+    ctx.usage = output.usage(ctx, result.usage(), complete);
     res.end();
   }
 }

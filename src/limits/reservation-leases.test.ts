@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ReservationRenewal } from '../cache/cache-store.ts';
+import { LIMIT_KEYS } from './limit-keys.ts';
+import { ReservationLeases } from './reservation-leases.ts';
+
+describe('reservation leases', () => {
+  it('renews the reservations held, one operation per key, and forgets the released ones', async () => {
+    const renewals: ReservationRenewal[] = [];
+    const leases = new ReservationLeases({
+      cache: { renewReservations: async (renewal) => void renewals.push(renewal) },
+      onRenewError: assert.fail,
+      leaseMs: 9_000,
+    });
+    leases.hold('key_a', 'r1');
+    leases.hold('key_a', 'r2');
+    leases.hold('key_b', 'r3');
+    leases.release('key_b', 'r3');
+    leases.release('key_a', 'unknown');
+    await leases.renew();
+    assert.deepEqual(renewals, [
+      { heldKey: LIMIT_KEYS.budgetHeld('key_a'), ids: ['r1', 'r2'], leaseMs: 9_000 },
+    ]);
+  });
+
+  it('reports a failed renewal with its key and goes on', async () => {
+    const failed: string[] = [];
+    const leases = new ReservationLeases({
+      cache: { renewReservations: async () => Promise.reject(new Error('store down')) },
+      onRenewError: (_error, keyId) => failed.push(keyId),
+    });
+    leases.hold('key_a', 'r1');
+    await leases.renew();
+    assert.deepEqual(failed, ['key_a']);
+    assert.equal(leases.leaseMs, 30_000);
+  });
+});
