@@ -284,7 +284,10 @@ describe("chat via messages: Claude's thinking reaches the Chat client", () => {
       message.thinking_blocks?.map((block) => block.type),
       ['thinking', 'redacted_thinking'],
     );
-    assert.match(String((message.thinking_blocks?.[0] as { signature: string }).signature), /^zbbJhb/);
+    assert.match(
+      String((message.thinking_blocks?.[0] as { signature: string } | undefined)?.signature),
+      /^zbbJhb/,
+    );
   });
 
   test('recorded thinking stream: reasoning_content deltas, then the signed block once, then text', () => {
