@@ -83,7 +83,13 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   const stopCacheLog = logCacheDiagnostics(logger);
   lifecycle.onShutdown('telemetry', 'cache store log', async () => stopCacheLog());
 
-  const router = new Router({ directory, client, cache, settings: routerSettings });
+  const router = new Router({
+    directory,
+    client,
+    cache,
+    settings: routerSettings,
+    secrets: runtime.config.masterKey === undefined ? [] : [runtime.config.masterKey],
+  });
   lifecycle.onShutdown('flush', 'router cooldown mirror', () => router.close());
   const responseCache = createResponseCache(runtime.config, cache, logger);
   const pipeline = new InferencePipeline({
