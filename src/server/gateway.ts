@@ -78,6 +78,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     endpoint: runtime.config.otelExporterOtlpEndpoint,
     logPayloads: runtime.config.otelLogPayloads,
     logger,
+    isConfiguredModel: (publicModel) => directory.deploymentsOf(publicModel).length > 0,
   });
   lifecycle.onShutdown('telemetry', 'opentelemetry', () => telemetry.shutdown());
   const stopCacheLog = logCacheDiagnostics(logger);
