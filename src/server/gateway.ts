@@ -118,6 +118,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     variant: runtime.config.variant,
     logger,
     bodyLimitBytes: runtime.config.bodyLimitBytes,
+    maxBodyBytesInFlight: runtime.config.maxBodyBytesInFlight,
     dependencyTimeoutMs: runtime.config.dependencyTimeoutMs,
     authenticator,
     probes,
