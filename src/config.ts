@@ -28,6 +28,8 @@ export interface Config {
   dependencyTimeoutMs: number;
   shutdownTimeoutMs: number;
   bodyLimitBytes: number;
+  /** Bytes of large request bodies (over 1 MiB) held at once by one process (server/body-admission.ts). */
+  maxBodyBytesInFlight: number;
   keyCacheTtlMs: number;
   requestLogPartitionJobIntervalMs: number;
   requestLogPartitionCreateDays: number;
@@ -176,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
     dependencyTimeoutMs: integer(env, 'DEPENDENCY_TIMEOUT_MS', 1000, 50, 60_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 0),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 26_214_400, 1024),
+    maxBodyBytesInFlight: integer(env, 'MAX_BODY_BYTES_IN_FLIGHT', 67_108_864, 1_048_576),
     keyCacheTtlMs: integer(env, 'KEY_CACHE_TTL_MS', 60_000, 0),
     requestLogPartitionJobIntervalMs: integer(env, 'REQUEST_LOG_PARTITION_JOB_INTERVAL_MS', 3_600_000, 1000),
     requestLogPartitionCreateDays: integer(env, 'REQUEST_LOG_PARTITION_CREATE_DAYS', 3, 0, 365),

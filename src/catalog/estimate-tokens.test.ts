@@ -201,3 +201,54 @@ describe('inputTokensUpperBound', () => {
     assert.equal(child.stdout.trim(), 'not loaded', child.stderr);
   });
 });
+
+describe('large inputs (issue 19 item 6)', () => {
+  const estimateTokens = new URL('./estimate-tokens.ts', import.meta.url).pathname;
+
+  /** Runs `code` in a fresh process with the module imported; answers what it printed and whether the tokenizer loaded. */
+  function inFreshProcess(code: string): { printed: string; tokenizerLoaded: boolean } {
+    const script = `
+      import * as estimate from ${JSON.stringify(estimateTokens)};
+      import { createRequire } from 'node:module';
+      const printed = (() => { ${code} })();
+      const cache = createRequire(import.meta.url).cache;
+      console.log(JSON.stringify({ printed, tokenizerLoaded: Object.keys(cache).some((path) => path.includes('gpt-tokenizer')) }));
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(child.status, 0, child.stderr);
+    return JSON.parse(child.stdout) as { printed: string; tokenizerLoaded: boolean };
+  }
+
+  it('estimates a request above LARGE_INPUT_CHARS from its character count, without the tokenizer', () => {
+    // CJK text is about one token per character: the exact count is four times the cheap one.
+    const result = inFreshProcess(`
+      const text = '漢字かな交じり文'.repeat(1_048_576 / 8 + 1); // LARGE_INPUT_CHARS, as docs/configuration.md says
+      return { tokens: estimate.estimateInputTokens('chat.completions', { messages: [{ role: 'user', content: text }] }), chars: text.length };
+    `);
+    const { tokens, chars } = result.printed as unknown as { tokens: number; chars: number };
+    assert.equal(tokens, 3 + 4 + Math.ceil(chars * 0.25));
+    assert.equal(result.tokenizerLoaded, false);
+  });
+
+  it('counts tool definitions of a large request without stringifying them into the tokenizer', () => {
+    const result = inFreshProcess(`
+      const description = 'x'.repeat(estimate.LARGE_INPUT_CHARS + 10);
+      const tools = [{ type: 'function', function: { name: 'f', description } }];
+      return estimate.estimateInputTokens('chat.completions', { messages: [], tools }) >= (estimate.LARGE_INPUT_CHARS + 10) / 4;
+    `);
+    assert.deepEqual(result, { printed: true, tokenizerLoaded: false });
+  });
+
+  it('an embeddings batch shares one budget: many inputs that are large together take the cheap path', () => {
+    const result = inFreshProcess(`
+      const inputs = Array.from({ length: 2000 }, (_, i) => 'word '.repeat(120) + i);
+      return estimate.estimateEachEmbeddingInput(inputs).every((tokens, i) => tokens === Math.ceil(inputs[i].length * 0.25));
+    `);
+    assert.deepEqual(result, { printed: true, tokenizerLoaded: false });
+  });
+
+  it('below the threshold the tokenizer still counts exactly', () => {
+    const text = '漢字かな交じり文'.repeat(100);
+    assert.equal(estimateInputTokens('chat.completions', chat(text)), 3 + 4 + countTokens(text));
+  });
+});

@@ -1,5 +1,5 @@
 import type { Operation } from '../providers/types.ts';
-import { ByteBoundCounter, type TextCounter, TokenCounter } from './token-counter.ts';
+import { ByteBoundCounter, CharCountCounter, type TextCounter, TokenCounter } from './token-counter.ts';
 
 /**
  * Pre-call token estimates, for the context-window check and for reserving TPM before the
@@ -193,11 +193,35 @@ function countInput(counter: TextCounter, operation: Operation, body: Json): num
 }
 
 /**
+ * Above this many characters of text (UTF-16 code units, about 1 MiB of ASCII) a request's tokens
+ * are estimated from its character count alone, DEFAULT_TOKENS_PER_CHAR per character, without
+ * the tokenizer: it is not even loaded. Below it, the tokenizer counts the first 64 Ki characters
+ * exactly and extrapolates the rest (token-counter.ts). The settle stage corrects either from the
+ * upstream's usage; the upstream judges the context window of a large input it underestimated.
+ */
+export const LARGE_INPUT_CHARS = 1_048_576;
+
+/**
  * Estimated input tokens of a request in the operation's wire format. Image and audio
  * operations count only their text prompt (their cost is per image or per minute).
  */
 export function estimateInputTokens(operation: Operation, body: unknown): number {
-  return isRecord(body) ? countInput(new TokenCounter(), operation, body) : 0;
+  if (!isRecord(body)) return 0;
+  const byChars = new CharCountCounter();
+  const cheap = countInput(byChars, operation, body);
+  return byChars.chars > LARGE_INPUT_CHARS ? cheap : countInput(new TokenCounter(), operation, body);
+}
+
+/**
+ * The estimate of each input of an embeddings batch, with one counter for the whole batch: the
+ * tokenizer's exact budget and the large-input threshold are the request's, not each input's.
+ */
+export function estimateEachEmbeddingInput(inputs: readonly unknown[]): number[] {
+  const byChars = new CharCountCounter();
+  const cheap = inputs.map((input) => embeddingsInput(byChars, [input]));
+  if (byChars.chars > LARGE_INPUT_CHARS) return cheap;
+  const exact = new TokenCounter();
+  return inputs.map((input) => embeddingsInput(exact, [input]));
 }
 
 /**

@@ -38,8 +38,11 @@ const MAX_RUN_CHARS = 48;
  */
 const EXACT_CHARS_BUDGET = 65_536;
 
-/** Fallback ratio when nothing was counted exactly yet: about four characters per token in English. */
-const DEFAULT_TOKENS_PER_CHAR = 0.25;
+/**
+ * Tokens per character when nothing was counted exactly: about four characters per token in
+ * English. Also the ratio of a large input, counted without the tokenizer (CharCountCounter).
+ */
+export const DEFAULT_TOKENS_PER_CHAR = 0.25;
 
 /**
  * The pre-tokenizer's character classes, approximated cheaply: ASCII whitespace, digits, other
@@ -121,11 +124,56 @@ export class TokenCounter implements TextCounter {
     return tokens;
   }
 
-  /** Counts a JSON value (tool definitions, schemas) as the text the upstream renders it into. */
+  countJson(value: unknown): number {
+    return countJsonText(this, value);
+  }
+}
+
+/** Counts a JSON value (tool definitions, schemas) as the text the upstream renders it into. */
+function countJsonText(counter: TextCounter, value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  return counter.count(JSON.stringify(value));
+}
+
+/**
+ * Tokens from the character count alone, at DEFAULT_TOKENS_PER_CHAR, without the tokenizer: the
+ * estimate of a large input (estimate-tokens.ts), and the measure of whether an input is large.
+ */
+export class CharCountCounter implements TextCounter {
+  /** Characters (UTF-16 code units) counted so far. */
+  chars = 0;
+
+  count(text: string): number {
+    this.chars += text.length;
+    return Math.ceil(text.length * DEFAULT_TOKENS_PER_CHAR);
+  }
+
+  /**
+   * A JSON value's characters, counted by walking it: stringifying a large one (megabytes of
+   * tool definitions) costs far more than walking it, and the walk builds nothing.
+   */
   countJson(value: unknown): number {
     if (value === undefined || value === null) return 0;
-    return this.count(JSON.stringify(value));
+    const chars = jsonChars(value);
+    this.chars += chars;
+    return Math.ceil(chars * DEFAULT_TOKENS_PER_CHAR);
   }
+}
+
+/** About the length of `JSON.stringify(value)`: exact for strings without escapes, close for numbers. */
+function jsonChars(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (Array.isArray(value)) {
+    let total = 1 + value.length;
+    for (const item of value) total += jsonChars(item);
+    return total;
+  }
+  if (typeof value === 'object' && value !== null) {
+    let total = 1;
+    for (const key in value) total += key.length + 4 + jsonChars((value as Record<string, unknown>)[key]);
+    return total;
+  }
+  return String(value).length;
 }
 
 /**
@@ -139,7 +187,6 @@ export class ByteBoundCounter implements TextCounter {
   }
 
   countJson(value: unknown): number {
-    if (value === undefined || value === null) return 0;
-    return this.count(JSON.stringify(value));
+    return countJsonText(this, value);
   }
 }

@@ -123,6 +123,12 @@ export const ERROR_CODES = {
     message: 'The service is temporarily unavailable. Retry after the time given in Retry-After.',
     description: 'The database or cache store is unreachable; the response carries Retry-After.',
   },
+  server_busy: {
+    errorClass: 'unavailable',
+    message: 'The gateway is busy with other large requests. Retry after the time given in Retry-After.',
+    description:
+      'A request body over 1 MiB would take the large bodies in flight past MAX_BODY_BYTES_IN_FLIGHT; the response carries Retry-After.',
+  },
   internal_error: {
     errorClass: 'server',
     status: 500,

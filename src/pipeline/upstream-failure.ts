@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
+import { scrubSecrets } from '../telemetry/scrub-secrets.ts';
 
 /** undici error codes for a peer that never answered in time. */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -44,4 +45,24 @@ export function parseUpstreamBody(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/**
+ * `failure` with its private detail scrubbed of `secrets` (the deployment's credential, the
+ * master key) and of anything shaped like a credential: an upstream may echo the key it was sent
+ * in its error body, and the detail goes to the log, the record and `GET /admin/logs`.
+ */
+export function scrubbedFailure(failure: unknown, secrets: readonly string[]): unknown {
+  if (!(failure instanceof GatewayError) || failure.detail === undefined) return failure;
+  const detail = scrubSecrets(failure.detail, secrets);
+  if (detail === failure.detail) return failure;
+  return new GatewayError(failure.code, {
+    param: failure.param,
+    message: failure.publicMessage,
+    detail,
+    retryAfterSeconds: failure.retryAfterSeconds,
+    status: failure.status,
+    errorClass: failure.errorClass,
+    cause: failure.cause,
+  });
 }

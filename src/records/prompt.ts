@@ -6,7 +6,9 @@
 export function promptOf(body: Readonly<Record<string, unknown>>, maxLength: number): string | null {
   const text = promptText(body);
   if (text === null || maxLength === 0) return null;
-  return truncate(cleanText(text), maxLength);
+  // Cut before cleaning: a 24 MB prompt kept as 2,048 characters need not be scanned whole. The
+  // cut leaves room for the NULs cleaning removes.
+  return truncate(cleanText(truncate(text, 2 * maxLength)), maxLength);
 }
 
 /** Text of a prompt field: chat and Anthropic `messages` (+ `system`), Responses `input` (+ `instructions`), `prompt`. */

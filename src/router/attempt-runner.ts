@@ -2,8 +2,9 @@ import type { DeploymentDirectory } from '../deployments/deployment-directory.ts
 import { type AttemptResult, attemptUpstream } from '../pipeline/attempt.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import type { UpstreamClient, UpstreamTimeouts } from '../pipeline/upstream-client.ts';
-import { ClientAbortedError } from '../pipeline/upstream-failure.ts';
-import type { StreamEvent, Usage } from '../providers/types.ts';
+import { ClientAbortedError, scrubbedFailure } from '../pipeline/upstream-failure.ts';
+import type { DeploymentTarget, StreamEvent, Usage } from '../providers/types.ts';
+import { credentialSecrets } from '../telemetry/scrub-secrets.ts';
 import type { Candidate } from './candidates.ts';
 import type { RouterSettings } from './router-settings-schema.ts';
 import { type BookkeepingDeps, TrackedAttempt } from './tracked-attempt.ts';
@@ -11,6 +12,8 @@ import { type BookkeepingDeps, TrackedAttempt } from './tracked-attempt.ts';
 export interface AttemptDeps extends BookkeepingDeps {
   client: UpstreamClient;
   directory: Pick<DeploymentDirectory, 'targetOf'>;
+  /** Secrets of this process scrubbed from every upstream failure (the master key). */
+  secrets: readonly string[];
 }
 
 /**
@@ -40,10 +43,13 @@ export async function runAttempt(
   deps: AttemptDeps,
 ): Promise<AttemptResult> {
   const attempt = new TrackedAttempt(ctx, candidate, attemptId, settings, deps);
+  const target = deps.directory.targetOf(candidate.deployment);
+  const explain = (error: unknown) =>
+    scrubbedFailure(attempt.deadline.explain(error), secretsOf(target, deps));
   try {
     const result = await attemptUpstream(deps.client, {
       deployment: candidate.deployment,
-      target: deps.directory.targetOf(candidate.deployment),
+      target,
       provider: candidate.provider,
       plan: candidate.plan,
       body: ctx.body,
@@ -62,9 +68,9 @@ export async function runAttempt(
     // From here the client may get the answer, so it is billed even if the client leaves: the
     // upstream is read on for `drainAfterClientLeftMs` (docs/configuration.md, Budgets).
     attempt.deadline.outliveClient(settings.timeouts.drainAfterClientLeftMs);
-    return { ...result, events: continued(first, iterator, attempt, result.usage) };
+    return { ...result, events: continued(first, iterator, attempt, result.usage, explain) };
   } catch (error) {
-    const failure = attempt.deadline.explain(error);
+    const failure = explain(error);
     await attempt.fail(failure);
     throw failure;
   }
@@ -76,6 +82,7 @@ async function* continued(
   iterator: AsyncIterator<readonly StreamEvent[]>,
   attempt: TrackedAttempt,
   usage: () => Usage | null,
+  explain: (error: unknown) => unknown,
 ): AsyncGenerator<readonly StreamEvent[]> {
   let failure: unknown = null;
   let finished = false;
@@ -87,7 +94,7 @@ async function* continued(
     }
     finished = true;
   } catch (error) {
-    failure = attempt.deadline.explain(error);
+    failure = explain(error);
     throw failure;
   } finally {
     if (finished) await attempt.succeed(usage());
@@ -97,4 +104,9 @@ async function* continued(
       await attempt.fail(failure ?? new ClientAbortedError(), usage());
     }
   }
+}
+
+/** What an upstream failure of `target` is scrubbed of: its own credential and the process's secrets. */
+function secretsOf(target: DeploymentTarget, deps: AttemptDeps): string[] {
+  return [...credentialSecrets(target.apiKey), ...deps.secrets];
 }

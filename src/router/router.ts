@@ -28,6 +28,8 @@ export interface RouterDeps {
   cache: CacheStore;
   /** The router settings in force (RouterSettingsStore), read once per model of a call. */
   settings: { current(): RouterSettings };
+  /** Secrets scrubbed from upstream failures besides each deployment's own credential (the master key). */
+  secrets?: readonly string[];
   random?: () => number;
 }
 
@@ -54,7 +56,15 @@ export class Router {
     const inFlight = new InFlightTracker(deps.cache);
     const latency = new LatencyTracker(deps.cache);
     const limits = new DeploymentLimits(deps.cache);
-    this.#attempts = { client: deps.client, directory: deps.directory, cooldowns, inFlight, latency, limits };
+    this.#attempts = {
+      client: deps.client,
+      directory: deps.directory,
+      secrets: deps.secrets ?? [],
+      cooldowns,
+      inFlight,
+      latency,
+      limits,
+    };
     this.#picker = new DeploymentPicker({ cooldowns, inFlight, latency, limits, random: deps.random });
     this.fallbacks = fallbackPolicy(deps.settings);
   }

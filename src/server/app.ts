@@ -13,6 +13,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { errorHeaders, renderErrorBody } from '../errors/render-error.ts';
 import { createAccessLog } from '../telemetry/access-log.ts';
 import type { Logger } from '../telemetry/logger.ts';
+import { registerBodyAdmission } from './body-admission.ts';
 import { errorShapeFor, toGatewayError } from './error-response.ts';
 import { registerHealthRoutes } from './health-routes.ts';
 import type { OpenApiRegistry } from './openapi.ts';
@@ -43,6 +44,8 @@ export interface AppOptions {
   variant: Variant;
   logger: Logger;
   bodyLimitBytes: number;
+  /** MAX_BODY_BYTES_IN_FLIGHT (body-admission.ts). */
+  maxBodyBytesInFlight: number;
   dependencyTimeoutMs: number;
   authenticator: Authenticator;
   probes: readonly ReadinessProbe[];
@@ -85,6 +88,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
+  });
+  registerBodyAdmission(app, {
+    maxBytesInFlight: options.maxBodyBytesInFlight,
+    bodyLimitBytes: options.bodyLimitBytes,
   });
   const accessLog = createAccessLog(options.logger);
   app.addHook('onResponse', (request, reply, done) => {

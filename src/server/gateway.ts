@@ -78,12 +78,19 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     endpoint: runtime.config.otelExporterOtlpEndpoint,
     logPayloads: runtime.config.otelLogPayloads,
     logger,
+    isConfiguredModel: (publicModel) => directory.deploymentsOf(publicModel).length > 0,
   });
   lifecycle.onShutdown('telemetry', 'opentelemetry', () => telemetry.shutdown());
   const stopCacheLog = logCacheDiagnostics(logger);
   lifecycle.onShutdown('telemetry', 'cache store log', async () => stopCacheLog());
 
-  const router = new Router({ directory, client, cache, settings: routerSettings });
+  const router = new Router({
+    directory,
+    client,
+    cache,
+    settings: routerSettings,
+    secrets: runtime.config.masterKey === undefined ? [] : [runtime.config.masterKey],
+  });
   lifecycle.onShutdown('flush', 'router cooldown mirror', () => router.close());
   const responseCache = createResponseCache(runtime.config, cache, logger);
   const pipeline = new InferencePipeline({
@@ -111,6 +118,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     variant: runtime.config.variant,
     logger,
     bodyLimitBytes: runtime.config.bodyLimitBytes,
+    maxBodyBytesInFlight: runtime.config.maxBodyBytesInFlight,
     dependencyTimeoutMs: runtime.config.dependencyTimeoutMs,
     authenticator,
     probes,

@@ -4,7 +4,7 @@ import { type Logger, redactUrl } from './logger.ts';
 export interface AccessLine {
   requestId: string;
   method: string;
-  /** The raw URL; its `api_key` query parameter is redacted here. */
+  /** The raw URL; its credential query parameters are redacted here (redactUrl). */
   url: string;
   status: number;
   ms: number;
@@ -18,7 +18,7 @@ const NO_REDACTION = { paths: [] };
  * with wildcard paths (logger.ts), which makes pino walk every path for every value of a line,
  * about ten times the cost of the line itself; this line goes through a child without
  * redaction instead. That is safe because its shape is fixed: the fields are copied one by one,
- * the URL loses its `api_key` value, and the request id is visible ASCII of our own or the
+ * the URL loses its credential values, and the request id is visible ASCII of our own or the
  * client's choosing (src/server/request-id.ts). Add a field only if it can never hold a secret.
  */
 export function createAccessLog(logger: Logger): (line: AccessLine) => void {

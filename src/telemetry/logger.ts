@@ -1,6 +1,7 @@
 import { type Logger, pino } from 'pino';
 import { BatchedLineWriter } from './batched-line-writer.ts';
 import { isoTime } from './iso-time.ts';
+import { isCredentialParameter, REDACTED, scrubSecretText } from './scrub-secrets.ts';
 
 export type { Logger };
 
@@ -69,11 +70,22 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
   );
 }
 
-/** Removes the `api_key` query parameter (SPEC.md, Authentication) before a URL is logged. */
+/**
+ * A URL fit for a log line: the value of every query parameter named like a credential goes, by
+ * its decoded name (`api%5Fkey` and `%61pi_key` are `api_key` to the query parser, so they
+ * authenticate), and any value shaped like a credential goes whatever its name (scrub-secrets.ts).
+ */
 export function redactUrl(url: string): string {
   const query = url.indexOf('?');
-  if (query === -1 || !url.includes('api_key', query)) return url;
+  if (query === -1) return url;
   const params = new URLSearchParams(url.slice(query + 1));
-  if (params.has('api_key')) params.set('api_key', '[redacted]');
-  return `${url.slice(0, query)}?${params.toString()}`;
+  let changed = false;
+  const kept = new URLSearchParams();
+  for (const [name, value] of params) {
+    const cleanName = scrubSecretText(name);
+    const cleanValue = isCredentialParameter(name) ? REDACTED : scrubSecretText(value);
+    changed ||= cleanName !== name || cleanValue !== value;
+    kept.append(cleanName, cleanValue);
+  }
+  return changed ? `${url.slice(0, query)}?${kept.toString()}` : url;
 }

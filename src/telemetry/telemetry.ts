@@ -1,6 +1,6 @@
 import type { CallContext, CallOutcome } from '../pipeline/call-context.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
-import { summarizeCall } from '../records/call-summary.ts';
+import { type CallSummary, summarizeCall } from '../records/call-summary.ts';
 import { capturedResponse, requestCapture } from '../records/response-capture.ts';
 import { CallMetrics } from './call-metrics.ts';
 import { attachCooldownCounter, CooldownCounter } from './cooldown-metric.ts';
@@ -8,6 +8,13 @@ import type { Logger } from './logger.ts';
 import type { MetricFamily } from './metric-family.ts';
 import type { OtlpExport } from './otlp-export.ts';
 import { toPrometheusText } from './prometheus-text.ts';
+
+/**
+ * The model label of calls naming a model no deployment serves (refused `model_not_found`, or
+ * `model_not_allowed` before that): the client chooses that name, so each would be a new series
+ * (and span name); under one label the series stay bounded by what the operator configured.
+ */
+export const UNCONFIGURED_MODEL = '(unconfigured)';
 
 /** OTLP/HTTP's default base URL (OpenTelemetry SDK configuration: OTEL_EXPORTER_OTLP_ENDPOINT). */
 export const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
@@ -24,6 +31,11 @@ export interface TelemetryOptions {
   /** OTEL_LOG_PAYLOADS: full request, response and error payloads as span events. */
   logPayloads: boolean;
   logger: Logger;
+  /**
+   * True when the operator configured `publicModel` (a deployment serves it). Any other model is
+   * labelled UNCONFIGURED_MODEL in metrics and spans. Without it every model counts as configured.
+   */
+  isConfiguredModel?: (publicModel: string) => boolean;
   serviceVersion?: string;
   metricExportIntervalMs?: number;
 }
@@ -72,7 +84,7 @@ export class Telemetry implements CallObserver {
 
   onCallFinished(ctx: CallContext, outcome: CallOutcome): void {
     try {
-      const call = summarizeCall(ctx, outcome);
+      const call = this.#withModelLabel(summarizeCall(ctx, outcome));
       this.#metrics.record(call);
       if (this.#export === null) return;
       const payloads = this.#options.logPayloads
@@ -83,6 +95,12 @@ export class Telemetry implements CallObserver {
       // Telemetry never fails a call; a defect here is worth one log line per call that hit it.
       this.#options.logger.warn({ err: error, requestId: ctx.requestId }, 'telemetry: call not recorded');
     }
+  }
+
+  #withModelLabel(call: CallSummary): CallSummary {
+    const isConfigured = this.#options.isConfiguredModel;
+    if (isConfigured === undefined || isConfigured(call.publicModel)) return call;
+    return { ...call, publicModel: UNCONFIGURED_MODEL };
   }
 
   /** The metrics in Prometheus text format, for `GET /metrics`. */

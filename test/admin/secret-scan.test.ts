@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Sql } from '../../src/store/database.ts';
+import { CredentialEchoFake, type EchoShape } from '../fakes/credential-echo-fake.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { AdminClient, chat, sqlFor } from './support.ts';
+import { AdminClient, chat, eventually, sqlFor } from './support.ts';
 
 /**
  * DESIGN.md section 5: a deployment's apiKey is write-only. Drives every admin path that takes a
@@ -77,6 +78,134 @@ for (const variant of ['b', 'a'] as const) {
         assert.ok(
           values.some(({ text }) => text.includes('scanned')),
           'the scan reads the rows it should',
+        );
+        for (const { where, text } of values) assertAbsent(text, needles, where);
+      } finally {
+        await sql.end();
+      }
+    });
+  });
+}
+
+/**
+ * Issue 19 item 3: an upstream that echoes the credential it was sent in its error answer. The
+ * key must not reach the log, any stored value (`upstream_attempts.error_detail` above all) or
+ * `GET /admin/logs`. The keys are of every kind: shaped like the provider's (sk-ant-, AIza) and
+ * shaped like nothing (only the literal match of the deployment's own credential can find those).
+ */
+for (const variant of ['b', 'a'] as const) {
+  describe(`an upstream echoing its key in an error body leaks it nowhere (variant ${variant})`, () => {
+    const hex = () => randomBytes(20).toString('hex');
+    const upstreams: Array<{
+      model: string;
+      provider: string;
+      shape: EchoShape;
+      text?: boolean;
+      core: string;
+      key: (core: string) => string;
+    }> = [
+      { model: 'echo-openai', provider: 'openai', shape: 'openai', core: hex(), key: (core) => `op${core}` },
+      {
+        model: 'echo-compat',
+        provider: 'openai-compatible',
+        shape: 'openai',
+        text: true,
+        core: hex(),
+        key: (core) => `tx${core}`,
+      },
+      {
+        model: 'echo-anthropic',
+        provider: 'anthropic',
+        shape: 'anthropic',
+        core: hex(),
+        key: (core) => `sk-ant-api03-${core}`,
+      },
+      {
+        model: 'echo-anthropic-plain',
+        provider: 'anthropic',
+        shape: 'anthropic',
+        core: hex(),
+        key: (core) => `an${core}`,
+      },
+      {
+        model: 'echo-gemini',
+        provider: 'gemini',
+        shape: 'gemini',
+        core: hex().slice(0, 35),
+        key: (core) => `AIza${core}`,
+      },
+      {
+        model: 'echo-gemini-plain',
+        provider: 'gemini',
+        shape: 'gemini',
+        core: hex(),
+        key: (core) => `gm${core}`,
+      },
+    ];
+    const fakes: CredentialEchoFake[] = [];
+    let gw: TestGateway;
+    let admin: AdminClient;
+
+    before(async () => {
+      gw = await startTestGateway({ env: { GATEWAY_VARIANT: variant, LOG_LEVEL: 'trace' } });
+      admin = new AdminClient(gw);
+      for (const upstream of upstreams) {
+        const fake = await new CredentialEchoFake(upstream.shape, { text: upstream.text }).start();
+        fakes.push(fake);
+        const created = await admin.post('/admin/deployments', {
+          publicModel: upstream.model,
+          provider: upstream.provider,
+          upstreamModel: upstream.provider === 'gemini' ? 'gemini-2.5-flash' : 'some-model',
+          apiKey: upstream.key(upstream.core),
+          baseUrl: fake.baseUrl,
+        });
+        assert.equal(created.status, 201, created.raw);
+      }
+    });
+    after(async () => {
+      await gw.close();
+      for (const fake of fakes) await fake.close();
+    });
+
+    it('scrubs the echoed key from the log, the records and /admin/logs, and keeps the rest', async () => {
+      for (const upstream of upstreams) {
+        const answer = await chat(gw, gw.masterKey, upstream.model);
+        assert.ok(answer.status >= 400, `${upstream.model} fails: ${answer.raw}`);
+        assert.ok(
+          fakes.some((fake) => fake.requests.length > 0),
+          'the echo fake was called',
+        );
+      }
+      for (const [index, fake] of fakes.entries()) {
+        const headers = JSON.stringify(fake.lastRequest?.headers ?? {});
+        assert.ok(headers.includes(upstreams[index].core), `${upstreams[index].model} got its key`);
+      }
+      const needles = upstreams.flatMap(({ key, core }) => [key(core), ...pieces(core)]);
+      if (variant === 'b') {
+        // The records are written after the answers: wait until /admin/logs holds every call.
+        await eventually(async () => {
+          const page = await admin.get<{ data: Array<{ publicModel: string; attempts: unknown[] }> }>(
+            '/admin/logs?limit=100',
+          );
+          const echoed = page.body.data.filter(({ publicModel }) => publicModel.startsWith('echo-'));
+          assert.equal(echoed.length, upstreams.length);
+          assert.ok(page.raw.includes('[redacted]'), 'the attempts show their scrubbed detail');
+        });
+      }
+      for (const answer of admin.answers) assertAbsent(answer, needles, 'an admin answer');
+      await gw.gateway.shutdown(); // flushes queued records, so the tables hold everything
+      assert.ok(
+        gw.logs.some((line) => line.includes('call failed')),
+        'the failures were logged',
+      );
+      assertAbsent(gw.logs.join('\n'), needles, 'the logs');
+      const sql = sqlFor(gw.database?.url ?? '');
+      try {
+        const values = await everyStoredValue(sql);
+        const details = values.filter(({ where }) => where.endsWith('error_detail'));
+        assert.ok(
+          details.some(({ text }) => text.includes('[redacted]') && text.includes('Incorrect API key')),
+          'the detail is kept, the key in it redacted',
         );
         for (const { where, text } of values) assertAbsent(text, needles, where);
       } finally {

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { attribute, OtlpReceiver, type OtlpSpan } from './otlp-receiver.ts';
-import { chat, connect, createDeployment, createKey, operationOf } from './support.ts';
+import { admin, chat, connect, createDeployment, createKey, operationOf } from './support.ts';
 
 const SPAN_KIND_SERVER = 2;
 const SPAN_KIND_CLIENT = 3;
@@ -208,6 +208,44 @@ describe('GET /metrics', () => {
     assert.match(text, /^# TYPE gen_ai_client_operation_duration_seconds histogram$/m);
     assert.match(text, /^gen_ai_client_operation_duration_seconds_bucket\{[^}]*le="\+Inf"[^}]*\} 1$/m);
     assert.match(text, /^switchyard_tokens_total\{[^}]*gen_ai_token_type="input"[^}]*\} \d+$/m);
+  });
+
+  it('labels calls naming a model no deployment serves as one model, so junk cannot flood the series', async () => {
+    const scoped = await admin<{ key: string }>(gw, 'POST', '/admin/keys', {
+      name: 'flood',
+      allowedModels: ['prom-model'],
+    });
+    const open = await createKey(gw);
+    // 404 model_not_found and 403 model_not_allowed, each with a new name: on their own they
+    // would take 400 of the 2,000-series budget (a fifth of it, in a few seconds of test time).
+    const junk = Array.from({ length: 400 }, (_, i) => ({
+      token: i % 2 === 0 ? open.key : scoped.body.key,
+      model: `junk-${randomUUID()}`,
+    }));
+    for (let start = 0; start < junk.length; start += 50) {
+      const answers = await Promise.all(junk.slice(start, start + 50).map((call) => chat(gw, call)));
+      for (const answer of answers) assert.ok(answer.status === 404 || answer.status === 403, answer.text);
+    }
+    // A new combination of the configured model after the flood still gets its own series.
+    fake.failNext(1, { status: 400, body: { error: { message: 'nope', type: 'invalid_request_error' } } });
+    assert.equal((await chat(gw, { token: gw.masterKey, model: 'prom-model' })).status, 400);
+
+    const res = await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${gw.masterKey}` } });
+    const requests = (await res.text())
+      .split('\n')
+      .filter((line) => line.startsWith('switchyard_requests_total{'));
+    const models = new Set(requests.map((line) => /gen_ai_request_model="([^"]*)"/.exec(line)?.[1]));
+    assert.deepEqual([...models].sort(), ['(unconfigured)', 'prom-model']);
+    assert.ok(requests.length <= 4, requests.join('\n'));
+    const counted = (pattern: RegExp) =>
+      requests
+        .filter((line) => pattern.test(line))
+        .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+    assert.equal(counted(/gen_ai_request_model="\(unconfigured\)"/), junk.length);
+    assert.match(
+      requests.join('\n'),
+      /gen_ai_request_model="prom-model"[^}]*error_type="[a-z_]+"[^}]*\} 1$/m,
+    );
   });
 
   it('refuses a virtual key, a key by x-api-key and no key', async () => {

@@ -1,4 +1,8 @@
-import { estimateInputTokens, inputTokensUpperBound } from '../../catalog/estimate-tokens.ts';
+import {
+  estimateEachEmbeddingInput,
+  estimateInputTokens,
+  inputTokensUpperBound,
+} from '../../catalog/estimate-tokens.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Operation } from '../../providers/types.ts';
 import { type CallContext, estimatedInputTokensOf } from '../call-context.ts';
@@ -32,8 +36,7 @@ function measuredTokens(ctx: CallContext): number {
   }
   let largest = 0;
   let total = 0;
-  for (const item of input) {
-    const tokens = estimateInputTokens('embeddings', { input: [item] });
+  for (const tokens of estimateEachEmbeddingInput(input)) {
     largest = Math.max(largest, tokens);
     total += tokens;
   }

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { type ClientRequest, request } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { OpenAIFake } from '../fakes/openai-fake.ts';
+import { createOpenAIDeployment } from '../helpers/admin-api.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+
+const MIB = 1_048_576;
+
+/** A valid chat body of about `bytes` bytes. */
+function chatBody(model: string, bytes: number): string {
+  return JSON.stringify({ model, messages: [{ role: 'user', content: 'a'.repeat(bytes) }] });
+}
+
+/**
+ * Issue 19 item 6: ten 24 MB bodies at once left RSS at 2.4 GB and every other call timed out.
+ * MAX_BODY_BYTES_IN_FLIGHT bounds the large bodies (over 1 MiB) one process holds at once: past
+ * it, a large body is refused before it is read, with 503 `server_busy` and Retry-After in the
+ * endpoint's shape, while small calls go on being served.
+ */
+describe('large request bodies in flight are bounded', () => {
+  let fake: OpenAIFake;
+  let gw: TestGateway;
+  const held: ClientRequest[] = [];
+
+  before(async () => {
+    fake = await new OpenAIFake().start();
+    gw = await startTestGateway({ redis: false, env: { MAX_BODY_BYTES_IN_FLIGHT: String(8 * MIB) } });
+    // A model the catalog does not know: no context window holds the large bodies back.
+    await createOpenAIDeployment(gw, {
+      publicModel: 'big',
+      upstreamModel: 'big-unlisted',
+      baseUrl: fake.baseUrl,
+    });
+  });
+  after(async () => {
+    for (const pending of held) pending.destroy();
+    await gw.close();
+    await fake.close();
+  });
+
+  /** Starts a large upload and leaves it unfinished: the gateway holds its place until it ends. */
+  function holdLargeUpload(path: string, bytes: number): ClientRequest {
+    const { hostname, port } = new URL(gw.url);
+    const pending = request({
+      hostname,
+      port,
+      path,
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${gw.masterKey}`,
+        'content-type': 'application/json',
+        'content-length': String(bytes),
+      },
+    });
+    pending.on('error', () => {});
+    pending.write('{"model":"big","messages":[{"role":"user","content":"');
+    held.push(pending);
+    return pending;
+  }
+
+  function post(path: string, body: string): Promise<Response> {
+    return fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.masterKey}`, 'content-type': 'application/json' },
+      body,
+    });
+  }
+
+  it('refuses a large body past the bound with 503 server_busy, serves small calls, and admits again once it frees', async () => {
+    const first = holdLargeUpload('/v1/chat/completions', 6 * MIB);
+    // The held upload takes 6 of the 8 MiB once its headers are in: another 5 MiB body is refused.
+    await eventually(async () => {
+      const res = await post('/v1/chat/completions', chatBody('big', 5 * MIB));
+      assert.equal(res.status, 503);
+      assert.equal(res.headers.get('retry-after'), '1');
+      assert.ok(res.headers.get('x-request-id'));
+      const body = (await res.json()) as { error: { code: string; type: string } };
+      assert.equal(body.error.code, 'server_busy');
+    }, 10_000);
+
+    // The Anthropic endpoint refuses in its own shape.
+    const messages = await post(
+      '/v1/messages',
+      JSON.stringify({
+        model: 'big',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'a'.repeat(5 * MIB) }],
+      }),
+    );
+    assert.equal(messages.status, 503);
+    const anthropicShape = (await messages.json()) as { type: string; error: { type: string } };
+    assert.equal(anthropicShape.type, 'error');
+    assert.equal(anthropicShape.error.type, 'overloaded_error');
+
+    // A small call is served while the large upload is in flight.
+    const small = await post('/v1/chat/completions', chatBody('big', 100));
+    assert.equal(small.status, 200, await small.clone().text());
+    // So is a body under the bound's own threshold (1 MiB).
+    assert.equal((await post('/v1/chat/completions', chatBody('big', MIB - 1000))).status, 200);
+
+    // The held upload goes away: its place is free, and a large body is served again.
+    first.destroy();
+    await eventually(async () => {
+      const res = await post('/v1/chat/completions', chatBody('big', 5 * MIB));
+      assert.equal(res.status, 200);
+    }, 10_000);
+  });
+});
