@@ -102,6 +102,12 @@ export const ERROR_CODES = {
     message: 'The upstream provider returned an error.',
     description: 'The provider failed; the detail is in the request record, found by x-request-id.',
   },
+  upstream_generation_failed: {
+    errorClass: 'server',
+    message: 'The upstream model stopped without a usable answer.',
+    description:
+      'The model ended its turn with a failure, not an answer (Gemini: a malformed or unexpected tool call, `OTHER`); a retry may succeed.',
+  },
   timeout: {
     errorClass: 'timeout',
     message: 'The upstream provider did not answer in time.',

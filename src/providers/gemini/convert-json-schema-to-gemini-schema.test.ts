@@ -49,9 +49,41 @@ test('null in a type list or a union becomes nullable', () => {
   });
 });
 
-test('a string const is a one-value enum; non-string enums are left out', () => {
+test('a string const is a one-value enum', () => {
   assert.deepEqual(convertJsonSchemaToGeminiSchema({ const: 'fixed' }), { type: 'string', enum: ['fixed'] });
-  assert.deepEqual(convertJsonSchemaToGeminiSchema({ type: 'integer', enum: [1, 2] }), { type: 'integer' });
+});
+
+test('an enum with null is a nullable string enum (null is not a Gemini enum value)', () => {
+  assert.deepEqual(convertJsonSchemaToGeminiSchema({ enum: ['low', 'high', null] }), {
+    nullable: true,
+    type: 'string',
+    enum: ['low', 'high'],
+  });
+  assert.deepEqual(convertJsonSchemaToGeminiSchema({ type: ['string', 'null'], enum: ['a', null] }), {
+    nullable: true,
+    type: 'string',
+    enum: ['a'],
+  });
+  assert.deepEqual(convertJsonSchemaToGeminiSchema({ type: 'null', enum: [null] }), { nullable: true });
+});
+
+test('an enum of numbers or booleans keeps its type and lists its values in the description', () => {
+  assert.deepEqual(
+    convertJsonSchemaToGeminiSchema({ type: 'integer', enum: [1, 2, 3], description: 'Stars.' }),
+    {
+      type: 'integer',
+      description: 'Stars. Allowed values: 1, 2, 3.',
+    },
+  );
+  assert.deepEqual(convertJsonSchemaToGeminiSchema({ enum: [0.5, 1, null] }), {
+    nullable: true,
+    type: 'number',
+    description: 'Allowed values: 0.5, 1.',
+  });
+  assert.deepEqual(convertJsonSchemaToGeminiSchema({ const: true }), {
+    type: 'boolean',
+    description: 'Allowed values: true.',
+  });
 });
 
 test('local $refs are inlined; recursion is cut at a bounded depth', () => {

@@ -1,8 +1,10 @@
 /**
  * JSON Schema (what OpenAI tools and `response_format.json_schema` carry) -> the "select subset of
  * an OpenAPI 3.0 schema object" Gemini takes (API reference: Schema). The differences handled:
- * nullability is `nullable` rather than a `"null"` type; `const` is a one-value string `enum`;
- * local `$ref`s are inlined (Gemini has no references); keywords outside the subset
+ * nullability is `nullable` rather than a `"null"` type; `const` is a one-value `enum`; Gemini's
+ * `enum` takes strings only, so a `null` member becomes `nullable` and an enum of numbers or
+ * booleans keeps its type and moves its values into the description (see convertEnum); local
+ * `$ref`s are inlined (Gemini has no references); keywords outside the subset
  * (`additionalProperties`, `$schema`, `patternProperties`, ...) are left out.
  */
 import type { GeminiSchema } from './gemini-wire-types.ts';
@@ -85,10 +87,7 @@ function convert(schema: JsonSchema, root: JsonSchema, refDepth: number): Gemini
     out.format = schema.format;
   }
   const values = schema.const !== undefined ? [schema.const] : schema.enum;
-  if (Array.isArray(values) && values.length > 0 && values.every((v) => typeof v === 'string')) {
-    out.enum = values as string[];
-    out.type ??= 'string';
-  }
+  if (Array.isArray(values) && values.length > 0) convertEnum(values, out);
   if (isObject(schema.properties)) {
     const properties: Record<string, GeminiSchema> = {};
     for (const [name, property] of Object.entries(schema.properties)) {
@@ -107,6 +106,34 @@ function convert(schema: JsonSchema, root: JsonSchema, refDepth: number): Gemini
     out.type ??= 'array';
   }
   return out;
+}
+
+/** The JSON type of an enum's non-string values, when they share one. */
+function valuesType(values: readonly unknown[]): string | undefined {
+  if (values.every((v) => typeof v === 'boolean')) return 'boolean';
+  if (values.every((v) => Number.isInteger(v))) return 'integer';
+  if (values.every((v) => typeof v === 'number')) return 'number';
+  return undefined;
+}
+
+/**
+ * `enum` / `const` onto `out`: `null` members make the schema nullable; string members stay a
+ * string enum. Numbers and booleans cannot be a Gemini enum, and turning them into strings would
+ * make the model answer `"1"` where the client's schema says `1`: the type is kept (or taken from
+ * the values) and the allowed values are listed in the description for the model to follow.
+ */
+function convertEnum(values: readonly unknown[], out: GeminiSchema): void {
+  const members = values.filter((value) => value !== null);
+  if (members.length < values.length) out.nullable = true;
+  if (members.length === 0) return;
+  if (members.every((value) => typeof value === 'string')) {
+    out.enum = members as string[];
+    out.type ??= 'string';
+    return;
+  }
+  out.type ??= valuesType(members);
+  const allowed = `Allowed values: ${members.map((value) => JSON.stringify(value)).join(', ')}.`;
+  out.description = out.description ? `${out.description} ${allowed}` : allowed;
 }
 
 /** A union with a `null` member becomes `nullable`; a single remaining member is inlined. */

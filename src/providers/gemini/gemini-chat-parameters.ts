@@ -21,18 +21,6 @@ import type { GeminiGenerationConfig } from './gemini-wire-types.ts';
 const to = (field: keyof GeminiGenerationConfig, convert?: (value: unknown) => unknown) =>
   setField<GeminiGenerationConfig>(field, convert);
 
-/**
- * reasoning_effort as thinking budgets, the mapping Google documents for its own OpenAI-compatible
- * endpoint (Gemini API, "OpenAI compatibility": low 1K, medium 8K, high 24K tokens; none disables).
- */
-export const GEMINI_THINKING_BUDGETS: Readonly<Record<string, number>> = Object.freeze({
-  none: 0,
-  minimal: 1024,
-  low: 1024,
-  medium: 8192,
-  high: 24576,
-});
-
 /** json_object -> JSON mode; json_schema -> JSON mode constrained by the converted schema. */
 function responseFormat(value: unknown, name: string): GeminiGenerationConfig {
   const format = value as ChatResponseFormat;
@@ -45,12 +33,6 @@ function responseFormat(value: unknown, name: string): GeminiGenerationConfig {
       : { responseMimeType: 'application/json' };
   }
   throw unsupportedChatParameter(name);
-}
-
-function thinkingBudget(value: unknown, name: string): GeminiGenerationConfig {
-  if (typeof value !== 'string' || !Object.hasOwn(GEMINI_THINKING_BUDGETS, value))
-    throw unsupportedChatParameter(name);
-  return { thinkingConfig: { thinkingBudget: GEMINI_THINKING_BUDGETS[value] } };
 }
 
 export const GEMINI_CHAT_PARAMETERS = Object.freeze({
@@ -72,11 +54,13 @@ export const GEMINI_CHAT_PARAMETERS = Object.freeze({
   seed: to('seed'),
   stop: to('stopSequences', stopSequences),
   response_format: { kind: 'set', apply: responseFormat },
-  reasoning_effort: { kind: 'set', apply: thinkingBudget },
-  logprobs: unless((value) => value === false),
-  top_logprobs: unless((value) => value === 0),
+  // Needs the model: see gemini-thinking.ts.
+  reasoning_effort: handled,
+  logprobs: to('responseLogprobs'),
+  top_logprobs: to('logprobs'),
   logit_bias: unless(isEmptyObject),
-  parallel_tool_calls: unless((value) => value === true),
+  // No Gemini switch: `false` is enforced on the answer (see gemini-chat-response.ts).
+  parallel_tool_calls: handled,
   modalities: unless(isTextOnly),
   ...OPENAI_ONLY_CHAT_PARAMETERS,
 } satisfies Record<string, ParameterRule<GeminiGenerationConfig>>);

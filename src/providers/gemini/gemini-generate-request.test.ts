@@ -153,20 +153,61 @@ describe('parameters', () => {
     );
   });
 
-  test('reasoning_effort becomes the thinking budget Google documents for it', () => {
-    const config = (effort: string) =>
-      toGenerateContentRequest(chat(user, { reasoning_effort: effort })).generationConfig?.thinkingConfig;
+  test("reasoning_effort: a Gemini 2.5 thinking budget (Google's documented table) with thought summaries", () => {
+    const config = (effort: string, model = 'gemini-2.5-flash') =>
+      toGenerateContentRequest({ ...chat(user, { reasoning_effort: effort }), model }).generationConfig
+        ?.thinkingConfig;
     assert.deepEqual(config('none'), { thinkingBudget: 0 });
-    assert.deepEqual(config('low'), { thinkingBudget: 1024 });
-    assert.deepEqual(config('medium'), { thinkingBudget: 8192 });
-    assert.deepEqual(config('high'), { thinkingBudget: 24576 });
+    assert.deepEqual(config('low'), { thinkingBudget: 1024, includeThoughts: true });
+    assert.deepEqual(config('medium'), { thinkingBudget: 8192, includeThoughts: true });
+    assert.deepEqual(config('high'), { thinkingBudget: 24576, includeThoughts: true });
+    // 2.5 Pro cannot turn thinking off: its smallest budget.
+    assert.deepEqual(config('none', 'models/gemini-2.5-pro'), { thinkingBudget: 128 });
     rejects(chat(user, { reasoning_effort: 'extreme' }), 'unsupported_parameter', 'reasoning_effort');
   });
 
+  test('reasoning_effort: a Gemini 3 thinking level (Pro takes low and high only), never a budget', () => {
+    const config = (effort: string, model: string) =>
+      toGenerateContentRequest({ ...chat(user, { reasoning_effort: effort }), model }).generationConfig
+        ?.thinkingConfig;
+    assert.deepEqual(config('minimal', 'gemini-3-flash-preview'), {
+      thinkingLevel: 'minimal',
+      includeThoughts: true,
+    });
+    assert.deepEqual(config('medium', 'gemini-3-flash-preview'), {
+      thinkingLevel: 'medium',
+      includeThoughts: true,
+    });
+    assert.deepEqual(config('medium', 'gemini-3-pro-preview'), {
+      thinkingLevel: 'high',
+      includeThoughts: true,
+    });
+    assert.deepEqual(config('minimal', 'gemini-3-pro-preview'), {
+      thinkingLevel: 'low',
+      includeThoughts: true,
+    });
+    assert.deepEqual(config('none', 'gemini-3-pro-preview'), {
+      thinkingLevel: 'low',
+      includeThoughts: false,
+    });
+  });
+
+  test('logprobs and top_logprobs ask for responseLogprobs and that many candidates per step', () => {
+    assert.deepEqual(
+      toGenerateContentRequest(chat(user, { logprobs: true, top_logprobs: 3 })).generationConfig,
+      { responseLogprobs: true, logprobs: 3 },
+    );
+  });
+
+  test('parallel_tool_calls false is taken (Gemini has no switch; the answer keeps one call)', () => {
+    assert.equal(
+      toGenerateContentRequest(chat(user, { parallel_tool_calls: false })).generationConfig,
+      undefined,
+    );
+  });
+
   for (const [name, value] of [
-    ['logprobs', true],
     ['logit_bias', { '50256': -100 }],
-    ['parallel_tool_calls', false],
     ['audio', { voice: 'alloy' }],
     ['some_new_parameter', 1],
   ] as const) {

@@ -1,12 +1,14 @@
 import type { ChatCompletionRequest } from '../shared/chat-completions-wire.ts';
 import { convertToGeminiContents } from './convert-to-gemini-contents.ts';
 import { mapGenerationConfig } from './gemini-chat-parameters.ts';
+import { geminiThinkingConfig } from './gemini-thinking.ts';
 import { convertToGeminiTools } from './gemini-tools.ts';
 import type { GeminiGenerateContentRequest } from './gemini-wire-types.ts';
 
 /** A Chat Completions request as a generateContent / streamGenerateContent body (the model is in the path). */
 export function toGenerateContentRequest(body: ChatCompletionRequest): GeminiGenerateContentRequest {
-  const generationConfig = mapGenerationConfig(body);
+  const thinkingConfig = geminiThinkingConfig(body);
+  const generationConfig = { ...mapGenerationConfig(body), ...(thinkingConfig ? { thinkingConfig } : {}) };
   return {
     ...convertToGeminiContents(body.messages),
     ...convertToGeminiTools(body),

@@ -37,6 +37,39 @@ const gatewayError = (code: string) => (error: unknown) =>
   error instanceof GatewayError && error.code === code;
 
 describe('recorded streams', () => {
+  test('gemini-stream-malformed-function-call.sse: the text streams, then an error, never a clean end', () => {
+    const d = decoder();
+    const [first, second, last] = recorded('gemini-stream-malformed-function-call.sse')
+      .toString('utf8')
+      .split('\r\n\r\n');
+    assert.deepEqual(
+      choicesOf([...d.push(Buffer.from(`${first}\r\n\r\n`)), ...d.push(Buffer.from(`${second}\r\n\r\n`))]),
+      [
+        [[0, { role: 'assistant', content: '' }, null]],
+        [[0, { content: 'Writing the' }, null]],
+        [[0, { content: ' file now.' }, null]],
+      ],
+    );
+    assert.throws(
+      () => d.push(Buffer.from(`${last}\r\n\r\n`)),
+      (error: unknown) =>
+        gatewayError('upstream_generation_failed')(error) &&
+        (error as GatewayError).status === 502 &&
+        ((error as GatewayError).detail as { finishReason: string }).finishReason ===
+          'MALFORMED_FUNCTION_CALL',
+    );
+  });
+
+  test('gemini-stream-thoughts.sse: thought parts are reasoning_content deltas', () => {
+    assert.deepEqual(choicesOf(decodeAll(recorded('gemini-stream-thoughts.sse'))), [
+      [[0, { role: 'assistant', content: '' }, null]],
+      [[0, { reasoning_content: '**Adding the numbers**\n\nTwo plus two is four.' }, null]],
+      [[0, { content: '4' }, null]],
+      [[0, {}, 'stop']],
+      '[DONE]',
+    ]);
+  });
+
   test('text: role, two deltas, finish, [DONE]; the empty closing part adds no delta', () => {
     assert.deepEqual(choicesOf(decodeAll(TEXT)), [
       [[0, { role: 'assistant', content: '' }, null]],

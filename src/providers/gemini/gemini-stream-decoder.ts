@@ -1,8 +1,10 @@
 /**
  * streamGenerateContent?alt=sse bytes -> Chat Completions chunks. Each SSE event carries one
  * GenerateContentResponse with the next parts of each candidate; the chunk that ends a candidate
- * carries its `finishReason`; `usageMetadata` is cumulative, the last one final. An `{ error }`
- * event, a blocked prompt, or an end before every candidate finished is a GatewayError.
+ * carries its `finishReason`; `usageMetadata` is cumulative, the last one final. Thought parts
+ * stream as `reasoning_content` deltas, `logprobsResult` as the chunk's `logprobs`. An `{ error }`
+ * event, a blocked prompt, a failure finish reason (see map-gemini-finish-reason.ts) or an end
+ * before every candidate finished is a GatewayError, which the client sees as an error event.
  */
 import { ChatChunkWriter, type ChatChunkWriterOptions } from '../shared/chat-chunk-writer.ts';
 import type { ChatChunkToolCallDelta, ChatUsage } from '../shared/chat-completions-wire.ts';
@@ -15,7 +17,9 @@ import {
   upstreamGatewayError,
 } from '../shared/upstream-error.ts';
 import type { StreamDecoder, StreamEvent, Usage } from '../types.ts';
+import type { GeminiAnswerOptions } from './gemini-chat-response.ts';
 import { classifyGeminiError, promptBlockedError } from './gemini-error.ts';
+import { toChatLogprobs } from './gemini-logprobs.ts';
 import { toChatUsage } from './gemini-usage.ts';
 import { type GeminiCandidate, geminiGenerateContentResponseSchema } from './gemini-wire-types.ts';
 import { mapGeminiFinishReason } from './map-gemini-finish-reason.ts';
@@ -28,15 +32,19 @@ interface CandidateState {
   finished: boolean;
 }
 
+export type GeminiStreamDecoderOptions = ChatChunkWriterOptions & GeminiAnswerOptions;
+
 export class GeminiStreamDecoder implements StreamDecoder {
   readonly #chunks: ChatChunkWriter;
+  readonly #singleToolCall: boolean;
   readonly #sse = new SseParser();
   /** Candidate index -> what has been emitted for it. */
   readonly #candidates = new Map<number, CandidateState>();
   #usage: ChatUsage | null = null;
 
-  constructor(options: ChatChunkWriterOptions) {
+  constructor(options: GeminiStreamDecoderOptions) {
     this.#chunks = new ChatChunkWriter(options);
+    this.#singleToolCall = options.singleToolCall === true;
   }
 
   push(chunk: Uint8Array): StreamEvent[] {
@@ -78,8 +86,13 @@ export class GeminiStreamDecoder implements StreamDecoder {
       this.#candidates.set(index, state);
       events.push(this.#chunks.chunk(index, { role: 'assistant', content: '' }));
     }
-    const { text, toolCalls } = readGeminiParts(candidate.content?.parts ?? []);
-    if (text !== '') events.push(this.#chunks.chunk(index, { content: text }));
+    const read = readGeminiParts(candidate.content?.parts ?? []);
+    const logprobs = toChatLogprobs(candidate.logprobsResult);
+    if (read.reasoning !== '') events.push(this.#chunks.chunk(index, { reasoning_content: read.reasoning }));
+    if (read.text !== '' || logprobs)
+      events.push(this.#chunks.chunk(index, { content: read.text }, null, logprobs));
+    const room = this.#singleToolCall ? Math.max(0, 1 - state.toolCalls) : read.toolCalls.length;
+    const toolCalls = read.toolCalls.slice(0, room);
     if (toolCalls.length > 0) {
       const deltas = toolCalls.map(
         (call): ChatChunkToolCallDelta => ({

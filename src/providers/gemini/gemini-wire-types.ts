@@ -44,6 +44,12 @@ export interface GeminiToolConfig {
   functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] };
 }
 
+export interface GeminiThinkingConfig {
+  thinkingBudget?: number;
+  thinkingLevel?: 'minimal' | 'low' | 'medium' | 'high';
+  includeThoughts?: boolean;
+}
+
 export interface GeminiGenerationConfig {
   temperature?: number;
   topP?: number;
@@ -56,7 +62,10 @@ export interface GeminiGenerationConfig {
   seed?: number;
   responseMimeType?: string;
   responseSchema?: GeminiSchema;
-  thinkingConfig?: { thinkingBudget: number };
+  responseLogprobs?: boolean;
+  logprobs?: number;
+  /** `thinkingBudget` (Gemini 2.5) and `thinkingLevel` (Gemini 3) exclude each other. */
+  thinkingConfig?: GeminiThinkingConfig;
 }
 
 export interface GeminiGenerateContentRequest {
@@ -94,9 +103,24 @@ export const geminiUsageMetadataSchema = z.looseObject({
 });
 export type GeminiUsageMetadata = z.infer<typeof geminiUsageMetadataSchema>;
 
+const logprobsCandidateSchema = z.looseObject({
+  token: z.string().optional(),
+  logProbability: z.number().optional(),
+});
+
+/** LogprobsResult: the chosen token of each step, and the top candidates of each step (same length). */
+export const geminiLogprobsResultSchema = z.looseObject({
+  topCandidates: z
+    .array(z.looseObject({ candidates: z.array(logprobsCandidateSchema).optional() }))
+    .optional(),
+  chosenCandidates: z.array(logprobsCandidateSchema).optional(),
+});
+export type GeminiLogprobsResult = z.infer<typeof geminiLogprobsResultSchema>;
+
 export const geminiCandidateSchema = z.looseObject({
   content: z.looseObject({ role: z.string().optional(), parts: z.array(partSchema).optional() }).optional(),
   finishReason: z.string().optional(),
+  logprobsResult: geminiLogprobsResultSchema.optional(),
   index: z.number().int().nonnegative().optional(),
 });
 export type GeminiCandidate = z.infer<typeof geminiCandidateSchema>;

@@ -31,7 +31,7 @@ function chatOperation(now: () => Date): OperationAdapter<ChatCompletionRequest,
         body: JSON.stringify(toGenerateContentRequest(body)),
       };
     },
-    parseResponse(body, target) {
+    parseResponse(body, target, request) {
       const parsed = geminiGenerateContentResponseSchema.safeParse(body);
       if (!parsed.success)
         throw malformedAnswerError('gemini', 'generateContent answer', parsed.error.issues);
@@ -39,6 +39,7 @@ function chatOperation(now: () => Date): OperationAdapter<ChatCompletionRequest,
       return toChatCompletion(
         parsed.data,
         newChatCompletionIdentity(modelVersion ?? target.upstreamModel, now(), responseId),
+        { singleToolCall: request?.parallel_tool_calls === false },
       );
     },
     usageOf: (answer) => normaliseChatUsage(answer.usage),
@@ -46,6 +47,7 @@ function chatOperation(now: () => Date): OperationAdapter<ChatCompletionRequest,
       new GeminiStreamDecoder({
         ...newChatCompletionIdentity(target.upstreamModel, now()),
         includeUsage: body?.stream_options?.include_usage === true,
+        singleToolCall: body?.parallel_tool_calls === false,
       }),
   };
 }

@@ -4,13 +4,20 @@ import type { GeminiCandidate } from './gemini-wire-types.ts';
 
 type Part = NonNullable<NonNullable<GeminiCandidate['content']>['parts']>[number];
 
+export interface GeminiPartsRead {
+  text: string;
+  /** Thought summaries (`thought: true` parts), returned as Chat `reasoning_content`. */
+  reasoning: string;
+  toolCalls: ChatToolCall[];
+}
+
 /**
- * The visible text and the function calls of a candidate's parts. Thought summaries (`thought:
- * true`) have no Chat Completions field and are left out; a function call's thought signature
- * rides in its tool call id (see gemini-tool-call-id.ts).
+ * The visible text, the thought summaries and the function calls of a candidate's parts. A
+ * function call's thought signature rides in its tool call id (see gemini-tool-call-id.ts).
  */
-export function readGeminiParts(parts: readonly Part[]): { text: string; toolCalls: ChatToolCall[] } {
+export function readGeminiParts(parts: readonly Part[]): GeminiPartsRead {
   let text = '';
+  let reasoning = '';
   const toolCalls: ChatToolCall[] = [];
   for (const part of parts) {
     if (part.functionCall) {
@@ -22,9 +29,10 @@ export function readGeminiParts(parts: readonly Part[]): { text: string; toolCal
         type: 'function',
         function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) },
       });
-    } else if (typeof part.text === 'string' && part.thought !== true) {
-      text += part.text;
+    } else if (typeof part.text === 'string') {
+      if (part.thought === true) reasoning += part.text;
+      else text += part.text;
     }
   }
-  return { text, toolCalls };
+  return { text, reasoning, toolCalls };
 }

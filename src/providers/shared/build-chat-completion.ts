@@ -1,7 +1,19 @@
 import type { ChatCompletionIdentity } from './chat-completion-identity.ts';
-import type { ChatCompletion, ChatFinishReason, ChatToolCall, ChatUsage } from './chat-completions-wire.ts';
+import type {
+  ChatCompletion,
+  ChatFinishReason,
+  ChatLogprobs,
+  ChatToolCall,
+  ChatUsage,
+} from './chat-completions-wire.ts';
 
 type ChatChoice = ChatCompletion['choices'][number];
+
+/** What some upstreams add to a choice: the model's reasoning, token log probabilities. */
+export interface ChatChoiceExtras {
+  reasoning?: string;
+  logprobs?: ChatLogprobs | null;
+}
 
 /** One choice: `content` is null for a turn of tool calls only, as OpenAI sends it. */
 export function chatChoice(
@@ -9,6 +21,7 @@ export function chatChoice(
   text: string,
   toolCalls: ChatToolCall[],
   finishReason: ChatFinishReason,
+  extras: ChatChoiceExtras = {},
 ): ChatChoice {
   return {
     index,
@@ -16,9 +29,10 @@ export function chatChoice(
       role: 'assistant',
       content: text === '' && toolCalls.length > 0 ? null : text,
       refusal: null,
+      ...(extras.reasoning ? { reasoning_content: extras.reasoning } : {}),
       ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
     },
-    logprobs: null,
+    logprobs: extras.logprobs ?? null,
     finish_reason: finishReason,
   };
 }

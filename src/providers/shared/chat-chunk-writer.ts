@@ -1,6 +1,11 @@
 import type { StreamEvent } from '../types.ts';
 import type { ChatCompletionIdentity } from './chat-completion-identity.ts';
-import type { ChatCompletionChunk, ChatFinishReason, ChatUsage } from './chat-completions-wire.ts';
+import type {
+  ChatCompletionChunk,
+  ChatFinishReason,
+  ChatLogprobs,
+  ChatUsage,
+} from './chat-completions-wire.ts';
 import { SSE_DONE } from './sse.ts';
 
 export interface ChatChunkWriterOptions extends ChatCompletionIdentity {
@@ -23,10 +28,15 @@ export class ChatChunkWriter {
   }
 
   /** A chunk of one choice. */
-  chunk(index: number, delta: ChatChunkDelta, finishReason: ChatFinishReason | null = null): StreamEvent {
+  chunk(
+    index: number,
+    delta: ChatChunkDelta,
+    finishReason: ChatFinishReason | null = null,
+    logprobs: ChatLogprobs | null = null,
+  ): StreamEvent {
     const chunk: ChatCompletionChunk = {
       ...this.#base(),
-      choices: [{ index, delta, logprobs: null, finish_reason: finishReason }],
+      choices: [{ index, delta, logprobs, finish_reason: finishReason }],
     };
     return { data: chunk };
   }

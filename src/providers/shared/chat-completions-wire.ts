@@ -137,6 +137,17 @@ export interface ChatCompletionRequest {
 
 export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
+/** Token log probabilities of a choice (API reference, "The chat completion object": `logprobs`). */
+export interface ChatTokenLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[] | null;
+}
+export interface ChatLogprobs {
+  content: Array<ChatTokenLogprob & { top_logprobs: ChatTokenLogprob[] }> | null;
+  refusal: null;
+}
+
 export interface ChatUsage {
   prompt_tokens: number;
   completion_tokens: number;
@@ -161,7 +172,7 @@ export interface ChatCompletion {
       reasoning_content?: string;
       thinking_blocks?: ChatThinkingBlock[];
     };
-    logprobs: null;
+    logprobs: ChatLogprobs | null;
     finish_reason: ChatFinishReason;
   }>;
   usage: ChatUsage;
@@ -189,7 +200,7 @@ export interface ChatCompletionChunk {
       thinking_blocks?: ChatThinkingBlock[];
       tool_calls?: ChatChunkToolCallDelta[];
     };
-    logprobs: null;
+    logprobs: ChatLogprobs | null;
     finish_reason: ChatFinishReason | null;
   }>;
   usage?: ChatUsage | null;
