@@ -41,10 +41,12 @@ export const BEDROCK_CHAT_PARAMETERS = Object.freeze({
   logprobs: unless((value) => value === false),
   top_logprobs: unless((value) => value === 0),
   parallel_tool_calls: unless((value) => value === true),
-  response_format: unless((value) => (value as { type?: unknown }).type === 'text'),
+  // See bedrock-output-format.ts.
+  response_format: handled,
   modalities: unless(isTextOnly),
   seed: never,
-  reasoning_effort: never,
+  // See bedrock-thinking.ts.
+  reasoning_effort: handled,
   ...OPENAI_ONLY_CHAT_PARAMETERS,
 } satisfies Record<string, ParameterRule<BedrockInferenceConfig>>);
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { GatewayError } from '../../errors/gateway-error.ts';
 import { normaliseChatUsage } from '../shared/normalise-chat-usage.ts';
 import { toChatCompletion } from './bedrock-chat-response.ts';
 import { bedrockConverseResponseSchema } from './bedrock-wire-types.ts';
@@ -43,7 +44,7 @@ test('recorded tool-use answer: text, tool call and cache-aware usage', () => {
       prompt_tokens: 532,
       completion_tokens: 58,
       total_tokens: 590,
-      prompt_tokens_details: { cached_tokens: 100 },
+      prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 20 },
     },
   });
 });
@@ -78,4 +79,39 @@ test('stop reasons map onto finish reasons; an unknown one reads as stop', () =>
   };
   for (const [reason, expected] of Object.entries(table))
     assert.equal(mapBedrockStopReason(reason), expected, reason);
+});
+
+const fixture = (name: string) =>
+  bedrockConverseResponseSchema.parse(
+    JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8')),
+  );
+
+test('bedrock-reasoning-content.json: reasoning_content, and cache reads and writes in usage', () => {
+  const completion = toChatCompletion(fixture('bedrock-reasoning-content.json'), identity);
+  assert.equal(completion.choices[0].message.content, '51');
+  assert.equal(completion.choices[0].message.reasoning_content, 'The user wants 17 * 3. 17 * 3 = 51.');
+  assert.deepEqual(completion.usage, {
+    prompt_tokens: 2120,
+    completion_tokens: 41,
+    total_tokens: 2161,
+    prompt_tokens_details: { cached_tokens: 2048, cache_write_tokens: 60 },
+  });
+});
+
+test('bedrock-json-mode-tool-use.json: in JSON mode the json_response input is the content, finish stop', () => {
+  const [choice] = toChatCompletion(fixture('bedrock-json-mode-tool-use.json'), identity, {
+    callsForbidden: true,
+    jsonTool: true,
+  }).choices;
+  assert.equal(choice.message.content, '{"city":"Paris","temperature_c":18}');
+  assert.equal(choice.message.tool_calls, undefined);
+  assert.equal(choice.finish_reason, 'stop');
+});
+
+test('a tool call the request forbade (tool_choice none) is a failed generation, not a call', () => {
+  assert.throws(
+    () => toChatCompletion(recorded, identity, { callsForbidden: true, jsonTool: false }),
+    (error: unknown) =>
+      error instanceof GatewayError && error.code === 'upstream_generation_failed' && error.status === 502,
+  );
 });

@@ -136,7 +136,6 @@ describe('parameters', () => {
     ['n', 2],
     ['seed', 7],
     ['frequency_penalty', 0.5],
-    ['response_format', { type: 'json_object' }],
     ['logprobs', true],
     ['some_new_parameter', 'x'],
   ] as const) {
@@ -168,21 +167,172 @@ describe('tools', () => {
     assert.equal(converse.toolConfig, undefined);
   });
 
-  test('tool_choice none with tool blocks in the conversation cannot be honoured', () => {
+  test('bedrock-tool-choice-none-with-history.json: the tools stay declared and Claude is told none', () => {
+    const body = fixture('bedrock-tool-choice-none-with-history.json') as ChatCompletionRequest;
+    assert.deepEqual(toConverseRequest(body), fixture('bedrock-tool-choice-none-with-history.converse.json'));
+  });
+
+  test('a history with tool calls but no tools offered declares the called tools (no toolChoice)', () => {
+    const converse = toConverseRequest(
+      chat([
+        { role: 'user', content: 'x' },
+        {
+          role: 'assistant',
+          tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 't', content: 'r' },
+      ]),
+    );
+    assert.deepEqual(converse.toolConfig, {
+      tools: [{ toolSpec: { name: 'f', inputSchema: { json: { type: 'object', properties: {} } } } }],
+    });
+    // Not a Claude model: no native none to ask for; a call in the answer is refused instead.
+    assert.equal(converse.additionalModelRequestFields, undefined);
+  });
+});
+
+describe('documents, images and prompt caching', () => {
+  const pdf = `data:application/pdf;base64,${Buffer.from('%PDF-1.4').toString('base64')}`;
+
+  test('bedrock-cache-control.json: cache_control on system, user and tool parts and on tools becomes cachePoints', () => {
+    const body = fixture('bedrock-cache-control.json') as ChatCompletionRequest;
+    assert.deepEqual(toConverseRequest(body), fixture('bedrock-cache-control.converse.json'));
+  });
+
+  test('file parts are document blocks with a clean, unique name', () => {
+    const converse = toConverseRequest(
+      chat([
+        {
+          role: 'user',
+          content: [
+            { type: 'file', file: { file_data: pdf, filename: 'Q3 report_final.v2.pdf' } },
+            { type: 'file', file: { file_data: pdf, filename: 'Q3 report_final.v2.pdf' } },
+            { type: 'file', file: { file_data: 'data:text/csv;base64,YSxi' } },
+            { type: 'text', text: 'Compare them.' },
+          ],
+        },
+      ]),
+    );
+    assert.deepEqual(converse.messages[0].content, [
+      { document: { format: 'pdf', name: 'Q3 report final v2', source: { bytes: 'JVBERi0xLjQ=' } } },
+      { document: { format: 'pdf', name: 'Q3 report final v2 (2)', source: { bytes: 'JVBERi0xLjQ=' } } },
+      { document: { format: 'csv', name: 'document 3', source: { bytes: 'YSxi' } } },
+      { text: 'Compare them.' },
+    ]);
+  });
+
+  test('a file_id or an unknown document type is a 400 naming the field', () => {
     rejects(
-      chat(
-        [
-          { role: 'user', content: 'x' },
-          {
-            role: 'assistant',
-            tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{}' } }],
-          },
-          { role: 'tool', tool_call_id: 't', content: 'r' },
-        ],
-        { tools, tool_choice: 'none' },
-      ),
+      chat([{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-abc' } }] }]),
       'unsupported_parameter',
-      'tool_choice',
+      'messages[0].content[0].file',
+    );
+    rejects(
+      chat([
+        {
+          role: 'user',
+          content: [{ type: 'file', file: { file_data: 'data:application/zip;base64,UEs=' } }],
+        },
+      ]),
+      'unsupported_parameter',
+      'messages[0].content[0].file.file_data',
+    );
+  });
+
+  test('an image URL is refused with a message that says to send bytes, naming the field', () => {
+    assert.throws(
+      () =>
+        toConverseRequest(
+          chat([
+            {
+              role: 'user',
+              content: [{ type: 'image_url', image_url: { url: 'http://169.254.169.254/x.png' } }],
+            },
+          ]),
+        ),
+      (error: unknown) =>
+        error instanceof GatewayError &&
+        error.code === 'unsupported_parameter' &&
+        error.param === 'messages[0].content[0].image_url.url' &&
+        /base64 data URL/.test(error.publicMessage) &&
+        /does not fetch/.test(error.publicMessage),
+    );
+  });
+});
+
+describe('reasoning and JSON mode', () => {
+  const user: ChatMessage[] = [{ role: 'user', content: 'hi' }];
+  const claude = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
+
+  test('reasoning_effort on Claude is a thinking budget; temperature and top_p are left out', () => {
+    const converse = toConverseRequest({
+      ...chat(user, { reasoning_effort: 'medium', temperature: 0.7, top_p: 0.9, max_tokens: 4000 }),
+      model: claude,
+    });
+    assert.deepEqual(converse.additionalModelRequestFields, {
+      thinking: { type: 'enabled', budget_tokens: 3999 },
+    });
+    assert.deepEqual(converse.inferenceConfig, { maxTokens: 4000 });
+    const high = toConverseRequest({ ...chat(user, { reasoning_effort: 'high' }), model: `us.${claude}` });
+    assert.deepEqual(high.additionalModelRequestFields, {
+      thinking: { type: 'enabled', budget_tokens: 24576 },
+    });
+    assert.equal(
+      toConverseRequest({ ...chat(user, { reasoning_effort: 'none' }), model: claude })
+        .additionalModelRequestFields,
+      undefined,
+    );
+  });
+
+  test('reasoning_effort on a model without thinking, or with max_tokens too small, is a 400', () => {
+    rejects(chat(user, { reasoning_effort: 'low' }), 'unsupported_parameter', 'reasoning_effort');
+    rejects(
+      { ...chat(user, { reasoning_effort: 'low', max_tokens: 1000 }), model: claude },
+      'invalid_request',
+      'max_tokens',
+    );
+  });
+
+  test('json_schema is native structured output (outputConfig.textFormat, the schema as a string)', () => {
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'integer' } },
+      required: ['a'],
+      additionalProperties: false,
+    };
+    const converse = toConverseRequest(
+      chat(user, {
+        response_format: { type: 'json_schema', json_schema: { name: 'answer', schema, strict: true } },
+      }),
+    );
+    assert.deepEqual(converse.outputConfig, {
+      textFormat: {
+        type: 'json_schema',
+        structure: { jsonSchema: { schema: JSON.stringify(schema), name: 'answer' } },
+      },
+    });
+    assert.equal(converse.toolConfig, undefined);
+  });
+
+  test('json_object is the forced json_response tool; not beside tools or thinking', () => {
+    const converse = toConverseRequest(chat(user, { response_format: { type: 'json_object' } }));
+    assert.deepEqual(converse.toolConfig?.toolChoice, { tool: { name: 'json_response' } });
+    assert.deepEqual(
+      converse.toolConfig?.tools.map((tool) => ('toolSpec' in tool ? tool.toolSpec.name : 'cachePoint')),
+      ['json_response'],
+    );
+    rejects(
+      chat(user, {
+        response_format: { type: 'json_object' },
+        tools: [{ type: 'function', function: { name: 'f' } }],
+      }),
+      'unsupported_parameter',
+      'response_format',
+    );
+    rejects(
+      { ...chat(user, { response_format: { type: 'json_object' }, reasoning_effort: 'low' }), model: claude },
+      'unsupported_parameter',
+      'response_format',
     );
   });
 });

@@ -42,6 +42,73 @@ const deltas = (events: StreamEvent[]) =>
 const gatewayError = (code: string) => (error: unknown) =>
   error instanceof GatewayError && error.code === code;
 
+const framesOf = (name: string) =>
+  Buffer.concat(
+    (JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8')) as Frame[]).map(
+      (frame) => encodeEventMessage(frame.event, frame.payload),
+    ),
+  );
+
+describe('reasoning, JSON mode and forbidden calls', () => {
+  test('bedrock-stream-reasoning.json: reasoning deltas are reasoning_content; usage has cache reads and writes', () => {
+    const events = decodeAll(framesOf('bedrock-stream-reasoning.json'), true);
+    assert.deepEqual(deltas(events).slice(0, 5), [
+      [[{ role: 'assistant', content: '' }, null]],
+      [[{ reasoning_content: '17 * 3' }, null]],
+      [[{ reasoning_content: ' = 51.' }, null]],
+      [[{ content: '51' }, null]],
+      [[{}, 'stop']],
+    ]);
+    assert.deepEqual((events.at(-2)!.data as { usage: unknown }).usage, {
+      prompt_tokens: 2120,
+      completion_tokens: 41,
+      total_tokens: 2161,
+      prompt_tokens_details: { cached_tokens: 2048, cache_write_tokens: 60 },
+    });
+  });
+
+  test('JSON mode: the json_response input streams as content and the finish is stop', () => {
+    const d = new BedrockStreamDecoder({
+      id: 'chatcmpl-1',
+      model: 'm',
+      created: 1_700_000_000,
+      includeUsage: false,
+      mode: { callsForbidden: true, jsonTool: true },
+    });
+    const bytes = Buffer.concat([
+      encodeEventMessage('messageStart', { role: 'assistant' }),
+      encodeEventMessage('contentBlockStart', {
+        contentBlockIndex: 0,
+        start: { toolUse: { toolUseId: 't', name: 'json_response' } },
+      }),
+      encodeEventMessage('contentBlockDelta', {
+        contentBlockIndex: 0,
+        delta: { toolUse: { input: '{"a":' } },
+      }),
+      encodeEventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: '1}' } } }),
+      encodeEventMessage('messageStop', { stopReason: 'tool_use' }),
+    ]);
+    assert.deepEqual(deltas([...d.push(bytes), ...d.finish()]), [
+      [[{ role: 'assistant', content: '' }, null]],
+      [[{ content: '{"a":' }, null]],
+      [[{ content: '1}' }, null]],
+      [[{}, 'stop']],
+      '[DONE]',
+    ]);
+  });
+
+  test('a tool call the request forbade ends the stream with an error', () => {
+    const d = new BedrockStreamDecoder({
+      id: 'chatcmpl-1',
+      model: 'm',
+      created: 1_700_000_000,
+      includeUsage: false,
+      mode: { callsForbidden: true, jsonTool: false },
+    });
+    assert.throws(() => d.push(recordedBytes), gatewayError('upstream_generation_failed'));
+  });
+});
+
 describe('recorded tool-use stream', () => {
   test('becomes role, text, tool call start and argument deltas, finish, [DONE]', () => {
     assert.deepEqual(deltas(decodeAll(recordedBytes)), [

@@ -3,7 +3,9 @@
  * event-stream-decoder.ts) whose `event` messages carry the ConverseStreamOutput members as JSON:
  * messageStart, contentBlockStart, contentBlockDelta, contentBlockStop, messageStop, metadata.
  * `exception` messages (`:exception-type`) and `error` messages (`:error-code`) end the stream with a
- * classified GatewayError.
+ * classified GatewayError. Reasoning deltas stream as `reasoning_content`; the request's answer
+ * mode (see bedrock-answer-mode.ts) turns the JSON tool's input into content and a forbidden call
+ * into an error.
  */
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { ChatChunkWriter, type ChatChunkWriterOptions } from '../shared/chat-chunk-writer.ts';
@@ -15,6 +17,7 @@ import {
   upstreamGatewayError,
 } from '../shared/upstream-error.ts';
 import type { StreamDecoder, StreamEvent, Usage } from '../types.ts';
+import { type BedrockAnswerMode, toolUseRole } from './bedrock-answer-mode.ts';
 import { classifyBedrockFailure } from './bedrock-error.ts';
 import { toChatUsage } from './bedrock-usage.ts';
 import {
@@ -31,17 +34,25 @@ import { mapBedrockStopReason } from './map-bedrock-stop-reason.ts';
 
 const PROVIDER = 'bedrock';
 
+export interface BedrockStreamDecoderOptions extends ChatChunkWriterOptions {
+  mode?: BedrockAnswerMode;
+}
+
 export class BedrockStreamDecoder implements StreamDecoder {
   readonly #chunks: ChatChunkWriter;
+  readonly #mode: BedrockAnswerMode;
   readonly #frames = new EventStreamDecoder();
   /** Converse content block index -> Chat Completions tool call index. */
   readonly #toolCalls = new Map<number, number>();
+  /** Content block indexes of the JSON tool, whose input deltas are content. */
+  readonly #jsonBlocks = new Set<number>();
   #roleSent = false;
   #finishReason: ChatFinishReason | null = null;
   #usage: ChatUsage | null = null;
 
-  constructor(options: ChatChunkWriterOptions) {
+  constructor(options: BedrockStreamDecoderOptions) {
     this.#chunks = new ChatChunkWriter(options);
+    this.#mode = options.mode ?? { callsForbidden: false, jsonTool: false };
   }
 
   push(chunk: Uint8Array): StreamEvent[] {
@@ -110,9 +121,11 @@ export class BedrockStreamDecoder implements StreamDecoder {
         return this.#blockDelta(this.#parse('contentBlockDelta', payload));
       case 'contentBlockStop':
         return [];
-      case 'messageStop':
-        this.#finishReason = mapBedrockStopReason(this.#parse('messageStop', payload).stopReason);
+      case 'messageStop': {
+        const mapped = mapBedrockStopReason(this.#parse('messageStop', payload).stopReason);
+        this.#finishReason = mapped === 'tool_calls' && this.#jsonBlocks.size > 0 ? 'stop' : mapped;
         return [this.#chunks.chunk(0, {}, this.#finishReason)];
+      }
       case 'metadata': {
         const { usage } = this.#parse('metadata', payload);
         if (usage) this.#usage = toChatUsage(usage);
@@ -136,6 +149,10 @@ export class BedrockStreamDecoder implements StreamDecoder {
   #blockStart(event: BedrockStreamEvent<'contentBlockStart'>): StreamEvent[] {
     const toolUse = event.start.toolUse;
     if (!toolUse) return [];
+    if (toolUseRole(this.#mode, toolUse.name) === 'json') {
+      this.#jsonBlocks.add(event.contentBlockIndex);
+      return this.#start();
+    }
     const index = this.#toolCalls.size;
     this.#toolCalls.set(event.contentBlockIndex, index);
     return [
@@ -149,15 +166,19 @@ export class BedrockStreamDecoder implements StreamDecoder {
   }
 
   #blockDelta(event: BedrockStreamEvent<'contentBlockDelta'>): StreamEvent[] {
-    const { text, toolUse } = event.delta;
+    const { text, toolUse, reasoningContent } = event.delta;
     if (text !== undefined) return [...this.#start(), this.#chunks.chunk(0, { content: text })];
+    if (reasoningContent?.text !== undefined)
+      return [...this.#start(), this.#chunks.chunk(0, { reasoning_content: reasoningContent.text })];
+    if (toolUse !== undefined && this.#jsonBlocks.has(event.contentBlockIndex))
+      return [this.#chunks.chunk(0, { content: toolUse.input })];
     if (toolUse !== undefined) {
       const index = this.#toolCalls.get(event.contentBlockIndex);
       if (index === undefined)
         throw malformedAnswerError(PROVIDER, 'tool input delta', 'no contentBlockStart');
       return [this.#chunks.chunk(0, { tool_calls: [{ index, function: { arguments: toolUse.input } }] })];
     }
-    // reasoningContent and citation deltas have no Chat Completions field.
+    // Reasoning signatures, redacted reasoning and citation deltas have no Chat Completions field.
     return [];
   }
 

@@ -6,11 +6,19 @@
 import { z } from 'zod';
 
 export type BedrockImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';
+export type BedrockDocumentFormat = 'pdf' | 'csv' | 'doc' | 'docx' | 'xls' | 'xlsx' | 'html' | 'txt' | 'md';
+
+/** A prompt-cache checkpoint: what precedes it is cached (CachePointBlock; `ttl` 5m or 1h). */
+export interface BedrockCachePoint {
+  cachePoint: { type: 'default'; ttl?: '5m' | '1h' };
+}
 
 export type BedrockContentBlock =
   | { text: string }
   /** `bytes` is base64 in the JSON protocol. */
   | { image: { format: BedrockImageFormat; source: { bytes: string } } }
+  | { document: { format: BedrockDocumentFormat; name: string; source: { bytes: string } } }
+  | BedrockCachePoint
   | { toolUse: { toolUseId: string; name: string; input: unknown } }
   | {
       toolResult: {
@@ -37,16 +45,33 @@ export type BedrockToolChoice =
   | { any: Record<string, never> }
   | { tool: { name: string } };
 
+export interface BedrockToolSpec {
+  toolSpec: { name: string; description?: string; inputSchema: { json: unknown } };
+}
+
 export interface BedrockToolConfig {
-  tools: Array<{ toolSpec: { name: string; description?: string; inputSchema: { json: unknown } } }>;
+  tools: Array<BedrockToolSpec | BedrockCachePoint>;
   toolChoice?: BedrockToolChoice;
+}
+
+export type BedrockSystemBlock = { text: string } | BedrockCachePoint;
+
+/** OutputConfig: native structured output (`schema` is the JSON Schema as a string). */
+export interface BedrockOutputConfig {
+  textFormat: {
+    type: 'json_schema';
+    structure: { jsonSchema: { schema: string; name?: string; description?: string } };
+  };
 }
 
 export interface BedrockConverseRequest {
   messages: BedrockMessage[];
-  system?: Array<{ text: string }>;
+  system?: BedrockSystemBlock[];
   inferenceConfig?: BedrockInferenceConfig;
   toolConfig?: BedrockToolConfig;
+  /** Fields of the model's native request Converse has no member for (Claude: `thinking`, `tool_choice`). */
+  additionalModelRequestFields?: Record<string, unknown>;
+  outputConfig?: BedrockOutputConfig;
 }
 
 export const bedrockTokenUsageSchema = z
@@ -62,13 +87,27 @@ export type BedrockTokenUsage = z.infer<typeof bedrockTokenUsageSchema>;
 
 const toolUseSchema = z.object({ toolUseId: z.string(), name: z.string(), input: z.unknown() }).loose();
 
+/** ReasoningContentBlock: readable reasoning (with Claude's signature) or encrypted, redacted reasoning. */
+const reasoningContentSchema = z
+  .object({
+    reasoningText: z.object({ text: z.string(), signature: z.string().optional() }).loose().optional(),
+    redactedContent: z.string().optional(),
+  })
+  .loose();
+
 export const bedrockConverseResponseSchema = z
   .object({
     output: z.object({
       message: z.object({
         role: z.string(),
         content: z.array(
-          z.object({ text: z.string().optional(), toolUse: toolUseSchema.optional() }).loose(),
+          z
+            .object({
+              text: z.string().optional(),
+              toolUse: toolUseSchema.optional(),
+              reasoningContent: reasoningContentSchema.optional(),
+            })
+            .loose(),
         ),
       }),
     }),
@@ -93,7 +132,18 @@ export const bedrockStreamEventSchemas = {
     .object({
       contentBlockIndex: z.number().int(),
       delta: z
-        .object({ text: z.string().optional(), toolUse: z.object({ input: z.string() }).loose().optional() })
+        .object({
+          text: z.string().optional(),
+          toolUse: z.object({ input: z.string() }).loose().optional(),
+          reasoningContent: z
+            .object({
+              text: z.string().optional(),
+              signature: z.string().optional(),
+              redactedContent: z.string().optional(),
+            })
+            .loose()
+            .optional(),
+        })
         .loose(),
     })
     .loose(),

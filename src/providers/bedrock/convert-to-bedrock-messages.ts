@@ -6,45 +6,27 @@
  */
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { appendMergedTurn } from '../shared/append-merged-turn.ts';
-import type { ChatContentPart, ChatMessage } from '../shared/chat-completions-wire.ts';
+import type { ChatMessage } from '../shared/chat-completions-wire.ts';
 import { textOf } from '../shared/chat-content-text.ts';
-import { dataUrlAsBase64 } from '../shared/data-url.ts';
-import { unsupportedParameter } from '../shared/unsupported-parameter.ts';
-import type { BedrockContentBlock, BedrockImageFormat, BedrockMessage } from './bedrock-wire-types.ts';
+import {
+  cacheControlOf,
+  cachePointAfter,
+  DocumentNames,
+  userContentBlocks,
+} from './bedrock-content-blocks.ts';
+import type { BedrockContentBlock, BedrockMessage, BedrockSystemBlock } from './bedrock-wire-types.ts';
 
 export interface BedrockConversation {
-  system: Array<{ text: string }>;
+  system: BedrockSystemBlock[];
   messages: BedrockMessage[];
 }
 
-const IMAGE_FORMATS: Readonly<Record<string, BedrockImageFormat>> = Object.freeze({
-  'image/png': 'png',
-  'image/jpeg': 'jpeg',
-  'image/jpg': 'jpeg',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-});
-
-function userBlocks(content: string | ChatContentPart[], at: string): BedrockContentBlock[] {
-  if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
-  return content.map((part, j): BedrockContentBlock => {
-    if (part.type === 'text') return { text: part.text };
-    if (part.type === 'image_url') return imageBlock(part.image_url.url, `${at}.content[${j}].image_url.url`);
-    throw unsupportedParameter(
-      `${at}.content[${j}]`,
-      `Content parts of type ${part.type} are not supported by this model.`,
-    );
-  });
-}
-
-/** Converse takes image bytes only (or S3 locations), so a remote URL cannot be passed on. */
-function imageBlock(url: string, param: string): BedrockContentBlock {
-  const data = dataUrlAsBase64(url);
-  if (!data) throw unsupportedParameter(param, 'Images must be sent as base64 data URLs for this model.');
-  const format = IMAGE_FORMATS[data.mediaType];
-  if (!format)
-    throw unsupportedParameter(param, 'The image format is not supported: use PNG, JPEG, GIF or WebP.');
-  return { image: { format, source: { bytes: data.base64 } } };
+/** A system or developer message: one text block per part, each followed by its cache point when marked. */
+function systemBlocks(message: Extract<ChatMessage, { role: 'system' | 'developer' }>): BedrockSystemBlock[] {
+  if (typeof message.content === 'string') return message.content === '' ? [] : [{ text: message.content }];
+  return message.content.flatMap((part) =>
+    part.text === '' ? [] : [{ text: part.text }, ...cachePointAfter(part.cache_control)],
+  );
 }
 
 function parseArguments(raw: string, param: string): unknown {
@@ -67,7 +49,7 @@ function assistantBlocks(
   const blocks: BedrockContentBlock[] = [];
   const text = textOf(message.content);
   // Converse refuses blank text blocks.
-  if (text.trim() !== '') blocks.push({ text });
+  if (text.trim() !== '') blocks.push({ text }, ...cachePointAfter(cacheControlOf(message.content)));
   for (const [k, call] of (message.tool_calls ?? []).entries()) {
     blocks.push({
       toolUse: {
@@ -81,21 +63,20 @@ function assistantBlocks(
 }
 
 export function convertToBedrockMessages(messages: readonly ChatMessage[]): BedrockConversation {
-  const system: Array<{ text: string }> = [];
+  const system: BedrockSystemBlock[] = [];
   const turns: BedrockMessage[] = [];
+  const documentNames = new DocumentNames();
   const append = (role: BedrockMessage['role'], content: BedrockContentBlock[]): void =>
     appendMergedTurn(turns, 'content', { role, content });
   for (const [i, message] of messages.entries()) {
     const at = `messages[${i}]`;
     switch (message.role) {
       case 'system':
-      case 'developer': {
-        const text = textOf(message.content);
-        if (text !== '') system.push({ text });
+      case 'developer':
+        system.push(...systemBlocks(message));
         break;
-      }
       case 'user':
-        append('user', userBlocks(message.content, at));
+        append('user', userContentBlocks(message.content, at, documentNames));
         break;
       case 'assistant':
         append('assistant', assistantBlocks(message, at));
@@ -103,6 +84,7 @@ export function convertToBedrockMessages(messages: readonly ChatMessage[]): Bedr
       case 'tool':
         append('user', [
           { toolResult: { toolUseId: message.tool_call_id, content: [{ text: textOf(message.content) }] } },
+          ...cachePointAfter(cacheControlOf(message.content)),
         ]);
         break;
     }

@@ -7,6 +7,7 @@ import type { ChatCompletion, ChatCompletionRequest } from '../shared/chat-compl
 import { normaliseChatUsage } from '../shared/normalise-chat-usage.ts';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type { OperationAdapter, ProviderAdapter } from '../types.ts';
+import { bedrockAnswerMode } from './bedrock-answer-mode.ts';
 import { toChatCompletion } from './bedrock-chat-response.ts';
 import {
   BEDROCK_SIGNING_SERVICE,
@@ -47,16 +48,21 @@ function chatOperation(now: () => Date): OperationAdapter<ChatCompletionRequest,
       });
       return { url, method: 'POST', headers, body: payload };
     },
-    parseResponse(body, target) {
+    parseResponse(body, target, request) {
       const parsed = bedrockConverseResponseSchema.safeParse(body);
       if (!parsed.success) throw malformedAnswerError('bedrock', 'Converse answer', parsed.error.issues);
-      return toChatCompletion(parsed.data, newChatCompletionIdentity(target.upstreamModel, now()));
+      return toChatCompletion(
+        parsed.data,
+        newChatCompletionIdentity(target.upstreamModel, now()),
+        bedrockAnswerMode(request),
+      );
     },
     usageOf: (answer) => normaliseChatUsage(answer.usage),
     createStreamDecoder: (target, body) =>
       new BedrockStreamDecoder({
         ...newChatCompletionIdentity(target.upstreamModel, now()),
         includeUsage: body?.stream_options?.include_usage === true,
+        mode: bedrockAnswerMode(body),
       }),
   };
 }

@@ -77,6 +77,7 @@ export type ChatMessage =
 
 export interface ChatFunctionTool {
   type: 'function';
+  cache_control?: ChatCacheControl;
   function: {
     name: string;
     description?: string;
@@ -152,7 +153,8 @@ export interface ChatUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens: number };
+  /** `cache_write_tokens`: input written to the prompt cache (OpenRouter's field; Anthropic's cache creation). */
+  prompt_tokens_details?: { cached_tokens: number; cache_write_tokens?: number };
   completion_tokens_details?: { reasoning_tokens: number };
 }
 
