@@ -6,8 +6,9 @@
  * (see fake-server.ts).
  *
  * Answers are deterministic: the text is `echo: <last user text>`; with tools offered and either a
- * forced tool choice or the word "tool" in the last user text, it calls the chosen (or first) tool
- * with `{ "echo": <last user text> }`.
+ * forced tool choice or the word "tool" in the last user text (and no Claude `tool_choice: none`),
+ * it calls the chosen (or first) tool with `{ "echo": <last user text> }`. Prompt caching, extended
+ * thinking and the toolConfig check: see bedrock-fake-converse.ts.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -16,6 +17,13 @@ import {
   encodeExceptionMessage,
 } from '../../src/providers/bedrock/event-stream-encoder.ts';
 import { type AwsCredentials, computeSignature, sha256Hex } from '../../src/providers/bedrock/sigv4.ts';
+import {
+  type CacheUsage,
+  type ConverseBody,
+  converseValidationError,
+  FakePromptCache,
+  fakeReasoning,
+} from './bedrock-fake-converse.ts';
 import type { FakeReply, FakeResponder } from './fake-responder.ts';
 import { countWords, FakeServer, type RecordedRequest } from './fake-server.ts';
 
@@ -36,19 +44,11 @@ export interface BedrockFakeOptions {
   region?: string;
 }
 
-interface ConverseBody {
-  messages?: Array<{ role: string; content: Array<Record<string, unknown>> }>;
-  system?: Array<{ text?: string }>;
-  toolConfig?: {
-    tools?: Array<{ toolSpec?: { name: string } }>;
-    toolChoice?: { any?: unknown; tool?: { name: string } };
-  };
-}
-
 interface Reply {
   text: string;
+  reasoning: string | null;
   tool: { toolUseId: string; name: string; input: unknown } | null;
-  inputTokens: number;
+  cache: CacheUsage;
 }
 
 const AMZN_REQUEST = { 'x-amzn-requestid': 'fake-request' };
@@ -56,6 +56,7 @@ const AMZN_REQUEST = { 'x-amzn-requestid': 'fake-request' };
 export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
   readonly #credentials: AwsCredentials;
   readonly #region: string;
+  readonly #cache = new FakePromptCache();
   #toolCalls = 0;
 
   constructor(options: BedrockFakeOptions = {}) {
@@ -116,6 +117,8 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
         'Malformed input request: messages must not be empty',
       );
     }
+    const invalid = converseValidationError(body);
+    if (invalid) return sendError(res, 400, 'ValidationException', invalid);
     const reply = this.#reply(body);
     if (request.operation === 'converse') return res.json(200, converseAnswer(reply), AMZN_REQUEST);
     return res.frames(streamFrames(reply), {
@@ -196,37 +199,43 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
     const lastText = (lastUser?.content ?? [])
       .flatMap((block) => (typeof block.text === 'string' ? [block.text] : []))
       .join(' ');
-    const allText = [
-      ...(body.system ?? []).map((block) => block.text ?? ''),
-      ...messages.flatMap((message) =>
-        message.content.map((block) => (typeof block.text === 'string' ? block.text : '')),
-      ),
-    ].join(' ');
-    const tools = body.toolConfig?.tools ?? [];
+    const tools = (body.toolConfig?.tools ?? []).filter((tool) => tool.toolSpec);
     const choice = body.toolConfig?.toolChoice;
     const wantsTool =
       tools.length > 0 &&
+      body.additionalModelRequestFields?.tool_choice?.type !== 'none' &&
       (choice?.any !== undefined || choice?.tool !== undefined || /\btool\b/i.test(lastText));
     const name = choice?.tool?.name ?? tools[0]?.toolSpec?.name;
     return {
       text: `echo: ${lastText}`,
+      reasoning: fakeReasoning(body, lastText),
       tool:
         wantsTool && name
           ? { toolUseId: `tooluse_fake${++this.#toolCalls}`, name, input: { echo: lastText } }
           : null,
-      inputTokens: countWords(allText),
+      cache: this.#cache.usage(body),
     };
   }
 }
 
+function usageOf(reply: Reply): Record<string, number> {
+  const { uncached, ...cache } = reply.cache;
+  const outputTokens = countWords(reply.text);
+  const cached = (cache.cacheReadInputTokens ?? 0) + (cache.cacheWriteInputTokens ?? 0);
+  return { inputTokens: uncached, outputTokens, totalTokens: uncached + cached + outputTokens, ...cache };
+}
+
 function converseAnswer(reply: Reply): unknown {
   const content: unknown[] = [{ text: reply.text }];
+  if (reply.reasoning)
+    content.unshift({
+      reasoningContent: { reasoningText: { text: reply.reasoning, signature: 'c2lnbmF0dXJl' } },
+    });
   if (reply.tool) content.push({ toolUse: reply.tool });
-  const outputTokens = countWords(reply.text);
   return {
     output: { message: { role: 'assistant', content } },
     stopReason: reply.tool ? 'tool_use' : 'end_turn',
-    usage: { inputTokens: reply.inputTokens, outputTokens, totalTokens: reply.inputTokens + outputTokens },
+    usage: usageOf(reply),
     metrics: { latencyMs: 1 },
   };
 }
@@ -236,36 +245,50 @@ function streamFrames(reply: Reply): Uint8Array[] {
   const event = (type: string, payload: Record<string, unknown>) =>
     encodeEventMessage(type, { ...payload, p: 'abcdefgh' });
   const frames = [event('messageStart', { role: 'assistant' })];
+  // Reasoning, when there is any, is block 0; the text and the tool call follow.
+  const at = reply.reasoning ? 1 : 0;
+  if (reply.reasoning) {
+    frames.push(
+      event('contentBlockDelta', {
+        contentBlockIndex: 0,
+        delta: { reasoningContent: { text: reply.reasoning } },
+      }),
+      event('contentBlockDelta', {
+        contentBlockIndex: 0,
+        delta: { reasoningContent: { signature: 'c2lnbmF0dXJl' } },
+      }),
+      event('contentBlockStop', { contentBlockIndex: 0 }),
+    );
+  }
   const pieces = reply.text.split(' ');
   for (const [i, piece] of pieces.entries()) {
     frames.push(
-      event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: i === 0 ? piece : ` ${piece}` } }),
+      event('contentBlockDelta', { contentBlockIndex: at, delta: { text: i === 0 ? piece : ` ${piece}` } }),
     );
   }
-  frames.push(event('contentBlockStop', { contentBlockIndex: 0 }));
+  frames.push(event('contentBlockStop', { contentBlockIndex: at }));
   if (reply.tool) {
     const input = JSON.stringify(reply.tool.input);
     const half = Math.floor(input.length / 2);
     frames.push(
       event('contentBlockStart', {
-        contentBlockIndex: 1,
+        contentBlockIndex: at + 1,
         start: { toolUse: { toolUseId: reply.tool.toolUseId, name: reply.tool.name } },
       }),
       event('contentBlockDelta', {
-        contentBlockIndex: 1,
+        contentBlockIndex: at + 1,
         delta: { toolUse: { input: input.slice(0, half) } },
       }),
-      event('contentBlockDelta', { contentBlockIndex: 1, delta: { toolUse: { input: input.slice(half) } } }),
-      event('contentBlockStop', { contentBlockIndex: 1 }),
+      event('contentBlockDelta', {
+        contentBlockIndex: at + 1,
+        delta: { toolUse: { input: input.slice(half) } },
+      }),
+      event('contentBlockStop', { contentBlockIndex: at + 1 }),
     );
   }
-  const outputTokens = countWords(reply.text);
   frames.push(
     event('messageStop', { stopReason: reply.tool ? 'tool_use' : 'end_turn' }),
-    event('metadata', {
-      usage: { inputTokens: reply.inputTokens, outputTokens, totalTokens: reply.inputTokens + outputTokens },
-      metrics: { latencyMs: 1 },
-    }),
+    event('metadata', { usage: usageOf(reply), metrics: { latencyMs: 1 } }),
   );
   return frames;
 }

@@ -60,6 +60,16 @@ describe('recorded streams', () => {
     );
   });
 
+  test('gemini-stream-malformed-function-call.sse in one read: the text still goes out, the error follows at the end', () => {
+    const d = decoder();
+    assert.deepEqual(choicesOf(d.push(recorded('gemini-stream-malformed-function-call.sse'))), [
+      [[0, { role: 'assistant', content: '' }, null]],
+      [[0, { content: 'Writing the' }, null]],
+      [[0, { content: ' file now.' }, null]],
+    ]);
+    assert.throws(() => d.finish(), gatewayError('upstream_generation_failed'));
+  });
+
   test('gemini-stream-thoughts.sse: thought parts are reasoning_content deltas', () => {
     assert.deepEqual(choicesOf(decodeAll(recorded('gemini-stream-thoughts.sse'))), [
       [[0, { role: 'assistant', content: '' }, null]],

@@ -41,17 +41,32 @@ export class GeminiStreamDecoder implements StreamDecoder {
   /** Candidate index -> what has been emitted for it. */
   readonly #candidates = new Map<number, CandidateState>();
   #usage: ChatUsage | null = null;
+  /** A failure met after other events of the same bytes: thrown at the next push or the end. */
+  #failure: unknown = null;
 
   constructor(options: GeminiStreamDecoderOptions) {
     this.#chunks = new ChatChunkWriter(options);
     this.#singleToolCall = options.singleToolCall === true;
   }
 
+  /** The events before a failure in the same bytes still reach the client; the failure follows. */
   push(chunk: Uint8Array): StreamEvent[] {
-    return this.#sse.push(chunk).flatMap((message) => this.#message(message));
+    if (this.#failure) throw this.#failure;
+    const events: StreamEvent[] = [];
+    for (const message of this.#sse.push(chunk)) {
+      try {
+        events.push(...this.#message(message));
+      } catch (error) {
+        if (events.length === 0) throw error;
+        this.#failure = error;
+        break;
+      }
+    }
+    return events;
   }
 
   finish(): StreamEvent[] {
+    if (this.#failure) throw this.#failure;
     const events = this.#sse.end().flatMap((message) => this.#message(message));
     const states = [...this.#candidates.values()];
     if (states.length === 0 || states.some((state) => !state.finished)) {
