@@ -90,6 +90,12 @@ test('bedrock-reasoning-content.json: reasoning_content, and cache reads and wri
   const completion = toChatCompletion(fixture('bedrock-reasoning-content.json'), identity);
   assert.equal(completion.choices[0].message.content, '51');
   assert.equal(completion.choices[0].message.reasoning_content, 'The user wants 17 * 3. 17 * 3 = 51.');
+  assert.deepEqual(
+    completion.choices[0].message.thinking_blocks?.map((block) =>
+      block.type === 'thinking' ? [block.thinking, block.signature?.slice(0, 12)] : block.type,
+    ),
+    [['The user wants 17 * 3. 17 * 3 = 51.', 'EqoBCkgIARAB']],
+  );
   assert.deepEqual(completion.usage, {
     prompt_tokens: 2120,
     completion_tokens: 41,

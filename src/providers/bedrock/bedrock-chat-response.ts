@@ -1,6 +1,6 @@
 import { buildChatCompletion, chatChoice } from '../shared/build-chat-completion.ts';
 import type { ChatCompletionIdentity } from '../shared/chat-completion-identity.ts';
-import type { ChatCompletion, ChatToolCall } from '../shared/chat-completions-wire.ts';
+import type { ChatCompletion, ChatThinkingBlock, ChatToolCall } from '../shared/chat-completions-wire.ts';
 import { type BedrockAnswerMode, toolUseRole } from './bedrock-answer-mode.ts';
 import { toChatUsage } from './bedrock-usage.ts';
 import type { BedrockConverseResponse } from './bedrock-wire-types.ts';
@@ -10,7 +10,9 @@ const PLAIN: BedrockAnswerMode = { callsForbidden: false, jsonTool: false };
 
 /**
  * A Converse answer as a `chat.completion` (one choice: Converse has no candidate count).
- * `reasoningContent` text becomes `reasoning_content`; redacted reasoning has no readable form.
+ * `reasoningContent` text becomes `reasoning_content`, and every reasoning block is kept whole in
+ * `thinking_blocks` (LiteLLM's field) for the client to send back: Claude wants its signed thinking
+ * again on the next turn of a tool loop (see convert-to-bedrock-messages.ts).
  */
 export function toChatCompletion(
   response: BedrockConverseResponse,
@@ -21,10 +23,20 @@ export function toChatCompletion(
   let reasoning = '';
   let json = false;
   const toolCalls: ChatToolCall[] = [];
+  const thinkingBlocks: ChatThinkingBlock[] = [];
   for (const block of response.output.message.content) {
     if (block.text !== undefined) text += block.text;
-    else if (block.reasoningContent?.reasoningText) reasoning += block.reasoningContent.reasoningText.text;
-    else if (block.toolUse) {
+    else if (block.reasoningContent) {
+      const { reasoningText, redactedContent } = block.reasoningContent;
+      if (reasoningText) {
+        reasoning += reasoningText.text;
+        thinkingBlocks.push({
+          type: 'thinking',
+          thinking: reasoningText.text,
+          signature: reasoningText.signature,
+        });
+      } else if (redactedContent) thinkingBlocks.push({ type: 'redacted_thinking', data: redactedContent });
+    } else if (block.toolUse) {
       const input = JSON.stringify(block.toolUse.input ?? {});
       if (toolUseRole(mode, block.toolUse.name) === 'json') {
         // The JSON tool's input is the answer; text the model wrote around it is not.
@@ -43,7 +55,7 @@ export function toChatCompletion(
   const finishReason = json ? 'stop' : mapBedrockStopReason(response.stopReason);
   return buildChatCompletion(
     identity,
-    [chatChoice(0, text, toolCalls, finishReason, { reasoning })],
+    [chatChoice(0, text, toolCalls, finishReason, { reasoning, thinkingBlocks })],
     toChatUsage(response.usage ?? { inputTokens: 0, outputTokens: 0 }),
   );
 }

@@ -284,6 +284,34 @@ describe('reasoning and JSON mode', () => {
     );
   });
 
+  test('thinking_blocks of an earlier turn go back first in the turn; an unsigned block is left out', () => {
+    const converse = toConverseRequest({
+      ...chat(
+        [
+          { role: 'user', content: 'weather?' },
+          {
+            role: 'assistant',
+            content: null,
+            thinking_blocks: [
+              { type: 'thinking', thinking: 'I should call the tool.', signature: 'c2ln' },
+              { type: 'thinking', thinking: 'not from Claude' },
+              { type: 'redacted_thinking', data: 'ZW5j' },
+            ],
+            tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{}' } }],
+          },
+          { role: 'tool', tool_call_id: 't', content: 'sunny' },
+        ],
+        { tools: [{ type: 'function', function: { name: 'f' } }], reasoning_effort: 'low' },
+      ),
+      model: claude,
+    });
+    assert.deepEqual(converse.messages[1].content, [
+      { reasoningContent: { reasoningText: { text: 'I should call the tool.', signature: 'c2ln' } } },
+      { reasoningContent: { redactedContent: 'ZW5j' } },
+      { toolUse: { toolUseId: 't', name: 'f', input: {} } },
+    ]);
+  });
+
   test('reasoning_effort on a model without thinking, or with max_tokens too small, is a 400', () => {
     rejects(chat(user, { reasoning_effort: 'low' }), 'unsupported_parameter', 'reasoning_effort');
     rejects(

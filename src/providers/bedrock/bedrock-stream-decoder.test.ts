@@ -50,12 +50,23 @@ const framesOf = (name: string) =>
   );
 
 describe('reasoning, JSON mode and forbidden calls', () => {
-  test('bedrock-stream-reasoning.json: reasoning deltas are reasoning_content; usage has cache reads and writes', () => {
+  test('bedrock-stream-reasoning.json: reasoning deltas are reasoning_content, the signed block follows; usage has cache reads and writes', () => {
     const events = decodeAll(framesOf('bedrock-stream-reasoning.json'), true);
-    assert.deepEqual(deltas(events).slice(0, 5), [
+    assert.deepEqual(deltas(events).slice(0, 6), [
       [[{ role: 'assistant', content: '' }, null]],
       [[{ reasoning_content: '17 * 3' }, null]],
       [[{ reasoning_content: ' = 51.' }, null]],
+      // At the signature, the whole block once, for the client to send back (LiteLLM's thinking_blocks).
+      [
+        [
+          {
+            thinking_blocks: [
+              { type: 'thinking', thinking: '17 * 3 = 51.', signature: 'EqoBCkgIARABGAIiQL2UoU0b1OHYi' },
+            ],
+          },
+          null,
+        ],
+      ],
       [[{ content: '51' }, null]],
       [[{}, 'stop']],
     ]);

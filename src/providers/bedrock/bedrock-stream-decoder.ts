@@ -46,6 +46,8 @@ export class BedrockStreamDecoder implements StreamDecoder {
   readonly #toolCalls = new Map<number, number>();
   /** Content block indexes of the JSON tool, whose input deltas are content. */
   readonly #jsonBlocks = new Set<number>();
+  /** The reasoning text of the open reasoning block, sent whole with its signature. */
+  #reasoning = '';
   #roleSent = false;
   #finishReason: ChatFinishReason | null = null;
   #usage: ChatUsage | null = null;
@@ -168,8 +170,7 @@ export class BedrockStreamDecoder implements StreamDecoder {
   #blockDelta(event: BedrockStreamEvent<'contentBlockDelta'>): StreamEvent[] {
     const { text, toolUse, reasoningContent } = event.delta;
     if (text !== undefined) return [...this.#start(), this.#chunks.chunk(0, { content: text })];
-    if (reasoningContent?.text !== undefined)
-      return [...this.#start(), this.#chunks.chunk(0, { reasoning_content: reasoningContent.text })];
+    if (reasoningContent) return [...this.#start(), ...this.#reasoningDelta(reasoningContent)];
     if (toolUse !== undefined && this.#jsonBlocks.has(event.contentBlockIndex))
       return [this.#chunks.chunk(0, { content: toolUse.input })];
     if (toolUse !== undefined) {
@@ -178,7 +179,31 @@ export class BedrockStreamDecoder implements StreamDecoder {
         throw malformedAnswerError(PROVIDER, 'tool input delta', 'no contentBlockStart');
       return [this.#chunks.chunk(0, { tool_calls: [{ index, function: { arguments: toolUse.input } }] })];
     }
-    // Reasoning signatures, redacted reasoning and citation deltas have no Chat Completions field.
+    // Citation deltas have no Chat Completions field.
+    return [];
+  }
+
+  /**
+   * Reasoning text streams as `reasoning_content`; at its signature the whole block goes out once
+   * in `thinking_blocks` (as the Messages translator does), for the client to send back.
+   */
+  #reasoningDelta(delta: { text?: string; signature?: string; redactedContent?: string }): StreamEvent[] {
+    if (delta.text !== undefined) {
+      this.#reasoning += delta.text;
+      return [this.#chunks.chunk(0, { reasoning_content: delta.text })];
+    }
+    if (delta.signature !== undefined) {
+      const block = { type: 'thinking' as const, thinking: this.#reasoning, signature: delta.signature };
+      this.#reasoning = '';
+      return [this.#chunks.chunk(0, { thinking_blocks: [block] })];
+    }
+    if (delta.redactedContent !== undefined) {
+      return [
+        this.#chunks.chunk(0, {
+          thinking_blocks: [{ type: 'redacted_thinking', data: delta.redactedContent }],
+        }),
+      ];
+    }
     return [];
   }
 

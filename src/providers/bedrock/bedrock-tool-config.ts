@@ -9,7 +9,7 @@
  * `tool_choice: { type: "none" }` through `additionalModelRequestFields`, and on every model a call
  * in the answer anyway is refused as a failed generation (see bedrock-answer-mode.ts).
  */
-import type { ChatCompletionRequest } from '../shared/chat-completions-wire.ts';
+import type { ChatCompletionRequest, ChatFunctionTool } from '../shared/chat-completions-wire.ts';
 import { chatFunctionTools, namedToolChoice } from '../shared/chat-function-tools.ts';
 import { cachePointAfter } from './bedrock-content-blocks.ts';
 import type {
@@ -62,7 +62,7 @@ function toolSpecs(body: ChatCompletionRequest): Array<BedrockToolSpec | Bedrock
         inputSchema: { json: parameters ?? EMPTY_OBJECT_SCHEMA },
       },
     };
-    return [spec, ...cachePointAfter((tool as { cache_control?: never }).cache_control)];
+    return [spec, ...cachePointAfter((tool as ChatFunctionTool).cache_control)];
   });
 }
 

@@ -18,6 +18,10 @@ export type BedrockContentBlock =
   /** `bytes` is base64 in the JSON protocol. */
   | { image: { format: BedrockImageFormat; source: { bytes: string } } }
   | { document: { format: BedrockDocumentFormat; name: string; source: { bytes: string } } }
+  /** Claude's earlier thinking, sent back as it came (with its signature) ahead of its tool calls. */
+  | {
+      reasoningContent: { reasoningText: { text: string; signature: string } } | { redactedContent: string };
+    }
   | BedrockCachePoint
   | { toolUse: { toolUseId: string; name: string; input: unknown } }
   | {

@@ -42,11 +42,25 @@ function parseArguments(raw: string, param: string): unknown {
   }
 }
 
+/**
+ * Claude's signed thinking from `thinking_blocks` (LiteLLM's field, as this adapter returns it),
+ * first in the turn as Claude wants it. A block without a signature did not come from Claude and
+ * would be refused: it is left out.
+ */
+function thinkingBlocks(message: Extract<ChatMessage, { role: 'assistant' }>): BedrockContentBlock[] {
+  return (message.thinking_blocks ?? []).flatMap((block): BedrockContentBlock[] => {
+    if (block.type === 'redacted_thinking') return [{ reasoningContent: { redactedContent: block.data } }];
+    return block.signature
+      ? [{ reasoningContent: { reasoningText: { text: block.thinking, signature: block.signature } } }]
+      : [];
+  });
+}
+
 function assistantBlocks(
   message: Extract<ChatMessage, { role: 'assistant' }>,
   at: string,
 ): BedrockContentBlock[] {
-  const blocks: BedrockContentBlock[] = [];
+  const blocks: BedrockContentBlock[] = thinkingBlocks(message);
   const text = textOf(message.content);
   // Converse refuses blank text blocks.
   if (text.trim() !== '') blocks.push({ text }, ...cachePointAfter(cacheControlOf(message.content)));

@@ -3,15 +3,17 @@ import type {
   ChatCompletion,
   ChatFinishReason,
   ChatLogprobs,
+  ChatThinkingBlock,
   ChatToolCall,
   ChatUsage,
 } from './chat-completions-wire.ts';
 
 type ChatChoice = ChatCompletion['choices'][number];
 
-/** What some upstreams add to a choice: the model's reasoning, token log probabilities. */
+/** What some upstreams add to a choice: the model's reasoning (and Claude's signed blocks), log probabilities. */
 export interface ChatChoiceExtras {
   reasoning?: string;
+  thinkingBlocks?: ChatThinkingBlock[];
   logprobs?: ChatLogprobs | null;
 }
 
@@ -30,6 +32,7 @@ export function chatChoice(
       content: text === '' && toolCalls.length > 0 ? null : text,
       refusal: null,
       ...(extras.reasoning ? { reasoning_content: extras.reasoning } : {}),
+      ...(extras.thinkingBlocks?.length ? { thinking_blocks: extras.thinkingBlocks } : {}),
       ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
     },
     logprobs: extras.logprobs ?? null,

@@ -77,7 +77,6 @@ export type ChatMessage =
 
 export interface ChatFunctionTool {
   type: 'function';
-  cache_control?: ChatCacheControl;
   function: {
     name: string;
     description?: string;

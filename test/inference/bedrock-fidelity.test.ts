@@ -1,0 +1,249 @@
+/**
+ * Bedrock (Converse) fidelity through the official clients (issue 23): tool_choice none with tool
+ * history, documents, image URLs, prompt caching (cachePoints and cache usage), Claude's thinking,
+ * and JSON mode. Each test asserts what the fake Bedrock received.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type OpenAI from 'openai';
+import {
+  anthropicClient,
+  createDeployment,
+  lastJson,
+  openaiClient,
+  rejection,
+  startUpstreams,
+  type Upstreams,
+} from './support.ts';
+
+const WEATHER_TOOL = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
+
+/** A finished weather turn: the call and its result. */
+const WEATHER_HISTORY: OpenAI.ChatCompletionMessageParam[] = [
+  { role: 'user', content: 'weather in Paris?' },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [
+      { id: 'tooluse_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+    ],
+  },
+  { role: 'tool', tool_call_id: 'tooluse_1', content: '18C' },
+  { role: 'user', content: 'summarise in words' },
+];
+
+type Json = Record<string, unknown>;
+
+describe('Bedrock through the official clients', () => {
+  let up: Upstreams;
+  let client: OpenAI;
+  before(async () => {
+    up = await startUpstreams();
+    await createDeployment(up.gw, {
+      publicModel: 'sonnet45',
+      provider: 'bedrock',
+      upstreamModel: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+      baseUrl: up.bedrock.baseUrl,
+      apiKey: up.bedrock.apiKey,
+      providerOptions: { region: up.bedrock.region },
+    });
+    client = openaiClient(up.gw, up.key);
+  });
+  after(() => up?.close());
+
+  it('bedrock-tool-choice-none-with-history: answers; the tools stay declared and Claude is told none', async () => {
+    const completion = await client.chat.completions.create({
+      model: 'nova',
+      messages: WEATHER_HISTORY,
+      tools: [WEATHER_TOOL],
+      tool_choice: 'none',
+    });
+    assert.equal(completion.choices[0].message.content, 'echo: summarise in words');
+    const sent = lastJson(up.bedrock) as { toolConfig: Json; additionalModelRequestFields: Json };
+    assert.deepEqual(
+      (sent.toolConfig.tools as Array<{ toolSpec: { name: string } }>).map((t) => t.toolSpec.name),
+      ['get_weather'],
+    );
+    assert.equal(sent.toolConfig.toolChoice, undefined);
+    assert.deepEqual(sent.additionalModelRequestFields, { tool_choice: { type: 'none' } });
+  });
+
+  it('a tool history without tools declares the called tools, as Converse requires', async () => {
+    const completion = await client.chat.completions.create({ model: 'nova', messages: WEATHER_HISTORY });
+    assert.equal(completion.choices[0].message.content, 'echo: summarise in words');
+    const sent = lastJson(up.bedrock) as { toolConfig: { tools: Array<{ toolSpec: { name: string } }> } };
+    assert.deepEqual(
+      sent.toolConfig.tools.map((t) => t.toolSpec.name),
+      ['get_weather'],
+    );
+  });
+
+  it('a PDF file part is a Converse document block', async () => {
+    const pdf = Buffer.from('%PDF-1.4 fake').toString('base64');
+    await client.chat.completions.create({
+      model: 'nova',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'file',
+              file: { file_data: `data:application/pdf;base64,${pdf}`, filename: 'invoice.pdf' },
+            },
+            { type: 'text', text: 'total?' },
+          ],
+        },
+      ],
+    });
+    const sent = lastJson(up.bedrock) as { messages: Array<{ content: unknown[] }> };
+    assert.deepEqual(sent.messages[0].content, [
+      { document: { format: 'pdf', name: 'invoice', source: { bytes: pdf } } },
+      { text: 'total?' },
+    ]);
+  });
+
+  it('an image URL is a 400 naming the field and saying to send bytes; nothing reaches Bedrock', async () => {
+    const before = up.bedrock.requests.length;
+    const error = await rejection<InstanceType<typeof OpenAI.APIError>>(
+      client.chat.completions.create({
+        model: 'nova',
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'image_url', image_url: { url: 'http://169.254.169.254/latest' } }],
+          },
+        ],
+      }),
+    );
+    assert.equal(error.status, 400);
+    assert.equal(error.param, 'messages[0].content[0].image_url.url');
+    assert.match(error.message, /base64 data URL/);
+    assert.equal(up.bedrock.requests.length, before);
+  });
+
+  it('cache_control on chat parts becomes cachePoints; the second call reads the cache', async () => {
+    const call = () =>
+      client.chat.completions.create({
+        model: 'nova',
+        messages: [
+          {
+            role: 'system',
+            content: [
+              // The LiteLLM / OpenRouter convention: not in the openai types.
+              {
+                type: 'text',
+                text: 'a long and stable system prompt',
+                cache_control: { type: 'ephemeral' },
+              } as never,
+            ],
+          },
+          { role: 'user', content: 'hello cache' },
+        ],
+      });
+    const first = await call();
+    const sent = lastJson(up.bedrock) as { system: unknown[] };
+    assert.deepEqual(sent.system, [
+      { text: 'a long and stable system prompt' },
+      { cachePoint: { type: 'default' } },
+    ]);
+    const second = await call();
+    const details = (usage: OpenAI.CompletionUsage | undefined) =>
+      usage?.prompt_tokens_details as { cached_tokens?: number; cache_write_tokens?: number } | undefined;
+    assert.deepEqual(details(first.usage), { cached_tokens: 0, cache_write_tokens: 6 });
+    assert.deepEqual(details(second.usage), { cached_tokens: 6, cache_write_tokens: 0 });
+  });
+
+  // The Messages -> Chat translator carries cache_control onto Chat parts on branch h/translate;
+  // until that lands this runs as a todo (it fails on a translator that drops the marker).
+  it('Messages -> Bedrock: cache_control on a system block reaches Converse as a cachePoint', {
+    todo: 'needs the translator to carry cache_control (h/translate)',
+  }, async () => {
+    const anthropic = anthropicClient(up.gw, up.key);
+    await anthropic.messages.create({
+      model: 'nova',
+      max_tokens: 50,
+      system: [
+        { type: 'text', text: 'a long and stable system prompt', cache_control: { type: 'ephemeral' } },
+      ],
+      messages: [{ role: 'user', content: 'hello cache' }],
+    });
+    const sent = lastJson(up.bedrock) as { system: unknown[] };
+    assert.deepEqual(sent.system, [
+      { text: 'a long and stable system prompt' },
+      { cachePoint: { type: 'default' } },
+    ]);
+  });
+
+  it('reasoning_effort on Claude is a thinking budget; the reasoning comes back as reasoning_content', async () => {
+    const completion = await client.chat.completions.create({
+      model: 'sonnet45',
+      messages: [{ role: 'user', content: 'think hard' }],
+      reasoning_effort: 'low',
+      temperature: 0.3,
+    });
+    const sent = lastJson(up.bedrock) as { additionalModelRequestFields: Json; inferenceConfig?: Json };
+    assert.deepEqual(sent.additionalModelRequestFields, {
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+    });
+    assert.equal(sent.inferenceConfig, undefined);
+    const message = completion.choices[0].message as OpenAI.ChatCompletionMessage & {
+      reasoning_content?: string;
+    };
+    assert.equal(message.reasoning_content, 'Thinking about: think hard');
+    assert.equal(message.content, 'echo: think hard');
+
+    const stream = await client.chat.completions.create({
+      model: 'sonnet45',
+      messages: [{ role: 'user', content: 'think hard' }],
+      reasoning_effort: 'low',
+      stream: true,
+    });
+    let reasoning = '';
+    let text = '';
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as
+        | { content?: string | null; reasoning_content?: string }
+        | undefined;
+      reasoning += delta?.reasoning_content ?? '';
+      text += delta?.content ?? '';
+    }
+    assert.equal(reasoning, 'Thinking about: think hard');
+    assert.equal(text, 'echo: think hard');
+  });
+
+  it('json_object is a forced json_response tool whose input is the content (JSON and stream)', async () => {
+    const completion = await client.chat.completions.create({
+      model: 'nova',
+      messages: [{ role: 'user', content: 'give json' }],
+      response_format: { type: 'json_object' },
+    });
+    const sent = lastJson(up.bedrock) as { toolConfig: Json };
+    assert.deepEqual(sent.toolConfig.toolChoice, { tool: { name: 'json_response' } });
+    assert.deepEqual(JSON.parse(completion.choices[0].message.content ?? ''), { echo: 'give json' });
+    assert.equal(completion.choices[0].message.tool_calls, undefined);
+    assert.equal(completion.choices[0].finish_reason, 'stop');
+
+    const stream = await client.chat.completions.create({
+      model: 'nova',
+      messages: [{ role: 'user', content: 'give json' }],
+      response_format: { type: 'json_object' },
+      stream: true,
+    });
+    let text = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      assert.equal(chunk.choices[0]?.delta.tool_calls, undefined);
+    }
+    // The fake writes its echo text before the forced tool call; the JSON tool's input follows it.
+    assert.ok(text.endsWith('{"echo":"give json"}'), text);
+    assert.equal(finish, 'stop');
+  });
+});
