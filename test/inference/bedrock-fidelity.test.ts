@@ -194,8 +194,14 @@ describe('Bedrock through the official clients', () => {
     assert.equal(sent.inferenceConfig, undefined);
     const message = completion.choices[0].message as OpenAI.ChatCompletionMessage & {
       reasoning_content?: string;
+      thinking_blocks?: Array<{ type: string; signature?: string }>;
     };
     assert.equal(message.reasoning_content, 'Thinking about: think hard');
+    // Signed, for the client to send back on the next turn of a tool loop.
+    assert.deepEqual(
+      message.thinking_blocks?.map((block) => block.signature),
+      ['c2lnbmF0dXJl'],
+    );
     assert.equal(message.content, 'echo: think hard');
 
     const stream = await client.chat.completions.create({
