@@ -189,7 +189,7 @@ describe('Bedrock through the official clients', () => {
     });
     const sent = lastJson(up.bedrock) as { additionalModelRequestFields: Json; inferenceConfig?: Json };
     assert.deepEqual(sent.additionalModelRequestFields, {
-      thinking: { type: 'enabled', budget_tokens: 2048 },
+      thinking: { type: 'enabled', budget_tokens: 1024 },
     });
     assert.equal(sent.inferenceConfig, undefined);
     const message = completion.choices[0].message as OpenAI.ChatCompletionMessage & {

@@ -264,7 +264,7 @@ describe('reasoning and JSON mode', () => {
   const user: ChatMessage[] = [{ role: 'user', content: 'hi' }];
   const claude = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
 
-  test('reasoning_effort on Claude is a thinking budget; temperature and top_p are left out', () => {
+  test('reasoning_effort on Claude is a thinking budget below the token limit; temperature and a low top_p are left out', () => {
     const converse = toConverseRequest({
       ...chat(user, { reasoning_effort: 'medium', temperature: 0.7, top_p: 0.9, max_tokens: 4000 }),
       model: claude,
@@ -273,15 +273,47 @@ describe('reasoning and JSON mode', () => {
       thinking: { type: 'enabled', budget_tokens: 3999 },
     });
     assert.deepEqual(converse.inferenceConfig, { maxTokens: 4000 });
-    const high = toConverseRequest({ ...chat(user, { reasoning_effort: 'high' }), model: `us.${claude}` });
+    const high = toConverseRequest({
+      ...chat(user, { reasoning_effort: 'high', top_p: 0.97 }),
+      model: `us.${claude}`,
+    });
     assert.deepEqual(high.additionalModelRequestFields, {
       thinking: { type: 'enabled', budget_tokens: 24576 },
     });
+    assert.deepEqual(high.inferenceConfig, { topP: 0.97 });
     assert.equal(
       toConverseRequest({ ...chat(user, { reasoning_effort: 'none' }), model: claude })
         .additionalModelRequestFields,
       undefined,
     );
+  });
+
+  test('thinking is left off with a token limit below the smallest budget, a forced tool or JSON mode', () => {
+    const thinkingOf = (extra: Record<string, unknown>) =>
+      toConverseRequest({ ...chat(user, { reasoning_effort: 'low', ...extra }), model: claude })
+        .additionalModelRequestFields?.thinking;
+    const tools = [{ type: 'function', function: { name: 'f' } }];
+    assert.equal(thinkingOf({ max_tokens: 1000 }), undefined);
+    assert.equal(thinkingOf({ tools, tool_choice: 'required' }), undefined);
+    assert.equal(thinkingOf({ response_format: { type: 'json_object' } }), undefined);
+    assert.deepEqual(thinkingOf({ tools, tool_choice: 'auto' }), { type: 'enabled', budget_tokens: 1024 });
+  });
+
+  test('thinking is left off when the last tool turn lacks the signed thinking Claude wants back', () => {
+    const history: ChatMessage[] = [
+      { role: 'user', content: 'x' },
+      {
+        role: 'assistant',
+        tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 't', content: 'r' },
+    ];
+    const tools = [{ type: 'function', function: { name: 'f' } }];
+    const converse = toConverseRequest({
+      ...chat(history, { tools, reasoning_effort: 'low' }),
+      model: claude,
+    });
+    assert.equal(converse.additionalModelRequestFields, undefined);
   });
 
   test('thinking_blocks of an earlier turn go back first in the turn; an unsigned block is left out', () => {
@@ -312,12 +344,12 @@ describe('reasoning and JSON mode', () => {
     ]);
   });
 
-  test('reasoning_effort on a model without thinking, or with max_tokens too small, is a 400', () => {
+  test('reasoning_effort on a model without thinking, or an unknown effort, is a 400', () => {
     rejects(chat(user, { reasoning_effort: 'low' }), 'unsupported_parameter', 'reasoning_effort');
     rejects(
-      { ...chat(user, { reasoning_effort: 'low', max_tokens: 1000 }), model: claude },
-      'invalid_request',
-      'max_tokens',
+      { ...chat(user, { reasoning_effort: 'extreme' }), model: claude },
+      'unsupported_parameter',
+      'reasoning_effort',
     );
   });
 
@@ -342,7 +374,7 @@ describe('reasoning and JSON mode', () => {
     assert.equal(converse.toolConfig, undefined);
   });
 
-  test('json_object is the forced json_response tool; not beside tools or thinking', () => {
+  test('json_object is the forced json_response tool; not beside tools', () => {
     const converse = toConverseRequest(chat(user, { response_format: { type: 'json_object' } }));
     assert.deepEqual(converse.toolConfig?.toolChoice, { tool: { name: 'json_response' } });
     assert.deepEqual(
@@ -354,11 +386,6 @@ describe('reasoning and JSON mode', () => {
         response_format: { type: 'json_object' },
         tools: [{ type: 'function', function: { name: 'f' } }],
       }),
-      'unsupported_parameter',
-      'response_format',
-    );
-    rejects(
-      { ...chat(user, { response_format: { type: 'json_object' }, reasoning_effort: 'low' }), model: claude },
       'unsupported_parameter',
       'response_format',
     );

@@ -5,7 +5,8 @@
  * `json_object` has no native form (the native one needs a schema), so it is a forced tool, as other
  * gateways do it: one tool, `json_response`, taking any object, chosen by `toolChoice`; its input
  * comes back as the message content (see bedrock-answer-mode.ts). A forced tool cannot sit beside
- * the client's own tools, nor beside Claude's thinking (which refuses forced tool use).
+ * the client's own tools; Claude's thinking, which refuses forced tool use, is left off in JSON mode
+ * (see bedrock-thinking.ts).
  */
 import type { ChatCompletionRequest } from '../shared/chat-completions-wire.ts';
 import { unsupportedParameter } from '../shared/unsupported-parameter.ts';
@@ -49,10 +50,10 @@ export function withResponseFormat(
   const outputConfig = nativeFormat(body);
   if (outputConfig) return { ...request, outputConfig };
   if (!usesJsonResponseTool(body)) return request;
-  if ((body.tools ?? []).length > 0 || request.additionalModelRequestFields?.thinking) {
+  if ((body.tools ?? []).length > 0) {
     throw unsupportedParameter(
       'response_format',
-      'JSON mode on Bedrock is a forced tool: it cannot be combined with tools or reasoning_effort. Use a json_schema response_format.',
+      'JSON mode on Bedrock is a forced tool: it cannot be combined with tools. Use a json_schema response_format.',
     );
   }
   // Declared tools from the history (see bedrock-tool-config.ts) stay, beside the JSON tool.

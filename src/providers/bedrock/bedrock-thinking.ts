@@ -4,29 +4,50 @@
  * which Converse passes to the model (Bedrock user guide, "Extended thinking"). Other models have
  * no such field in Converse: a 400 naming `reasoning_effort`. `none` asks for no thinking.
  *
- * Claude wants `max_tokens` above the budget and refuses `temperature` / `top_p` changes while
- * thinking, so the budget shrinks to fit a client's `max_tokens` and the sampling fields are left
- * out (without `max_tokens`, Bedrock uses the model's own maximum, above every budget).
+ * The rules are those of the Chat -> Messages translator, so an effort costs alike on Anthropic and
+ * on Bedrock: the same budgets (Google's table for the same field: low 1K, medium 8K, high 24K);
+ * the budget stays below the client's token limit (without one Bedrock uses the model's maximum);
+ * thinking is left off when that leaves less than Claude's smallest budget, when a tool is forced
+ * (`tool_choice` required or named, JSON mode), or when the last assistant turn called tools
+ * without the signed thinking Claude wants back (`thinking_blocks`). With thinking on,
+ * `temperature` and a `top_p` below 0.95 are left out (Claude refuses them).
  */
-import { GatewayError } from '../../errors/gateway-error.ts';
-import type { ChatCompletionRequest } from '../shared/chat-completions-wire.ts';
-import { unsupportedChatParameter } from '../shared/chat-parameter-map.ts';
+import type { ChatCompletionRequest, ChatMessage } from '../shared/chat-completions-wire.ts';
+import { unsupportedParameter } from '../shared/unsupported-parameter.ts';
+import { usesJsonResponseTool } from './bedrock-output-format.ts';
 import { isClaudeModel } from './bedrock-tool-config.ts';
 import type { BedrockInferenceConfig } from './bedrock-wire-types.ts';
 
 export const CLAUDE_THINKING_BUDGETS: Readonly<Record<string, number>> = Object.freeze({
   minimal: 1024,
-  low: 2048,
+  low: 1024,
   medium: 8192,
   high: 24576,
+  xhigh: 32768,
 });
 
 /** Claude's smallest thinking budget. */
 const MIN_BUDGET = 1024;
+/** With thinking, Claude takes `top_p` only from 0.95 to 1. */
+const MIN_TOP_P = 0.95;
 
 export interface BedrockThinking {
   thinking?: { type: 'enabled'; budget_tokens: number };
   inferenceConfig: BedrockInferenceConfig;
+}
+
+function forcesTool(body: ChatCompletionRequest): boolean {
+  const choice = body.tool_choice;
+  return (
+    choice === 'required' || (typeof choice === 'object' && choice !== null) || usesJsonResponseTool(body)
+  );
+}
+
+/** The last assistant turn called tools but carries no signed thinking to send back. */
+function toolTurnLacksThinking(messages: readonly ChatMessage[]): boolean {
+  const last = messages.findLast((message) => message.role === 'assistant');
+  if (last?.role !== 'assistant' || (last.tool_calls ?? []).length === 0) return false;
+  return !(last.thinking_blocks ?? []).some((block) => block.type === 'redacted_thinking' || block.signature);
 }
 
 export function bedrockThinking(
@@ -35,20 +56,23 @@ export function bedrockThinking(
 ): BedrockThinking {
   const effort = body.reasoning_effort;
   if (effort === undefined || effort === null || effort === 'none') return { inferenceConfig };
-  if (
-    !isClaudeModel(body.model) ||
-    typeof effort !== 'string' ||
-    !Object.hasOwn(CLAUDE_THINKING_BUDGETS, effort)
-  )
-    throw unsupportedChatParameter('reasoning_effort');
-  const max = inferenceConfig.maxTokens;
-  if (max !== undefined && max <= MIN_BUDGET) {
-    throw new GatewayError('invalid_request', {
-      param: body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens',
-      message: `With reasoning_effort, the token limit must be above ${MIN_BUDGET} (the smallest thinking budget).`,
-    });
+  if (!isClaudeModel(body.model)) {
+    throw unsupportedParameter(
+      'reasoning_effort',
+      'reasoning_effort is supported on Bedrock for Claude models only.',
+    );
   }
+  if (typeof effort !== 'string' || !Object.hasOwn(CLAUDE_THINKING_BUDGETS, effort)) {
+    throw unsupportedParameter(
+      'reasoning_effort',
+      `reasoning_effort must be one of none, ${Object.keys(CLAUDE_THINKING_BUDGETS).join(', ')}.`,
+    );
+  }
+  const max = inferenceConfig.maxTokens;
   const budget = Math.min(CLAUDE_THINKING_BUDGETS[effort], max === undefined ? Infinity : max - 1);
-  const { temperature: _temperature, topP: _topP, ...rest } = inferenceConfig;
+  if (budget < MIN_BUDGET || forcesTool(body) || toolTurnLacksThinking(body.messages))
+    return { inferenceConfig };
+  const { temperature: _temperature, ...rest } = inferenceConfig;
+  if (rest.topP !== undefined && rest.topP < MIN_TOP_P) delete rest.topP;
   return { thinking: { type: 'enabled', budget_tokens: budget }, inferenceConfig: rest };
 }
