@@ -1,7 +1,8 @@
 /**
  * What the request changes in how a Converse answer is read: a call the request forbade
  * (`tool_choice: "none"`, or no tools) is a failed generation, never passed on as a call; in JSON
- * mode the forced `json_response` tool's input is the answer's content (see bedrock-output-format.ts).
+ * mode the forced `json_response` tool's input is the answer's content (see bedrock-output-format.ts);
+ * with `parallel_tool_calls: false`, which Converse has no switch for, the first call is kept.
  */
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChatCompletionRequest } from '../shared/chat-completions-wire.ts';
@@ -11,11 +12,16 @@ import { toolCallsForbidden } from './bedrock-tool-config.ts';
 export interface BedrockAnswerMode {
   callsForbidden: boolean;
   jsonTool: boolean;
+  singleToolCall?: boolean;
 }
 
 export function bedrockAnswerMode(body: ChatCompletionRequest | undefined): BedrockAnswerMode {
   if (!body) return { callsForbidden: false, jsonTool: false };
-  return { callsForbidden: toolCallsForbidden(body), jsonTool: usesJsonResponseTool(body) };
+  return {
+    callsForbidden: toolCallsForbidden(body),
+    jsonTool: usesJsonResponseTool(body),
+    singleToolCall: body.parallel_tool_calls === false,
+  };
 }
 
 /** How a toolUse block of the answer is read. */

@@ -40,7 +40,8 @@ export const BEDROCK_CHAT_PARAMETERS = Object.freeze({
   logit_bias: unless(isEmptyObject),
   logprobs: unless((value) => value === false),
   top_logprobs: unless((value) => value === 0),
-  parallel_tool_calls: unless((value) => value === true),
+  // No Converse switch: `false` is enforced on the answer (see bedrock-answer-mode.ts).
+  parallel_tool_calls: handled,
   // See bedrock-output-format.ts.
   response_format: handled,
   modalities: unless(isTextOnly),

@@ -121,3 +121,19 @@ test('a tool call the request forbade (tool_choice none) is a failed generation,
       error instanceof GatewayError && error.code === 'upstream_generation_failed' && error.status === 502,
   );
 });
+
+test('parallel_tool_calls false: the first tool call of the answer is kept', () => {
+  const call = (id: string) => ({ toolUse: { toolUseId: id, name: 'f', input: {} } });
+  const response = {
+    ...recorded,
+    output: { message: { role: 'assistant', content: [call('a'), call('b')] } },
+  };
+  const ids = (singleToolCall: boolean) =>
+    toChatCompletion(response, identity, {
+      callsForbidden: false,
+      jsonTool: false,
+      singleToolCall,
+    }).choices[0].message.tool_calls?.map((c) => c.id);
+  assert.deepEqual(ids(true), ['a']);
+  assert.deepEqual(ids(false), ['a', 'b']);
+});

@@ -44,6 +44,7 @@ export function toChatCompletion(
         json = true;
         break;
       }
+      if (mode.singleToolCall && toolCalls.length > 0) continue;
       toolCalls.push({
         id: block.toolUse.toolUseId,
         type: 'function',

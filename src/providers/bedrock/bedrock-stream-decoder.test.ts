@@ -108,6 +108,40 @@ describe('reasoning, JSON mode and forbidden calls', () => {
     ]);
   });
 
+  test('parallel_tool_calls false: a second streamed call is dropped', () => {
+    const d = new BedrockStreamDecoder({
+      id: 'chatcmpl-1',
+      model: 'm',
+      created: 1_700_000_000,
+      includeUsage: false,
+      mode: { callsForbidden: false, jsonTool: false, singleToolCall: true },
+    });
+    const call = (index: number, id: string) => [
+      encodeEventMessage('contentBlockStart', {
+        contentBlockIndex: index,
+        start: { toolUse: { toolUseId: id, name: 'f' } },
+      }),
+      encodeEventMessage('contentBlockDelta', {
+        contentBlockIndex: index,
+        delta: { toolUse: { input: '{}' } },
+      }),
+    ];
+    const bytes = Buffer.concat([
+      encodeEventMessage('messageStart', { role: 'assistant' }),
+      ...call(0, 'a'),
+      ...call(1, 'b'),
+      encodeEventMessage('messageStop', { stopReason: 'tool_use' }),
+    ]);
+    const ids = [...d.push(bytes), ...d.finish()].flatMap((event) =>
+      typeof event.data === 'string'
+        ? []
+        : (
+            event.data as { choices: Array<{ delta: { tool_calls?: Array<{ id?: string }> } }> }
+          ).choices.flatMap((c) => (c.delta.tool_calls ?? []).flatMap((t) => (t.id ? [t.id] : []))),
+    );
+    assert.deepEqual(ids, ['a']);
+  });
+
   test('a tool call the request forbade ends the stream with an error', () => {
     const d = new BedrockStreamDecoder({
       id: 'chatcmpl-1',

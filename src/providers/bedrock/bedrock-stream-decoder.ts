@@ -46,6 +46,8 @@ export class BedrockStreamDecoder implements StreamDecoder {
   readonly #toolCalls = new Map<number, number>();
   /** Content block indexes of the JSON tool, whose input deltas are content. */
   readonly #jsonBlocks = new Set<number>();
+  /** Content block indexes of calls past the first under `parallel_tool_calls: false`: dropped. */
+  readonly #droppedBlocks = new Set<number>();
   /** The reasoning text of the open reasoning block, sent whole with its signature. */
   #reasoning = '';
   #roleSent = false;
@@ -155,6 +157,10 @@ export class BedrockStreamDecoder implements StreamDecoder {
       this.#jsonBlocks.add(event.contentBlockIndex);
       return this.#start();
     }
+    if (this.#mode.singleToolCall && this.#toolCalls.size > 0) {
+      this.#droppedBlocks.add(event.contentBlockIndex);
+      return [];
+    }
     const index = this.#toolCalls.size;
     this.#toolCalls.set(event.contentBlockIndex, index);
     return [
@@ -171,6 +177,7 @@ export class BedrockStreamDecoder implements StreamDecoder {
     const { text, toolUse, reasoningContent } = event.delta;
     if (text !== undefined) return [...this.#start(), this.#chunks.chunk(0, { content: text })];
     if (reasoningContent) return [...this.#start(), ...this.#reasoningDelta(reasoningContent)];
+    if (toolUse !== undefined && this.#droppedBlocks.has(event.contentBlockIndex)) return [];
     if (toolUse !== undefined && this.#jsonBlocks.has(event.contentBlockIndex))
       return [this.#chunks.chunk(0, { content: toolUse.input })];
     if (toolUse !== undefined) {
