@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { StreamEvent } from '../types.ts';
+import type { BedrockAnswerMode } from './bedrock-answer-mode.ts';
 import { BedrockStreamDecoder } from './bedrock-stream-decoder.ts';
 import {
   encodeEventMessage,
@@ -22,6 +23,16 @@ const recordedBytes = Buffer.concat(recorded.map((frame) => encodeEventMessage(f
 
 const decoder = (includeUsage = false) =>
   new BedrockStreamDecoder({ id: 'chatcmpl-1', model: 'm', created: 1_700_000_000, includeUsage });
+
+/** A decoder for a request whose answer mode is `mode` (see bedrock-answer-mode.ts). */
+const modeDecoder = (mode: BedrockAnswerMode) =>
+  new BedrockStreamDecoder({
+    id: 'chatcmpl-1',
+    model: 'm',
+    created: 1_700_000_000,
+    includeUsage: false,
+    mode,
+  });
 
 function decodeAll(bytes: Uint8Array, includeUsage = false): StreamEvent[] {
   const d = decoder(includeUsage);
@@ -79,13 +90,7 @@ describe('reasoning, JSON mode and forbidden calls', () => {
   });
 
   test('JSON mode: the json_response input streams as content and the finish is stop', () => {
-    const d = new BedrockStreamDecoder({
-      id: 'chatcmpl-1',
-      model: 'm',
-      created: 1_700_000_000,
-      includeUsage: false,
-      mode: { callsForbidden: true, jsonTool: true },
-    });
+    const d = modeDecoder({ callsForbidden: true, jsonTool: true });
     const bytes = Buffer.concat([
       encodeEventMessage('messageStart', { role: 'assistant' }),
       encodeEventMessage('contentBlockStart', {
@@ -109,13 +114,7 @@ describe('reasoning, JSON mode and forbidden calls', () => {
   });
 
   test('parallel_tool_calls false: a second streamed call is dropped', () => {
-    const d = new BedrockStreamDecoder({
-      id: 'chatcmpl-1',
-      model: 'm',
-      created: 1_700_000_000,
-      includeUsage: false,
-      mode: { callsForbidden: false, jsonTool: false, singleToolCall: true },
-    });
+    const d = modeDecoder({ callsForbidden: false, jsonTool: false, singleToolCall: true });
     const call = (index: number, id: string) => [
       encodeEventMessage('contentBlockStart', {
         contentBlockIndex: index,
@@ -143,13 +142,7 @@ describe('reasoning, JSON mode and forbidden calls', () => {
   });
 
   test('a tool call the request forbade ends the stream with an error', () => {
-    const d = new BedrockStreamDecoder({
-      id: 'chatcmpl-1',
-      model: 'm',
-      created: 1_700_000_000,
-      includeUsage: false,
-      mode: { callsForbidden: true, jsonTool: false },
-    });
+    const d = modeDecoder({ callsForbidden: true, jsonTool: false });
     assert.throws(() => d.push(recordedBytes), gatewayError('upstream_generation_failed'));
   });
 });
