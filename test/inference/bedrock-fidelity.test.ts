@@ -124,6 +124,7 @@ describe('Bedrock through the official clients', () => {
     assert.equal(error.status, 400);
     assert.equal(error.param, 'messages[0].content[0].image_url.url');
     assert.match(error.message, /base64 data URL/);
+    assert.match(error.message, /does not fetch/);
     assert.equal(up.bedrock.requests.length, before);
   });
 
