@@ -106,7 +106,7 @@ export const ERROR_CODES = {
     errorClass: 'server',
     message: 'The upstream model stopped without a usable answer.',
     description:
-      'The model ended its turn with a failure, not an answer (Gemini: a malformed or unexpected tool call, `OTHER`; Bedrock: a tool call the request forbade); a retry may succeed.',
+      'The model ended its turn with a failure, not an answer (Gemini: a malformed or unexpected tool call, `OTHER`; Bedrock: `malformed_tool_use`, `malformed_model_output`, a tool call the request forbade); a retry may succeed.',
   },
   timeout: {
     errorClass: 'timeout',

@@ -4,9 +4,11 @@
  * and JSON mode. Each test asserts what the fake Bedrock received.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import {
+  admin,
   anthropicClient,
   createDeployment,
   lastJson,
@@ -53,9 +55,27 @@ describe('Bedrock through the official clients', () => {
       apiKey: up.bedrock.apiKey,
       providerOptions: { region: up.bedrock.region },
     });
+    // Each injected failure is the call's answer: no retry, no cooldown.
+    await admin(up.gw, 'PUT', '/router-settings', {
+      retries: { maxAttempts: 1, backoffMs: 0 },
+      cooldown: { failureThreshold: 1000, windowMs: 1000, durationMs: 0 },
+    });
     client = openaiClient(up.gw, up.key);
   });
   after(() => up?.close());
+
+  it('bedrock-malformed-tool-use.json: a 502 upstream_generation_failed, not a stop', async () => {
+    const answer = readFileSync(
+      new URL('../../src/providers/bedrock/fixtures/bedrock-malformed-tool-use.json', import.meta.url),
+      'utf8',
+    );
+    up.bedrock.enqueueAnswer({ status: 200, body: JSON.parse(answer) });
+    const error = await rejection<InstanceType<typeof OpenAI.APIError>>(
+      client.chat.completions.create({ model: 'nova', messages: [{ role: 'user', content: 'write it' }] }),
+    );
+    assert.equal(error.status, 502);
+    assert.equal(error.code, 'upstream_generation_failed');
+  });
 
   it('bedrock-tool-choice-none-with-history: answers; the tools stay declared and Claude is told none', async () => {
     const completion = await client.chat.completions.create({

@@ -65,7 +65,10 @@ test('a tool call alone has null content; usage normalises with the cached part'
   });
 });
 
-test('stop reasons map onto finish reasons; an unknown one reads as stop', () => {
+const generationFailed = (error: unknown) =>
+  error instanceof GatewayError && error.code === 'upstream_generation_failed' && error.status === 502;
+
+test('stop reasons map onto finish reasons; malformed output and unknown reasons are failures', () => {
   const table: Record<string, string> = {
     end_turn: 'stop',
     stop_sequence: 'stop',
@@ -74,11 +77,11 @@ test('stop reasons map onto finish reasons; an unknown one reads as stop', () =>
     tool_use: 'tool_calls',
     guardrail_intervened: 'content_filter',
     content_filtered: 'content_filter',
-    something_new: 'stop',
-    toString: 'stop',
   };
   for (const [reason, expected] of Object.entries(table))
     assert.equal(mapBedrockStopReason(reason), expected, reason);
+  for (const reason of ['malformed_model_output', 'malformed_tool_use', 'something_new', 'toString'])
+    assert.throws(() => mapBedrockStopReason(reason), generationFailed, reason);
 });
 
 const fixture = (name: string) =>
@@ -136,4 +139,11 @@ test('parallel_tool_calls false: the first tool call of the answer is kept', () 
     }).choices[0].message.tool_calls?.map((c) => c.id);
   assert.deepEqual(ids(true), ['a']);
   assert.deepEqual(ids(false), ['a', 'b']);
+});
+
+test('bedrock-malformed-tool-use.json: a 502 upstream_generation_failed, not a stop with the text before the call', () => {
+  assert.throws(
+    () => toChatCompletion(fixture('bedrock-malformed-tool-use.json'), identity),
+    generationFailed,
+  );
 });

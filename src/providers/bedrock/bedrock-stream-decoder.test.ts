@@ -141,6 +141,19 @@ describe('reasoning, JSON mode and forbidden calls', () => {
     assert.deepEqual(ids, ['a']);
   });
 
+  test('a malformed_tool_use stop ends the stream with an error, not a clean end', () => {
+    const d = decoder();
+    const bytes = Buffer.concat([
+      encodeEventMessage('messageStart', { role: 'assistant' }),
+      encodeEventMessage('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Writing.' } }),
+    ]);
+    assert.equal(d.push(bytes).length, 2);
+    assert.throws(
+      () => d.push(encodeEventMessage('messageStop', { stopReason: 'malformed_tool_use' })),
+      gatewayError('upstream_generation_failed'),
+    );
+  });
+
   test('a tool call the request forbade ends the stream with an error', () => {
     const d = modeDecoder({ callsForbidden: true, jsonTool: false });
     assert.throws(() => d.push(recordedBytes), gatewayError('upstream_generation_failed'));
