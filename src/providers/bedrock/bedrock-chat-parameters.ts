@@ -48,6 +48,8 @@ export const BEDROCK_CHAT_PARAMETERS = Object.freeze({
   seed: never,
   // See bedrock-thinking.ts.
   reasoning_effort: handled,
+  // Not OpenAI's (the Anthropic translation sends it): Claude's own field, see bedrock-converse-request.ts.
+  top_k: handled,
   ...OPENAI_ONLY_CHAT_PARAMETERS,
 } satisfies Record<string, ParameterRule<BedrockInferenceConfig>>);
 

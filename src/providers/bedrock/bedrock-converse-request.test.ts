@@ -344,6 +344,17 @@ describe('reasoning and JSON mode', () => {
     ]);
   });
 
+  test("top_k is Claude's own top_k (left out while thinking); other models refuse it", () => {
+    const fields = (extra: Record<string, unknown>) =>
+      toConverseRequest({ ...chat(user, { top_k: 40, ...extra }), model: claude })
+        .additionalModelRequestFields;
+    assert.deepEqual(fields({}), { top_k: 40 });
+    assert.deepEqual(fields({ reasoning_effort: 'medium' }), {
+      thinking: { type: 'enabled', budget_tokens: 8192 },
+    });
+    rejects(chat(user, { top_k: 40 }), 'unsupported_parameter', 'top_k');
+  });
+
   test('reasoning_effort on a model without thinking, or an unknown effort, is a 400', () => {
     rejects(chat(user, { reasoning_effort: 'low' }), 'unsupported_parameter', 'reasoning_effort');
     rejects(
