@@ -180,11 +180,7 @@ describe('Bedrock through the official clients', () => {
     assert.deepEqual(details(second.usage), { cached_tokens: 6, cache_write_tokens: 0 });
   });
 
-  // The Messages -> Chat translator carries cache_control onto Chat parts on branch h/translate;
-  // until that lands this runs as a todo (it fails on a translator that drops the marker).
-  it('Messages -> Bedrock: cache_control on a system block reaches Converse as a cachePoint', {
-    todo: 'needs the translator to carry cache_control (h/translate)',
-  }, async () => {
+  it('Messages -> Bedrock: cache_control on a system block reaches Converse as a cachePoint', async () => {
     const anthropic = anthropicClient(up.gw, up.key);
     await anthropic.messages.create({
       model: 'nova',
