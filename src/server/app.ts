@@ -17,6 +17,7 @@ import { registerBodyAdmission } from './body-admission.ts';
 import { createClientErrorHandler, frameworkError } from './client-errors.ts';
 import { errorShapeFor, toGatewayError } from './error-response.ts';
 import { registerHealthRoutes } from './health-routes.ts';
+import { registerJsonBodyParser } from './json-body.ts';
 import type { OpenApiRegistry } from './openapi.ts';
 import type { ReadinessProbe } from './readiness.ts';
 import { requestIdFor } from './request-id.ts';
@@ -87,6 +88,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     },
   });
   app.decorateRequest('principal', null as never);
+  registerJsonBodyParser(app);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) options.routes?.push({ method, url: route.url });
   });
