@@ -41,19 +41,15 @@ function rawExchange(url: string, bytes: string): Promise<string> {
  */
 describe('bad input is a 4xx in the endpoint shape', () => {
   let up: Upstreams;
-  const adminCall = (method: string, path: string, body?: string) =>
-    fetch(`${up.gw.url}/admin${path}`, {
+  const adminCall = async (method: string, path: string, body?: string): Promise<Answer> => {
+    const res = await fetch(`${up.gw.url}/admin${path}`, {
       method,
       headers: { authorization: `Bearer ${up.gw.masterKey}`, 'content-type': 'application/json' },
       body,
-    }).then(async (res) => ({
-      status: res.status,
-      headers: res.headers,
-      text: await res.text(),
-      json() {
-        return JSON.parse(this.text) as Json;
-      },
-    }));
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) as Json };
+  };
 
   before(async () => {
     up = await startUpstreams();
