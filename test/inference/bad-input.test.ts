@@ -58,7 +58,7 @@ describe('bad input is a 4xx in the endpoint shape', () => {
 
   const user = [{ role: 'user', content: 'hi' }];
 
-  for (const model of ['claude', 'gpt']) {
+  for (const model of ['claude', 'gpt', 'gemini']) {
     it(`/v1/messages refuses tools: null, content: null and system: {} (${model})`, async () => {
       const base = { model, max_tokens: 10 };
       assertAnthropic400(await post(up.gw, up.key, '/messages', { ...base, messages: user, tools: null }));
@@ -70,6 +70,8 @@ describe('bad input is a 4xx in the endpoint shape', () => {
 
     it(`/v1/responses refuses input: [{}] (${model})`, async () => {
       assertOpenAI400(await post(up.gw, up.key, '/responses', { model, input: [{}] }), 'input.0');
+      const noContent = { model, input: [{ role: 'user' }] };
+      assertOpenAI400(await post(up.gw, up.key, '/responses', noContent), 'input.0.content');
     });
 
     it(`/v1/chat/completions refuses a user message without content and tools: null (${model})`, async () => {

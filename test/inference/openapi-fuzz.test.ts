@@ -17,7 +17,7 @@ import {
  * successfully. Whatever the input: no 5xx, a 4xx in the endpoint's shape, no secret in an answer,
  * and the process alive. Bounded: NUM_RUNS requests, seconds in CI.
  */
-const NUM_RUNS = 200;
+const NUM_RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const MODELS = ['gpt', 'claude', 'gemini', 'nova', 'compat', 'embed', 'image', 'dalle', 'whisper'];
 
 type Schema = Json & {

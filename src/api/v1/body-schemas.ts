@@ -33,6 +33,10 @@ const responsesItem = z
   .looseObject({ type: z.string().optional(), role: z.string().optional(), content: content.optional() })
   .refine((item) => item.type !== undefined || item.role !== undefined, {
     error: 'an input item needs a type or a role',
+  })
+  .refine((item) => item.role === undefined || item.content !== undefined, {
+    error: 'content is required',
+    path: ['content'],
   });
 const count = z.number().int('expected an integer').positive('expected a positive integer');
 
