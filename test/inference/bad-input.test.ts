@@ -82,6 +82,45 @@ describe('bad input is a 4xx in the endpoint shape', () => {
     });
   }
 
+  // Found by the OpenAPI fuzz test (openapi-fuzz.test.ts): each reached a translator and threw.
+  it('refuses parts, tool calls and tool choices of the wrong shape, naming the field', async () => {
+    const chat = (messages: unknown[], extra: Json = {}) => ({ model: 'claude', messages, ...extra });
+    const cases: Array<[string, Json, string]> = [
+      ['/chat/completions', chat(user, { response_format: null }), 'response_format'],
+      ['/chat/completions', chat(user, { tool_choice: 42 }), 'tool_choice'],
+      ['/chat/completions', chat(user, { tools: [{ type: 'function' }] }), 'tools.0.function'],
+      [
+        '/chat/completions',
+        {
+          ...chat([{ role: 'user', content: [{ type: 'image_url', image_url: { url: null } }] }]),
+          model: 'gemini',
+        },
+        'messages.0.content',
+      ],
+      [
+        '/chat/completions',
+        chat([...user, { role: 'assistant', content: null, tool_calls: [null] }]),
+        'messages.1.tool_calls.0',
+      ],
+      ['/chat/completions', chat([...user, { role: 'tool', content: 'x' }]), 'messages.1.tool_call_id'],
+      [
+        '/responses',
+        { model: 'claude', input: [{ type: 'function_call_output', call_id: 'c1' }] },
+        'input.0.output',
+      ],
+      ['/responses', { model: 'claude', input: 'hi', tool_choice: 42 }, 'tool_choice'],
+    ];
+    for (const [path, body, param] of cases) assertOpenAI400(await post(up.gw, up.key, path, body), param);
+    const messages = (extra: Json) => ({ model: 'gpt', max_tokens: 10, messages: user, ...extra });
+    assertAnthropic400(await post(up.gw, up.key, '/messages', messages({ tool_choice: 42 })));
+    assertAnthropic400(
+      await post(up.gw, up.key, '/messages', {
+        ...messages({}),
+        messages: [{ role: 'user', content: [{ type: 'tool_result' }] }],
+      }),
+    );
+  });
+
   it('keeps an assistant message that carries tool calls instead of content', async () => {
     const res = await post(up.gw, up.key, '/chat/completions', {
       model: 'gpt',

@@ -5,39 +5,25 @@
  * the bodies in /openapi.json.
  */
 import { z } from 'zod';
+import {
+  anthropicMessage,
+  anthropicSystem,
+  anthropicTool,
+  anthropicToolChoice,
+  chatMessage,
+  chatResponseFormat,
+  chatTool,
+  chatToolChoice,
+  listOf,
+  responsesItem,
+  responsesTool,
+  responsesToolChoice,
+} from './message-schemas.ts';
 
 const model = z.string().min(1, 'model is required').meta({ description: 'A public model name.' });
 const stream = z.boolean().nullish();
-const part = z.looseObject({ type: z.string() });
-/** Message content as both wire formats take it: text, or a list of typed parts. */
-const content = z.union([z.string(), z.array(part)], {
-  error: 'content must be a string or a list of content parts',
-});
 /** Tools are a list of objects; `null` is refused like any other non-list (the translators need a list). */
-const toolList = <T extends z.ZodType>(tool: T) =>
-  z.array(tool, { error: 'tools must be a list of tools' }).optional();
-
-/**
- * A Chat Completions message: content may be left out (or null) only by an assistant message,
- * which carries tool calls instead (OpenAI's own rule).
- */
-const chatMessage = z
-  .looseObject({ role: z.string(), content: content.nullish() })
-  .refine((m) => m.role === 'assistant' || (m.content !== undefined && m.content !== null), {
-    error: 'content is required',
-    path: ['content'],
-  });
-const anthropicMessage = z.looseObject({ role: z.string(), content });
-/** A Responses input item: a typed item, or a message by its role. */
-const responsesItem = z
-  .looseObject({ type: z.string().optional(), role: z.string().optional(), content: content.optional() })
-  .refine((item) => item.type !== undefined || item.role !== undefined, {
-    error: 'an input item needs a type or a role',
-  })
-  .refine((item) => item.role === undefined || item.content !== undefined, {
-    error: 'content is required',
-    path: ['content'],
-  });
+const toolList = <T extends z.ZodType>(tool: T) => listOf(tool, 'tools').optional();
 const count = z.number().int('expected an integer').positive('expected a positive integer');
 
 export const chatCompletionsBody = z
@@ -45,9 +31,9 @@ export const chatCompletionsBody = z
     model,
     stream,
     messages: z.array(chatMessage).min(1, 'messages must have at least one message'),
-    tools: toolList(
-      z.looseObject({ type: z.string(), function: z.looseObject({ name: z.string() }).optional() }),
-    ),
+    tools: toolList(chatTool),
+    tool_choice: chatToolChoice.optional(),
+    response_format: chatResponseFormat.optional(),
   })
   .meta({ id: 'ChatCompletionsRequest', description: 'OpenAI Chat Completions request.' });
 
@@ -58,7 +44,9 @@ export const responsesBody = z
     input: z.union([z.string(), z.array(responsesItem)], {
       error: 'input must be a string or a list of input items',
     }),
-    tools: toolList(z.looseObject({ type: z.string() })),
+    tools: toolList(responsesTool),
+    tool_choice: responsesToolChoice.optional(),
+    instructions: z.string().nullish(),
     store: z.boolean().nullish().meta({
       description:
         'Stored response state is not available yet: `true` is accepted and served as `false` (nothing is stored).',
@@ -100,12 +88,9 @@ export const messagesBody = z
     stream,
     max_tokens: count,
     messages: z.array(anthropicMessage).min(1, 'messages must have at least one message'),
-    system: z
-      .union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string() }))], {
-        error: 'system must be a string or a list of text blocks',
-      })
-      .optional(),
-    tools: toolList(z.looseObject({ name: z.string() })),
+    system: anthropicSystem.optional(),
+    tools: toolList(anthropicTool),
+    tool_choice: anthropicToolChoice.optional(),
   })
   .meta({ id: 'MessagesRequest', description: 'Anthropic Messages request.' });
 
