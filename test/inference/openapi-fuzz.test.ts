@@ -305,7 +305,7 @@ describe('every operation of the OpenAPI document, fuzzed', () => {
     }
     const res = await fetch(url, { method: operation.method, headers, body: payload });
     const text = await res.text();
-    const where = `${operation.method} ${path} ${(typeof payload === 'string' ? payload : '(form)').slice(0, 1500)}`;
+    const where = `${operation.method} ${path} ${(typeof payload === 'string' ? payload : '(form)').slice(0, 4000)}`;
     // The one 5xx allowed: a 502/503/504 from an attempt that reached the fake (a generated body
     // the fake itself refused or answered oddly, e.g. half a million images); never a 500.
     const upstreamsDoing =
