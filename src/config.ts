@@ -30,6 +30,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Bytes of large request bodies (over 1 MiB) held at once by one process (server/body-admission.ts). */
   maxBodyBytesInFlight: number;
+  http: HttpServerLimits;
+  upstreamMaxAnswerBytes: number;
   keyCacheTtlMs: number;
   requestLogPartitionJobIntervalMs: number;
   requestLogPartitionCreateDays: number;
@@ -48,6 +50,19 @@ export interface Config {
   otelLogPayloads: boolean;
   extensionsDir: string | undefined;
   extensionBreakerThreshold: number;
+}
+
+/** How long the HTTP server waits on a client, and how much one connection may carry. */
+export interface HttpServerLimits {
+  /** Inactivity on a socket; lifted while an inference call waits on its upstream. */
+  connectionTimeoutMs: number;
+  /** From the connection (or the previous answer) to the end of the request's headers. */
+  headersTimeoutMs: number;
+  /** From the start of a request to the end of its body; the answer is not part of it. */
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  /** 0: no cap. */
+  maxRequestsPerSocket: number;
 }
 
 /** A configuration error: its message is the one line printed before the process exits. */
@@ -179,6 +194,8 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 0),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 26_214_400, 1024),
     maxBodyBytesInFlight: integer(env, 'MAX_BODY_BYTES_IN_FLIGHT', 67_108_864, 1_048_576),
+    http: httpLimitsOf(env),
+    upstreamMaxAnswerBytes: integer(env, 'UPSTREAM_MAX_ANSWER_BYTES', 67_108_864, 1024, 1_073_741_824),
     keyCacheTtlMs: integer(env, 'KEY_CACHE_TTL_MS', 60_000, 0),
     requestLogPartitionJobIntervalMs: integer(env, 'REQUEST_LOG_PARTITION_JOB_INTERVAL_MS', 3_600_000, 1000),
     requestLogPartitionCreateDays: integer(env, 'REQUEST_LOG_PARTITION_CREATE_DAYS', 3, 0, 365),
@@ -211,6 +228,23 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
   return config;
+}
+
+function httpLimitsOf(env: Env): HttpServerLimits {
+  const limits: HttpServerLimits = {
+    connectionTimeoutMs: integer(env, 'HTTP_CONNECTION_TIMEOUT_MS', 60_000, 0, 3_600_000),
+    headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    keepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+    maxRequestsPerSocket: integer(env, 'HTTP_MAX_REQUESTS_PER_SOCKET', 1000, 0),
+  };
+  // Node.js refuses a header bound above the request bound: the headers are part of the request.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(
+      `HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS (got ${limits.headersTimeoutMs} > ${limits.requestTimeoutMs})`,
+    );
+  }
+  return limits;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

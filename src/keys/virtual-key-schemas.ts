@@ -1,6 +1,7 @@
 /** The admin API's virtual key inputs (DESIGN.md section 5, Virtual key). */
 import { z } from 'zod';
 import { rateLimitSchema as limit } from '../limits/rate-limit-schema.ts';
+import { storableDateTime } from '../store/storable-date-time.ts';
 
 const modelName = z.string().trim().min(1, 'model names must not be empty').max(256);
 
@@ -10,9 +11,7 @@ const allowedModels = z
   .meta({ description: 'Public model names this key may call; `"*"` allows every model.' });
 
 const budgetCents = z.number().finite().nonnegative('expected a number of cents >= 0');
-const expiresAt = z.iso
-  .datetime({ offset: true, error: 'expected an ISO 8601 date-time, e.g. 2030-01-01T00:00:00Z' })
-  .meta({ description: 'After this instant the key is refused with 401.' });
+const expiresAt = storableDateTime().meta({ description: 'After this instant the key is refused with 401.' });
 const metadata = z.record(z.string(), z.unknown()).meta({ description: 'Free-form JSON object.' });
 /** Spend is the gateway's to keep: a body carrying it is refused rather than silently ignored. */
 const spendCents = z

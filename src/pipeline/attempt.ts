@@ -1,4 +1,5 @@
 import type { Deployment } from '../deployments/deployment.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
 import type { OperationPlan } from '../providers/registry.ts';
 import type {
   DeploymentTarget,
@@ -99,23 +100,39 @@ export async function attemptUpstream(client: UpstreamClient, input: AttemptInpu
     throw transportFailure(error, input.signal);
   }
   if (response.status < 200 || response.status >= 300) {
-    const text = await readText(response, input.signal);
+    const text = await readText(response, input.signal, client.maxAnswerBytes);
     throw httpFailure(input.provider, response.status, parseUpstreamBody(text), response.headers);
   }
-  return input.stream ? streamResult(input, response, body) : jsonResult(input, response, body);
+  return input.stream
+    ? streamResult(input, response, body)
+    : jsonResult(input, response, body, client.maxAnswerBytes);
 }
 
 /**
  * The whole body as text, read with stream events: `for await` over the body costs an async
  * generator, its end-of-stream watcher and a promise per chunk (docs/decisions/hot-path.md). A body that closes
- * before its end without an error (destroyed) fails like a premature close.
+ * before its end without an error (destroyed) fails like a premature close. A body past `maxBytes`
+ * is dropped (the connection with it) and fails as `upstream_error`, never held whole in memory.
  */
-function readText(response: UpstreamResponse, signal: AbortSignal): Promise<string> {
+function readText(response: UpstreamResponse, signal: AbortSignal, maxBytes: number): Promise<string> {
   const body = response.body;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
+    let bytes = 0;
     let ended = false;
-    body.on('data', (chunk: Buffer) => chunks.push(chunk));
+    body.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= maxBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      ended = true;
+      chunks.length = 0;
+      body.destroy();
+      reject(
+        new GatewayError('upstream_error', { detail: { reason: `answer larger than ${maxBytes} bytes` } }),
+      );
+    });
     body.once('end', () => {
       ended = true;
       resolve((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'));
@@ -145,8 +162,9 @@ async function jsonResult(
   input: AttemptInput,
   response: UpstreamResponse,
   sentBody: Record<string, unknown>,
+  maxAnswerBytes: number,
 ): Promise<AttemptResult> {
-  const text = await readText(response, input.signal);
+  const text = await readText(response, input.signal, maxAnswerBytes);
   // A text answer (transcription text, srt, vtt) is never JSON-parsed: "42" is a transcript.
   // The adapter decides whether its operation may answer text (image answers may not).
   const contentType = textType(response.headers['content-type']);

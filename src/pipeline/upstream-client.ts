@@ -25,9 +25,12 @@ const POOL_CONNECTIONS = 128;
 export class UpstreamClient {
   readonly #pools = new Map<string, Pool>();
   readonly #connectMs: number;
+  /** The largest answer body read whole (UPSTREAM_MAX_ANSWER_BYTES); streams are read event by event. */
+  readonly maxAnswerBytes: number;
 
-  constructor(connectMs: number) {
+  constructor(connectMs: number, maxAnswerBytes: number) {
     this.#connectMs = connectMs;
+    this.maxAnswerBytes = maxAnswerBytes;
   }
 
   #pool(origin: string): Pool {

@@ -8,14 +8,16 @@ import Fastify, {
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { CredentialSources } from '../auth/credentials.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { Variant } from '../config.ts';
+import type { HttpServerLimits, Variant } from '../config.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { errorHeaders, renderErrorBody } from '../errors/render-error.ts';
 import { createAccessLog } from '../telemetry/access-log.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { registerBodyAdmission } from './body-admission.ts';
+import { createClientErrorHandler, frameworkError } from './client-errors.ts';
 import { errorShapeFor, toGatewayError } from './error-response.ts';
 import { registerHealthRoutes } from './health-routes.ts';
+import { registerJsonBodyParser } from './json-body.ts';
 import type { OpenApiRegistry } from './openapi.ts';
 import type { ReadinessProbe } from './readiness.ts';
 import { requestIdFor } from './request-id.ts';
@@ -46,6 +48,7 @@ export interface AppOptions {
   bodyLimitBytes: number;
   /** MAX_BODY_BYTES_IN_FLIGHT (body-admission.ts). */
   maxBodyBytesInFlight: number;
+  http: HttpServerLimits;
   dependencyTimeoutMs: number;
   authenticator: Authenticator;
   probes: readonly ReadinessProbe[];
@@ -77,8 +80,15 @@ export function buildApp(options: AppOptions): FastifyInstance {
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    ...serverLimits(options.http),
+    clientErrorHandler: createClientErrorHandler(options.logger),
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      (reply as FastifyReply).send(renderError(frameworkError(error), request, reply));
+    },
   });
   app.decorateRequest('principal', null as never);
+  registerJsonBodyParser(app);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) options.routes?.push({ method, url: route.url });
   });
@@ -124,6 +134,26 @@ export function buildApp(options: AppOptions): FastifyInstance {
   return app;
 }
 
+/**
+ * Node.js's own bounds on a connection (docs/configuration.md, HTTP server). The header and request
+ * timeouts are checked on a timer, every second at most, so a connection outlives its bound by up
+ * to that. The request timeout covers receiving the request only: an answer being streamed is not
+ * bound by it, however long it runs.
+ */
+function serverLimits(limits: HttpServerLimits) {
+  return {
+    connectionTimeout: limits.connectionTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    maxRequestsPerSocket: limits.maxRequestsPerSocket,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+    },
+  };
+}
+
 function registerSurface(
   app: FastifyInstance,
   options: AppOptions,
@@ -148,7 +178,12 @@ function registerSurface(
   );
 }
 
-function renderError(error: unknown, request: FastifyRequest, reply: FastifyReply): unknown {
+function renderError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  if (clientLeft(error, request)) {
+    request.log.info({ err: String(error) }, 'client aborted the request');
+    reply.code(499);
+    return renderErrorBody(new GatewayError('invalid_request'), errorShapeFor(request.url));
+  }
   const gatewayError = toGatewayError(error);
   if (gatewayError.status >= 500) {
     request.log.error(
@@ -158,4 +193,12 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
   }
   reply.code(gatewayError.status).headers(errorHeaders(gatewayError));
   return renderErrorBody(gatewayError, errorShapeFor(request.url));
+}
+
+/**
+ * A client that hung up while its body was read (an aborted upload): the read fails with the
+ * socket's own error (ECONNRESET), which is not a dependency outage and nobody is left to answer.
+ */
+function clientLeft(error: unknown, request: FastifyRequest): boolean {
+  return !(error instanceof GatewayError) && (request.raw.destroyed || request.raw.socket.destroyed);
 }

@@ -20,11 +20,28 @@ function fromZod(error: ZodError): GatewayError {
   return new GatewayError('invalid_request', { param, message, detail: error.issues });
 }
 
-/** fastify's own client errors (bad JSON, body too large, wrong content type) keep their status. */
-function fromFastify(error: { statusCode?: number; code?: string; message: string }): GatewayError | null {
+/** Our words for the client errors fastify and Node.js raise while reading a body; theirs can echo input. */
+const CLIENT_ERROR_MESSAGES: Readonly<Record<number, string>> = {
+  413: 'The request body is too large.',
+  415: 'This endpoint does not take this content type.',
+};
+
+/**
+ * fastify's own client errors (invalid JSON, body too large, wrong content type, a bad
+ * content-length) keep their status, in the gateway's shape and words.
+ */
+function fromClientError(error: {
+  statusCode?: unknown;
+  code?: unknown;
+  message?: unknown;
+}): GatewayError | null {
   const status = error.statusCode;
-  if (status === undefined || status < 400 || status >= 500 || !error.code?.startsWith('FST_')) return null;
-  return new GatewayError('invalid_request', { status, message: error.message, detail: error.code });
+  if (typeof status !== 'number' || status < 400 || status >= 500) return null;
+  const message =
+    error instanceof SyntaxError
+      ? 'The request body is not valid JSON.'
+      : (CLIENT_ERROR_MESSAGES[status] ?? 'The request is not valid.');
+  return new GatewayError('invalid_request', { status, message, detail: error.code ?? error.message });
 }
 
 /** Maps anything thrown below the HTTP layer to the one error type. Unknown errors become internal_error. */
@@ -38,8 +55,8 @@ export function toGatewayError(error: unknown): GatewayError {
     });
   }
   if (error instanceof ZodError) return fromZod(error);
-  const fastifyError = fromFastify(error as { statusCode?: number; code?: string; message: string });
-  if (fastifyError !== null) return fastifyError;
+  const clientError = typeof error === 'object' && error !== null ? fromClientError(error) : null;
+  if (clientError !== null) return clientError;
   return new GatewayError('internal_error', { detail: String(error), cause: error });
 }
 

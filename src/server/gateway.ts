@@ -49,7 +49,10 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   await routerSettings.load();
   const stopRouterSettings = await routerSettings.watch();
   // The connect timeout of the router settings in force at start-up: undici fixes it per pool.
-  const client = new UpstreamClient(routerSettings.current().timeouts.connectMs);
+  const client = new UpstreamClient(
+    routerSettings.current().timeouts.connectMs,
+    runtime.config.upstreamMaxAnswerBytes,
+  );
   lifecycle.onShutdown('flush', 'config watchers', async () => {
     await stopKeys();
     await stopDirectory();
@@ -119,6 +122,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     logger,
     bodyLimitBytes: runtime.config.bodyLimitBytes,
     maxBodyBytesInFlight: runtime.config.maxBodyBytesInFlight,
+    http: runtime.config.http,
     dependencyTimeoutMs: runtime.config.dependencyTimeoutMs,
     authenticator,
     probes,

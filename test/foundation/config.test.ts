@@ -47,6 +47,30 @@ describe('configuration', () => {
     );
   });
 
+  it('bounds the HTTP server and upstream answers, and checks the header bound against the request bound', () => {
+    const { http, upstreamMaxAnswerBytes } = loadConfig({});
+    assert.deepEqual(http, {
+      connectionTimeoutMs: 60_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 120_000,
+      keepAliveTimeoutMs: 72_000,
+      maxRequestsPerSocket: 1000,
+    });
+    assert.equal(upstreamMaxAnswerBytes, 64 * 1024 * 1024);
+    assert.equal(
+      errorOf({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '1000' }),
+      'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS (got 5000 > 1000)',
+    );
+    assert.equal(
+      errorOf({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '-1' }),
+      'HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer between 100 and 3600000 (got "-1")',
+    );
+    assert.equal(
+      errorOf({ UPSTREAM_MAX_ANSWER_BYTES: '10' }),
+      'UPSTREAM_MAX_ANSWER_BYTES must be an integer between 1024 and 1073741824 (got "10")',
+    );
+  });
+
   it('demands every secret from the environment once DATABASE_URL is set', () => {
     assert.equal(errorOf({ ...DB }), 'MASTER_KEY must be set (required when DATABASE_URL is set)');
     const { MASTER_KEY } = testSecrets();

@@ -11,7 +11,7 @@ import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 export const OPENAI_UPSTREAM_KEY = 'sk-upstream-openai-0001';
 export const ANTHROPIC_UPSTREAM_KEY = 'sk-ant-upstream-0001';
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
 export { admin, createDeployment } from '../helpers/admin-api.ts';
 export { openaiClient } from '../helpers/openai-client.ts';

@@ -11,6 +11,14 @@ export type InputLocation = 'body' | 'query' | 'path';
  * Messages come from the schemas and never quote the input, so a rejected `apiKey` cannot leak.
  */
 export function parseInput<T>(schema: z.ZodType<T>, value: unknown, location: InputLocation): T {
+  const unstorable = unstorableTextAt(value);
+  if (unstorable !== null) {
+    const param = unstorable.join('.');
+    throw new GatewayError('invalid_request', {
+      param: param === '' ? null : param,
+      message: `Invalid value for '${param}': text may not contain NUL characters or unpaired surrogates.`,
+    });
+  }
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
@@ -26,4 +34,30 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown, location: In
       ? `Unknown field '${param}'.`
       : `Invalid value for '${param}': ${issue.message}`;
   throw new GatewayError('invalid_request', { param, message });
+}
+
+/** Text Postgres refuses: NUL in `text`, and an unpaired surrogate (`\ud800`) in `jsonb`. */
+function isStorableText(text: string): boolean {
+  return text.isWellFormed() && !text.includes('\u0000');
+}
+
+/**
+ * The path of the first string (or object key) of `value` the database cannot store, or null.
+ * Checked at the edge: the database refused such a row with an error that surfaced as a 500.
+ */
+function unstorableTextAt(value: unknown): string[] | null {
+  const stack: Array<[unknown, string[]]> = [[value, []]];
+  while (stack.length > 0) {
+    const [node, path] = stack.pop() as [unknown, string[]];
+    if (typeof node === 'string') {
+      if (!isStorableText(node)) return path;
+      continue;
+    }
+    if (typeof node !== 'object' || node === null) continue;
+    for (const [key, child] of Object.entries(node)) {
+      if (!isStorableText(key)) return path;
+      stack.push([child, [...path, key]]);
+    }
+  }
+  return null;
 }

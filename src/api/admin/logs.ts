@@ -4,6 +4,7 @@ import { decodeCursor } from '../../records/queries/cursor.ts';
 import { OPERATION_STATUSES, queryOperationLog } from '../../records/queries/operation-log-query.ts';
 import type { RouteModule } from '../../server/app.ts';
 import type { Db } from '../../store/database.ts';
+import { storableDateTime } from '../../store/storable-date-time.ts';
 import { registerAdminRoute } from './admin-route.ts';
 
 /** Page size of `GET /admin/logs` when `limit` is absent, and its bound. */
@@ -11,7 +12,7 @@ export const LOGS_DEFAULT_LIMIT = 50;
 export const LOGS_MAX_LIMIT = 500;
 
 const id = z.string().min(1).max(200);
-const time = z.iso.datetime({ offset: true });
+const time = storableDateTime();
 
 const logsQuery = z.strictObject({
   requestId: id.optional().meta({ description: 'The `x-request-id` of the call.' }),

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { queryUsage, USAGE_GROUPS } from '../../records/queries/usage-query.ts';
 import type { RouteModule } from '../../server/app.ts';
 import type { Db } from '../../store/database.ts';
+import { storableDateTime } from '../../store/storable-date-time.ts';
 import { registerAdminRoute } from './admin-route.ts';
 
-const time = z.iso.datetime({ offset: true });
+const time = storableDateTime();
 
 const usageQuery = z.strictObject({
   groupBy: z.enum(USAGE_GROUPS).default('model').meta({

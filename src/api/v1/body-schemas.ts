@@ -5,17 +5,35 @@
  * the bodies in /openapi.json.
  */
 import { z } from 'zod';
+import {
+  anthropicMessage,
+  anthropicSystem,
+  anthropicTool,
+  anthropicToolChoice,
+  chatMessage,
+  chatResponseFormat,
+  chatTool,
+  chatToolChoice,
+  listOf,
+  responsesItem,
+  responsesTool,
+  responsesToolChoice,
+} from './message-schemas.ts';
 
 const model = z.string().min(1, 'model is required').meta({ description: 'A public model name.' });
 const stream = z.boolean().nullish();
-const message = z.looseObject({ role: z.string() });
+/** Tools are a list of objects; `null` is refused like any other non-list (the translators need a list). */
+const toolList = <T extends z.ZodType>(tool: T) => listOf(tool, 'tools').optional();
 const count = z.number().int('expected an integer').positive('expected a positive integer');
 
 export const chatCompletionsBody = z
   .looseObject({
     model,
     stream,
-    messages: z.array(message).min(1, 'messages must have at least one message'),
+    messages: z.array(chatMessage).min(1, 'messages must have at least one message'),
+    tools: toolList(chatTool),
+    tool_choice: chatToolChoice.optional(),
+    response_format: chatResponseFormat.optional(),
   })
   .meta({ id: 'ChatCompletionsRequest', description: 'OpenAI Chat Completions request.' });
 
@@ -23,9 +41,12 @@ export const responsesBody = z
   .looseObject({
     model,
     stream,
-    input: z.union([z.string(), z.array(z.looseObject({}))], {
+    input: z.union([z.string(), z.array(responsesItem)], {
       error: 'input must be a string or a list of input items',
     }),
+    tools: toolList(responsesTool),
+    tool_choice: responsesToolChoice.optional(),
+    instructions: z.string().nullish(),
     store: z.boolean().nullish().meta({
       description:
         'Stored response state is not available yet: `true` is accepted and served as `false` (nothing is stored).',
@@ -66,7 +87,10 @@ export const messagesBody = z
     model,
     stream,
     max_tokens: count,
-    messages: z.array(message).min(1, 'messages must have at least one message'),
+    messages: z.array(anthropicMessage).min(1, 'messages must have at least one message'),
+    system: anthropicSystem.optional(),
+    tools: toolList(anthropicTool),
+    tool_choice: anthropicToolChoice.optional(),
   })
   .meta({ id: 'MessagesRequest', description: 'Anthropic Messages request.' });
 

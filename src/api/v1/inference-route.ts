@@ -123,6 +123,11 @@ async function handle(
 ): Promise<void> {
   reply.hijack();
   const res = reply.raw;
+  // The socket's inactivity bound (HTTP_CONNECTION_TIMEOUT_MS) is lifted while the call runs: an
+  // upstream may think for minutes before its first byte, and the router's own timeouts bound
+  // the call. The request timeout still bounds an upload that stalls.
+  const socket = request.raw.socket;
+  socket.setTimeout(0);
   const controller = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();
@@ -139,6 +144,7 @@ async function handle(
   } finally {
     if (ctx !== undefined) pipeline.finish(ctx, outcome);
     discardUnread(request);
+    if (!socket.destroyed) socket.setTimeout(request.server.server.timeout);
   }
 }
 
