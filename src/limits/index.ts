@@ -37,8 +37,11 @@ export interface Limits {
   observer: CallObserver;
   /** Spend not yet in the database, by key (for the budget re-seed and tests). */
   spend: SpendWriter;
-  /** The shutdown 'flush' step: lets settlements finish, then writes the pending spend. */
-  close(): Promise<void>;
+  /**
+   * The shutdown 'flush' step: lets settlements finish, then writes the pending spend, trying for
+   * at most `timeoutMs`; spend not written by then is logged, key by key.
+   */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 /** Builds limits, budgets and cost accounting (issue 6) from the runtime's dependencies. */
@@ -100,11 +103,11 @@ export function createLimits(deps: LimitsDeps): Limits {
     }),
     observer,
     spend,
-    close: async () => {
+    close: async (timeoutMs) => {
       await observer.idle();
       leases.close();
       try {
-        await spend.close();
+        await spend.close({ timeoutMs });
       } catch (error) {
         if (!(error instanceof SpendNotWrittenError)) throw error;
         // The operator's record of what to add to spend_cents by hand.

@@ -64,7 +64,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     directory,
     dependencyTimeoutMs: runtime.config.dependencyTimeoutMs,
   });
-  lifecycle.onShutdown('flush', 'limits and spend', () => limits.close());
+  lifecycle.onShutdown('flush', 'limits and spend', (remainingMs) => limits.close(remainingMs));
   const records = createRecords({
     config: runtime.config,
     database,
@@ -72,7 +72,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     logger,
     sampling: { fraction: runtime.config.observabilityPayloadSampleRate },
   });
-  lifecycle.onShutdown('flush', 'request records', () => records.flush());
+  lifecycle.onShutdown('flush', 'request records', (remainingMs) => records.flush(remainingMs));
   const telemetry = await Telemetry.open({
     enabled: runtime.config.otelEnabled,
     endpoint: runtime.config.otelExporterOtlpEndpoint,
@@ -127,7 +127,9 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   });
   registerMetricsRoute(app, docs, authenticator, telemetry);
   records.start();
-  lifecycle.onShutdown('drain', 'http server', () => drain(app, runtime.config.shutdownTimeoutMs));
+  lifecycle.onShutdown('drain', 'http server', (remainingMs) =>
+    drain(app, remainingMs - flushReserveMs(runtime.config.shutdownTimeoutMs)),
+  );
 
   return {
     app,
@@ -140,7 +142,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
         ? String(address)
         : `${address.address}:${address.port}`;
     },
-    shutdown: () => lifecycle.shutdown(),
+    shutdown: () => lifecycle.shutdown(runtime.config.shutdownTimeoutMs),
   };
 }
 
@@ -155,9 +157,18 @@ function createResponseCache(config: Config, cache: CacheStore, logger: Logger):
   });
 }
 
+/**
+ * The part of SHUTDOWN_TIMEOUT_MS the drain leaves to writing the queued records and spend (and
+ * closing): a quarter, at most 5 s. With the database up a flush takes milliseconds; with it
+ * down this is how long the flush retries before it logs what is lost.
+ */
+function flushReserveMs(shutdownTimeoutMs: number): number {
+  return Math.min(5_000, shutdownTimeoutMs / 4);
+}
+
 /** Stops accepting and waits for in-flight requests (streams included), at most `timeoutMs`. */
 async function drain(app: FastifyInstance, timeoutMs: number): Promise<void> {
-  const timer = setTimeout(() => app.server.closeAllConnections(), timeoutMs);
+  const timer = setTimeout(() => app.server.closeAllConnections(), Math.max(0, timeoutMs));
   try {
     await app.close();
   } finally {

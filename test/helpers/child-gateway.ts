@@ -24,9 +24,8 @@ export interface ChildGateway {
 
 /**
  * A gateway in its own process (`node src/main.ts serve`), for tests that break the database
- * under it. postgres.js leaves an uncatchable rejection when a connection dies during its first
- * type lookup; the real process absorbs it (src/server/process-guards.ts), but in the test
- * process node:test would count it against the file, so such tests run the gateway here.
+ * under it: what such a fault does to the process (a crash, a hang, a lost flush) is what they
+ * assert, and it must not take the test runner with it.
  */
 export async function startChildGateway(options: ChildGatewayOptions): Promise<ChildGateway> {
   await migrateTestDatabase(options.database.url);

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type postgres from 'postgres';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { type ChildGateway, startChildGateway } from '../helpers/child-gateway.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import type { TestSql } from '../helpers/sql.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { chat, connect, createDeployment, eventually, operationOf } from './support.ts';
 
@@ -13,7 +13,7 @@ describe('records while the database is unreachable (variant B)', () => {
   let proxy: TcpProxy;
   let fake: OpenAIFake;
   let gw: ChildGateway;
-  let sql: postgres.Sql;
+  let sql: TestSql;
 
   before(async () => {
     database = await createTestDatabase();
@@ -57,7 +57,7 @@ describe('records while the database is unreachable (variant B)', () => {
       proxy.restore();
     }
     await eventually(async () => {
-      const [row] = await sql<{ n: number }[]>`
+      const [row] = await sql<{ n: number }>`
         select count(*)::int as n from gateway_operations where request_id like ${`${prefix}-%`} and status = 'success'`;
       return row.n === 5 ? true : undefined;
     }, 20_000);
