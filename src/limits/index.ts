@@ -20,6 +20,11 @@ export { OUTPUT_RESERVATION_FLOOR_TOKENS } from './token-reservation.ts';
 export interface LimitsDeps {
   cache: CacheStore;
   db: Db;
+  /**
+   * Where spend batches are written: the background view, whose longer bound makes a batch that
+   * times out yet lands (and is then added again) a stall's event, not a busy pool's.
+   */
+  spendDb?: Db;
   logger: Logger;
   /** The deployments by public model: the pools whose highest price a budget reservation uses. */
   directory: Pick<DeploymentDirectory, 'deploymentsOf'>;
@@ -49,7 +54,7 @@ export function createLimits(deps: LimitsDeps): Limits {
   const { cache, db, logger, directory } = deps;
   const model = deps.model ?? catalogCostModel;
   const spend = new SpendWriter({
-    flush: spendFlushFor(db),
+    flush: spendFlushFor(deps.spendDb ?? db),
     intervalMs: deps.spendFlushIntervalMs,
     onFlushError: (error, keys) =>
       logger.warn({ err: error, keys }, 'spend flush failed; keeping the deltas and retrying'),

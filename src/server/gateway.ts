@@ -60,6 +60,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   const limits = createLimits({
     cache,
     db: database.db,
+    spendDb: database.background,
     logger,
     directory,
     dependencyTimeoutMs: runtime.config.dependencyTimeoutMs,

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
-import { type ChildGateway, startChildGateway } from '../helpers/child-gateway.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { type ChildGateway, startChildGatewayBehindProxy } from '../helpers/child-gateway.ts';
+import type { TestDatabase } from '../helpers/database.ts';
 import { connectSql, type TestSql } from '../helpers/sql.ts';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+import type { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { type Answer, chat, createDeployment, createKey, eventually } from '../records/support.ts';
 
 /** How long each blackhole lasts: within the 2.5-5 s that crashed the process with postgres.js. */
@@ -29,13 +29,8 @@ describe('a database that silently drops bytes, then comes back', () => {
   let sql: TestSql;
 
   before(async () => {
-    database = await createTestDatabase();
-    const target = new URL(database.url);
-    proxy = await startTcpProxy({ targetHost: target.hostname, targetPort: Number(target.port || 5432) });
-    const proxied = new URL(database.url);
-    proxied.port = String(proxy.port);
+    ({ database, proxy, gw } = await startChildGatewayBehindProxy());
     fake = await new OpenAIFake().start();
-    gw = await startChildGateway({ database, databaseUrl: proxied.toString() });
     sql = connectSql(database.url);
     await createDeployment(gw, {
       publicModel: 'stall',
@@ -118,17 +113,8 @@ describe('SIGTERM while the database silently drops bytes', () => {
   let gw: ChildGateway;
 
   before(async () => {
-    database = await createTestDatabase();
-    const target = new URL(database.url);
-    proxy = await startTcpProxy({ targetHost: target.hostname, targetPort: Number(target.port || 5432) });
-    const proxied = new URL(database.url);
-    proxied.port = String(proxy.port);
+    ({ database, proxy, gw } = await startChildGatewayBehindProxy({ SHUTDOWN_TIMEOUT_MS: '3000' }));
     fake = await new OpenAIFake().start();
-    gw = await startChildGateway({
-      database,
-      databaseUrl: proxied.toString(),
-      env: { SHUTDOWN_TIMEOUT_MS: '3000' },
-    });
     await createDeployment(gw, {
       publicModel: 'stall',
       baseUrl: fake.baseUrl,

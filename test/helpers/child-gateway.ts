@@ -1,8 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { spawnMain, waitForListening } from './child.ts';
-import { migrateTestDatabase, type TestDatabase } from './database.ts';
+import { createTestDatabase, migrateTestDatabase, type TestDatabase } from './database.ts';
 import { testSecrets } from './secrets.ts';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 
 export interface ChildGatewayOptions {
   /** Migrated here, through its own URL, before the gateway starts. */
@@ -54,4 +55,24 @@ export async function startChildGateway(options: ChildGatewayOptions): Promise<C
       return code as number | null;
     },
   };
+}
+
+export interface ProxiedChildGateway {
+  database: TestDatabase;
+  /** Between the gateway and Postgres: cut, stall or blackhole it. */
+  proxy: TcpProxy;
+  gw: ChildGateway;
+}
+
+/** A fresh database, a TCP proxy in front of it, and a child gateway that reaches it through the proxy. */
+export async function startChildGatewayBehindProxy(
+  env: Record<string, string> = {},
+): Promise<ProxiedChildGateway> {
+  const database = await createTestDatabase();
+  const target = new URL(database.url);
+  const proxy = await startTcpProxy({ targetHost: target.hostname, targetPort: Number(target.port || 5432) });
+  const proxied = new URL(database.url);
+  proxied.port = String(proxy.port);
+  const gw = await startChildGateway({ database, databaseUrl: proxied.toString(), env });
+  return { database, proxy, gw };
 }
