@@ -8,9 +8,9 @@
  */
 
 import { createClient } from '@redis/client';
-import postgres from 'postgres';
 import type { BenchOptions } from './options.ts';
 import { type CorePlan, setAffinity } from './pinning.ts';
+import { queryOnce } from './postgres-query.ts';
 import { commandName, cpuSeconds, parentPid, processTree, statusField, threadIds } from './proc-stats.ts';
 
 export type ServiceName = 'redis' | 'postgres';
@@ -43,14 +43,9 @@ async function redisPid(url: string): Promise<number> {
 
 /** The postmaster: the parent of the backend serving this connection. */
 async function postmasterPid(url: string): Promise<number> {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  try {
-    const [row] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
-    // A backend that is no process here (a remote server) keeps its own pid: the caller's check fails.
-    return commandName(row.pid) === COMMAND.postgres ? (parentPid(row.pid) ?? row.pid) : row.pid;
-  } finally {
-    await sql.end();
-  }
+  const [row] = await queryOnce<{ pid: number }>(url, 'select pg_backend_pid() as pid');
+  // A backend that is no process here (a remote server) keeps its own pid: the caller's check fails.
+  return commandName(row.pid) === COMMAND.postgres ? (parentPid(row.pid) ?? row.pid) : row.pid;
 }
 
 /** The server behind `url` if it runs on this host, else why it is left alone. */

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@redis/client';
-import postgres from 'postgres';
 import type { BenchOptions } from './options.ts';
+import { queryOnce } from './postgres-query.ts';
 import { startChild } from './processes.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
@@ -38,21 +38,11 @@ function secrets(): Record<string, string> {
 
 async function createDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `sy_bench_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
+  await queryOnce(serverUrl, `create database ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const drop = async () => {
-    const dropper = postgres(serverUrl, { max: 1, onnotice: () => {} });
-    try {
-      await dropper.unsafe(`drop database if exists ${name} with (force)`);
-    } finally {
-      await dropper.end();
-    }
+    await queryOnce(serverUrl, `drop database if exists ${name} with (force)`);
   };
   return { url: url.toString(), drop };
 }

@@ -4,6 +4,7 @@
  */
 import { ConfigError, loadConfig } from './config.ts';
 import { KeyringConfigError } from './crypto/index.ts';
+import { DatabaseConnectError } from './store/database-errors.ts';
 import { SchemaBehindError } from './store/migrate.ts';
 
 const COMMANDS = {
@@ -21,7 +22,10 @@ function isCommand(name: string): name is CommandName {
 /** Errors whose message is already the one line an operator needs. */
 function isOperatorError(error: unknown): error is Error {
   return (
-    error instanceof ConfigError || error instanceof KeyringConfigError || error instanceof SchemaBehindError
+    error instanceof ConfigError ||
+    error instanceof KeyringConfigError ||
+    error instanceof SchemaBehindError ||
+    error instanceof DatabaseConnectError
   );
 }
 

@@ -3,6 +3,9 @@ import { openDatabase } from '../store/database.ts';
 import { migrate } from '../store/migrate.ts';
 import { LATEST_SCHEMA_VERSION } from '../store/migrations/index.ts';
 
+/** An index built on a large table may take long; a stalled connection still ends, within the hour. */
+const MIGRATION_STATEMENT_TIMEOUT_MS = 60 * 60_000;
+
 /** `npm run migrate`: applies pending migrations once, under an advisory lock, and says what it did. */
 export async function migrateCommand(config: Config): Promise<void> {
   if (config.databaseUrl === undefined) {
@@ -11,9 +14,14 @@ export async function migrateCommand(config: Config): Promise<void> {
     );
     return;
   }
-  const database = openDatabase({ url: config.databaseUrl, poolMax: 1, timeoutMs: 10_000 });
+  const database = openDatabase({
+    url: config.databaseUrl,
+    poolMax: 1,
+    timeoutMs: 10_000,
+    backgroundTimeoutMs: MIGRATION_STATEMENT_TIMEOUT_MS,
+  });
   try {
-    const applied = await migrate(database.sql, (migration, state) => {
+    const applied = await migrate(database.background, (migration, state) => {
       if (state === 'applying') process.stdout.write(`applying ${migration.version} ${migration.name} ... `);
       else process.stdout.write('done\n');
     });

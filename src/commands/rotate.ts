@@ -32,7 +32,7 @@ async function rotate(runtime: Runtime, logger: Logger): Promise<void> {
   process.stderr.write(
     `encryption:rotate: re-encrypting under key id "${keyring.activeId}" (keyring: ${keyring.keyIds.join(', ')})\n`,
   );
-  const report = await rotateEnvelopes(runtime.database.sql, keyring, ROTATORS, {
+  const report = await rotateEnvelopes(runtime.database.background, keyring, ROTATORS, {
     onBatch: (table, batch) =>
       process.stderr.write(
         `${table}: batch of ${batch.rotated} re-encrypted${batch.failed > 0 ? `, ${batch.failed} failed` : ''} (${batch.rotatedSoFar} so far)\n`,

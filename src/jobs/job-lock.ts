@@ -1,7 +1,5 @@
-import type postgres from 'postgres';
-
-/** A transaction of the postgres.js driver. */
-type Tx = postgres.TransactionSql;
+import { sql } from 'kysely';
+import type { Db } from '../store/database.ts';
 
 /**
  * Advisory lock ids of the jobs (any constants shared by every replica; each is the job name's
@@ -23,21 +21,21 @@ export type CycleClaim = { claimed: true } | { claimed: false; reason: 'locked' 
  * replicas whose timers drift still run once per interval between them.
  */
 export async function claimCycle(
-  tx: Tx,
+  tx: Db,
   job: string,
   lockId: bigint,
   intervalMs: number,
 ): Promise<CycleClaim> {
-  const [lock] = await tx<
-    { locked: boolean }[]
-  >`select pg_try_advisory_xact_lock(${lockId.toString()}::bigint) as locked`;
-  if (!lock.locked) return { claimed: false, reason: 'locked' };
+  const lock = await sql<{
+    locked: boolean;
+  }>`select pg_try_advisory_xact_lock(${lockId.toString()}::bigint) as locked`.execute(tx);
+  if (!lock.rows[0].locked) return { claimed: false, reason: 'locked' };
   const recentSeconds = (intervalMs * 0.9) / 1000;
-  const [recent] = await tx<{ ran: boolean }[]>`select exists (
+  const recent = await sql<{ ran: boolean }>`select exists (
       select 1 from job_runs where job = ${job} and last_run_at > now() - make_interval(secs => ${recentSeconds})
-    ) as ran`;
-  if (recent.ran) return { claimed: false, reason: 'ran-this-cycle' };
-  await tx`insert into job_runs (job, last_run_at) values (${job}, now())
-    on conflict (job) do update set last_run_at = excluded.last_run_at`;
+    ) as ran`.execute(tx);
+  if (recent.rows[0].ran) return { claimed: false, reason: 'ran-this-cycle' };
+  await sql`insert into job_runs (job, last_run_at) values (${job}, now())
+    on conflict (job) do update set last_run_at = excluded.last_run_at`.execute(tx);
   return { claimed: true };
 }

@@ -1,10 +1,7 @@
-import type postgres from 'postgres';
-import type { Sql } from '../store/database.ts';
+import { sql } from 'kysely';
+import { affectedRows, type Db, execute } from '../store/database.ts';
 import { claimCycle, JOB_LOCK_IDS } from './job-lock.ts';
 import { addDays, compactDate, parseCompactDate, utcDay } from './utc-days.ts';
-
-/** A transaction of the postgres.js driver. */
-type Tx = postgres.TransactionSql;
 
 const PARENT = 'request_logs';
 const DEFAULT_PARTITION = 'request_logs_default';
@@ -12,7 +9,7 @@ const PARTITION_PREFIX = 'request_logs_p';
 const JOB = 'request-log-partitions';
 
 export interface PartitionJobOptions {
-  sql: Sql;
+  db: Db;
   /** REQUEST_LOG_PARTITION_JOB_INTERVAL_MS: the cycle only one replica runs. */
   intervalMs: number;
   /** REQUEST_LOG_PARTITION_CREATE_DAYS: partitions created ahead of today. */
@@ -54,14 +51,14 @@ export async function runPartitionMaintenance(
 ): Promise<PartitionRunResult> {
   const today = utcDay(options.now?.() ?? new Date());
   const cutoff = addDays(today, -options.retentionDays);
-  return options.sql.begin(async (tx): Promise<PartitionRunResult> => {
+  return options.db.transaction().execute(async (tx): Promise<PartitionRunResult> => {
     if (!force) {
       const claim = await claimCycle(tx, JOB, JOB_LOCK_IDS.requestLogPartitions, options.intervalMs);
       if (!claim.claimed) return { ran: false, reason: claim.reason };
     }
     // Parent first, then DEFAULT: the order inserts take them in, so the two cannot deadlock.
-    await tx.unsafe(`lock table only ${PARENT} in share row exclusive mode`);
-    await tx.unsafe(`lock table ${DEFAULT_PARTITION} in share row exclusive mode`);
+    await execute(tx, `lock table only ${PARENT} in share row exclusive mode`);
+    await execute(tx, `lock table ${DEFAULT_PARTITION} in share row exclusive mode`);
     const { drained, expired } = await drainDefault(tx, cutoff);
     const created: string[] = [];
     for (let offset = 0; offset <= options.createDays; offset += 1) {
@@ -74,56 +71,60 @@ export async function runPartitionMaintenance(
 }
 
 async function drainDefault(
-  tx: Tx,
+  tx: Db,
   cutoff: Date,
 ): Promise<{ drained: { partition: string; rows: number }[]; expired: number }> {
-  const days = await tx<{ day: Date }[]>`
-    select distinct date_trunc('day', created_at, 'UTC') as day from request_logs_default order by day`;
+  const days = await sql<{ day: Date }>`
+    select distinct date_trunc('day', created_at, 'UTC') as day from request_logs_default order by day`.execute(
+    tx,
+  );
   const drained: { partition: string; rows: number }[] = [];
   let expired = 0;
-  for (const { day } of days) {
+  for (const { day } of days.rows) {
     const next = addDays(day, 1);
+    const ofTheDay = sql`created_at >= ${day} and created_at < ${next}`;
     if (day < cutoff) {
-      const deleted =
-        await tx`delete from request_logs_default where created_at >= ${day} and created_at < ${next}`;
-      expired += deleted.count;
+      expired += affectedRows(await sql`delete from request_logs_default where ${ofTheDay}`.execute(tx));
       continue;
     }
-    await tx`create temp table request_logs_moving on commit drop as
-      select * from request_logs_default where created_at >= ${day} and created_at < ${next}`;
-    await tx`delete from request_logs_default where created_at >= ${day} and created_at < ${next}`;
+    await sql`create temp table request_logs_moving on commit drop as
+      select * from request_logs_default where ${ofTheDay}`.execute(tx);
+    await sql`delete from request_logs_default where ${ofTheDay}`.execute(tx);
     await createPartition(tx, day);
-    const moved = await tx`insert into request_logs select * from request_logs_moving`;
-    await tx`drop table request_logs_moving`;
-    drained.push({ partition: partitionName(day), rows: moved.count });
+    const moved = await sql`insert into request_logs select * from request_logs_moving`.execute(tx);
+    await execute(tx, 'drop table request_logs_moving');
+    drained.push({ partition: partitionName(day), rows: affectedRows(moved) });
   }
   return { drained, expired };
 }
 
 /** Creates the day's partition unless it exists; true when it was created. */
-async function createPartition(tx: Tx, day: Date): Promise<boolean> {
+async function createPartition(tx: Db, day: Date): Promise<boolean> {
   const name = partitionName(day);
-  const [existing] = await tx<{ exists: boolean }[]>`select to_regclass(${name}) is not null as exists`;
-  if (existing.exists) return false;
+  const existing = await sql<{ exists: boolean }>`select to_regclass(${name}) is not null as exists`.execute(
+    tx,
+  );
+  if (existing.rows[0].exists) return false;
   // DDL takes no bind parameters; the name and bounds are made here from a Date, never from input.
-  await tx.unsafe(
+  await execute(
+    tx,
     `create table ${name} partition of ${PARENT}
        for values from ('${day.toISOString()}') to ('${addDays(day, 1).toISOString()}')`,
   );
   return true;
 }
 
-async function dropOldPartitions(tx: Tx, cutoff: Date): Promise<string[]> {
-  const children = await tx<{ name: string }[]>`
+async function dropOldPartitions(tx: Db, cutoff: Date): Promise<string[]> {
+  const children = await sql<{ name: string }>`
     select c.relname as name from pg_inherits i
       join pg_class c on c.oid = i.inhrelid
-     where i.inhparent = ${PARENT}::regclass`;
+     where i.inhparent = ${PARENT}::regclass`.execute(tx);
   const dropped: string[] = [];
-  for (const { name } of children) {
+  for (const { name } of children.rows) {
     if (!name.startsWith(PARTITION_PREFIX)) continue;
     const day = parseCompactDate(name.slice(PARTITION_PREFIX.length));
     if (day === null || day >= cutoff) continue;
-    await tx.unsafe(`drop table if exists ${name}`);
+    await execute(tx, `drop table if exists ${name}`);
     dropped.push(name);
   }
   return dropped.sort();

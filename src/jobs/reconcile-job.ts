@@ -1,4 +1,5 @@
-import type { Sql } from '../store/database.ts';
+import { sql } from 'kysely';
+import { affectedRows, type Db } from '../store/database.ts';
 
 /**
  * How long past its start an `in_progress` record must be before it counts as abandoned: longer
@@ -13,7 +14,7 @@ export const RECONCILE_BATCH_ROWS = 500;
 export const RECONCILE_MAX_BATCHES_PER_RUN = 100;
 
 export interface ReconcileJobOptions {
-  sql: Sql;
+  db: Db;
   /** Default RECONCILE_SLACK_MS + MAX_CALL_MS (30 minutes). */
   staleAfterMs?: number;
   batchRows?: number;
@@ -34,22 +35,26 @@ export async function runReconcile(options: ReconcileJobOptions): Promise<Reconc
   const staleSeconds = (options.staleAfterMs ?? RECONCILE_SLACK_MS + MAX_CALL_MS) / 1000;
   const batchRows = options.batchRows ?? RECONCILE_BATCH_ROWS;
   const operations = await inBatches(batchRows, () =>
-    options.sql`update gateway_operations set status = 'abandoned', finished_at = now()
+    sql`update gateway_operations set status = 'abandoned', finished_at = now()
       where status = 'in_progress' and id in (
         select id from gateway_operations
          where status = 'in_progress' and started_at < now() - make_interval(secs => ${staleSeconds})
          order by started_at
          limit ${batchRows}
-           for update skip locked)`.then((result) => result.count),
+           for update skip locked)`
+      .execute(options.db)
+      .then(affectedRows),
   );
   const attempts = await inBatches(batchRows, () =>
-    options.sql`update upstream_attempts set outcome = 'abandoned'
+    sql`update upstream_attempts set outcome = 'abandoned'
       where outcome = 'in_progress' and (operation_id, attempt_index) in (
         select operation_id, attempt_index from upstream_attempts
          where outcome = 'in_progress' and started_at < now() - make_interval(secs => ${staleSeconds})
          order by started_at
          limit ${batchRows}
-           for update skip locked)`.then((result) => result.count),
+           for update skip locked)`
+      .execute(options.db)
+      .then(affectedRows),
   );
   return { operations, attempts };
 }

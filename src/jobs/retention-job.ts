@@ -1,4 +1,4 @@
-import type { Sql } from '../store/database.ts';
+import { affectedRows, type Db, execute } from '../store/database.ts';
 
 /**
  * Rows deleted per claimed batch, and batches per run at most: a run never holds many locks or one
@@ -8,7 +8,7 @@ export const RETENTION_BATCH_ROWS = 1_000;
 export const RETENTION_MAX_BATCHES_PER_RUN = 200;
 
 export interface RetentionJobOptions {
-  sql: Sql;
+  db: Db;
   /** OBSERVABILITY_METADATA_RETENTION_DAYS: gateway_operations and upstream_attempts. */
   metadataRetentionDays: number;
   /** OBSERVABILITY_PAYLOAD_RETENTION_DAYS: payload_samples. */
@@ -48,14 +48,14 @@ export async function runRetention(options: RetentionJobOptions): Promise<Retent
     { table: 'payload_samples', key: 'id', column: 'created_at', days: options.payloadRetentionDays },
   ];
   const [operations, attempts, samples] = [
-    await expire(options.sql, expiries[0], options.batchRows),
-    await expire(options.sql, expiries[1], options.batchRows),
-    await expire(options.sql, expiries[2], options.batchRows),
+    await expire(options.db, expiries[0], options.batchRows),
+    await expire(options.db, expiries[1], options.batchRows),
+    await expire(options.db, expiries[2], options.batchRows),
   ];
   return { operations, attempts, samples };
 }
 
-async function expire(sql: Sql, expiry: Expiry, batchRows = RETENTION_BATCH_ROWS): Promise<number> {
+async function expire(db: Db, expiry: Expiry, batchRows = RETENTION_BATCH_ROWS): Promise<number> {
   // Identifiers are the constants above, never input.
   const statement = `delete from ${expiry.table} where (${expiry.key}) in (
       select ${expiry.key} from ${expiry.table}
@@ -65,9 +65,9 @@ async function expire(sql: Sql, expiry: Expiry, batchRows = RETENTION_BATCH_ROWS
          for update skip locked)`;
   let total = 0;
   for (let batch = 0; batch < RETENTION_MAX_BATCHES_PER_RUN; batch += 1) {
-    const result = await sql.unsafe(statement, [expiry.days, batchRows]);
-    total += result.count;
-    if (result.count < batchRows) break;
+    const count = affectedRows(await execute(db, statement, [expiry.days, batchRows]));
+    total += count;
+    if (count < batchRows) break;
   }
   return total;
 }

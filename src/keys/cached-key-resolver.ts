@@ -24,6 +24,11 @@ export class CachedKeyResolver implements VirtualKeyResolver {
   readonly #ttlMs: number;
   readonly #entries = new Map<string, Entry>();
   /**
+   * Lookups under way, by key hash: a burst of calls with a key not yet cached makes one database
+   * read, not one per call (each would wait for a pool connection within the dependency timeout).
+   */
+  readonly #loading = new Map<string, Promise<VirtualKey | null>>();
+  /**
    * Bumped by clear(). A lookup that read the database before a clear must not cache what it read:
    * it may predate the change the clear announced.
    */
@@ -42,6 +47,8 @@ export class CachedKeyResolver implements VirtualKeyResolver {
   clear(): void {
     this.#generation++;
     this.#entries.clear();
+    // A read begun before the change must not answer the callers that come after it.
+    this.#loading.clear();
   }
 
   async resolve(credential: Credential): Promise<VirtualKey | null> {
@@ -51,6 +58,14 @@ export class CachedKeyResolver implements VirtualKeyResolver {
     const now = Date.now();
     const cached = this.#entries.get(id);
     if (cached !== undefined && cached.expiresAtMs > now) return cached.key;
+    const loading = this.#loading.get(id);
+    if (loading !== undefined) return loading;
+    const load = this.#load(id, hash, now).finally(() => this.#loading.delete(id));
+    this.#loading.set(id, load);
+    return load;
+  }
+
+  async #load(id: string, hash: Buffer, now: number): Promise<VirtualKey | null> {
     const generation = this.#generation;
     const row = await this.#db
       .selectFrom('virtual_keys')

@@ -20,6 +20,11 @@ export { OUTPUT_RESERVATION_FLOOR_TOKENS } from './token-reservation.ts';
 export interface LimitsDeps {
   cache: CacheStore;
   db: Db;
+  /**
+   * Where spend batches are written: the background view, whose longer bound makes a batch that
+   * times out yet lands (and is then added again) a stall's event, not a busy pool's.
+   */
+  spendDb?: Db;
   logger: Logger;
   /** The deployments by public model: the pools whose highest price a budget reservation uses. */
   directory: Pick<DeploymentDirectory, 'deploymentsOf'>;
@@ -37,8 +42,11 @@ export interface Limits {
   observer: CallObserver;
   /** Spend not yet in the database, by key (for the budget re-seed and tests). */
   spend: SpendWriter;
-  /** The shutdown 'flush' step: lets settlements finish, then writes the pending spend. */
-  close(): Promise<void>;
+  /**
+   * The shutdown 'flush' step: lets settlements finish, then writes the pending spend, trying for
+   * at most `timeoutMs`; spend not written by then is logged, key by key.
+   */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 /** Builds limits, budgets and cost accounting (issue 6) from the runtime's dependencies. */
@@ -46,7 +54,7 @@ export function createLimits(deps: LimitsDeps): Limits {
   const { cache, db, logger, directory } = deps;
   const model = deps.model ?? catalogCostModel;
   const spend = new SpendWriter({
-    flush: spendFlushFor(db),
+    flush: spendFlushFor(deps.spendDb ?? db),
     intervalMs: deps.spendFlushIntervalMs,
     onFlushError: (error, keys) =>
       logger.warn({ err: error, keys }, 'spend flush failed; keeping the deltas and retrying'),
@@ -100,11 +108,11 @@ export function createLimits(deps: LimitsDeps): Limits {
     }),
     observer,
     spend,
-    close: async () => {
+    close: async (timeoutMs) => {
       await observer.idle();
       leases.close();
       try {
-        await spend.close();
+        await spend.close({ timeoutMs });
       } catch (error) {
         if (!(error instanceof SpendNotWrittenError)) throw error;
         // The operator's record of what to add to spend_cents by hand.

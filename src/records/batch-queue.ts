@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable, withTimeout } from '../store/database.ts';
+import { DependencyTimeoutError, isDatabaseUnavailable, withTimeout } from '../store/database.ts';
 import type { Logger } from '../telemetry/logger.ts';
 
 export interface BatchQueueOptions<T> {
@@ -125,13 +125,25 @@ export class BatchQueue<T> {
     this.#reportDrops();
   }
 
-  /** Stops the timers and flushes (see `flush`). */
+  /**
+   * Stops the timers and flushes (see `flush`), returning by `deadlineMs` even while a write is
+   * still waiting on the database: what is queued then is reported lost (a write still in flight
+   * may yet land; it cannot be confirmed).
+   */
   async stop(deadlineMs: number): Promise<void> {
     clearInterval(this.#flushTimer);
     clearInterval(this.#reportTimer);
     this.#flushTimer = undefined;
     this.#reportTimer = undefined;
-    await this.flush(deadlineMs);
+    try {
+      await withTimeout(this.flush(deadlineMs), deadlineMs, 'record flush');
+    } catch (error) {
+      if (!(error instanceof DependencyTimeoutError)) throw error;
+      this.#lastOutage = error;
+      this.#dropped += this.#items.size;
+      this.#items.clear();
+      this.#reportDrops();
+    }
   }
 
   /**

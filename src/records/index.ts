@@ -23,8 +23,6 @@ import {
 /** Variant B's maintenance periods (no SPEC.md variable names them; docs/configuration.md lists them). */
 export const RETENTION_JOB_INTERVAL_MS = 15 * 60_000;
 export const RECONCILE_JOB_INTERVAL_MS = 60_000;
-/** How long the shutdown flush retries a database that is away before the rest is reported lost. */
-export const RECORD_FLUSH_DEADLINE_MS = 10_000;
 
 export interface RecordsDeps {
   config: Config;
@@ -46,8 +44,11 @@ export interface Records {
   queues: readonly BatchQueue<unknown>[];
   /** Starts the queues' timers and the maintenance jobs. */
   start(): void;
-  /** Stops the jobs and writes every queued record (lifecycle phase `flush`). */
-  flush(): Promise<void>;
+  /**
+   * Stops the jobs and writes every queued record (lifecycle phase `flush`), retrying a database
+   * that is away for at most `deadlineMs`; what is still queued then is logged as lost.
+   */
+  flush(deadlineMs: number): Promise<void>;
   /** Runs each maintenance job once now (tests, operators' scripts). */
   runJobs(): Promise<void>;
 }
@@ -61,7 +62,7 @@ export function createRecords(deps: RecordsDeps): Records {
 function variantA(deps: RecordsDeps, queue: RecordQueueSettings): Records {
   const { config, database, logger } = deps;
   const recorder = new RequestLogRecorder({
-    sql: database.sql,
+    db: database.background,
     logger,
     maxPromptLength: config.maxStringLengthPromptInDb,
     queue,
@@ -73,7 +74,7 @@ function variantA(deps: RecordsDeps, queue: RecordQueueSettings): Records {
     logger,
     run: () =>
       runPartitionMaintenance({
-        sql: database.sql,
+        db: database.background,
         intervalMs: config.requestLogPartitionJobIntervalMs,
         createDays: config.requestLogPartitionCreateDays,
         retentionDays: config.requestLogPartitionRetentionDays,
@@ -85,7 +86,7 @@ function variantA(deps: RecordsDeps, queue: RecordQueueSettings): Records {
 function variantB(deps: RecordsDeps, queue: RecordQueueSettings): Records {
   const { config, database, logger } = deps;
   const recorder = new OperationRecorder({
-    sql: database.sql,
+    db: database.background,
     keyring: deps.keyring,
     logger,
     maxPromptLength: config.maxStringLengthPromptInDb,
@@ -99,7 +100,7 @@ function variantB(deps: RecordsDeps, queue: RecordQueueSettings): Records {
     logger,
     run: () =>
       runRetention({
-        sql: database.sql,
+        db: database.background,
         metadataRetentionDays: config.observabilityMetadataRetentionDays,
         payloadRetentionDays: config.observabilityPayloadRetentionDays,
       }),
@@ -109,7 +110,7 @@ function variantB(deps: RecordsDeps, queue: RecordQueueSettings): Records {
     intervalMs: RECONCILE_JOB_INTERVAL_MS,
     runAtStart: true,
     logger,
-    run: () => runReconcile({ sql: database.sql, staleAfterMs: deps.reconcileStaleAfterMs }),
+    run: () => runReconcile({ db: database.background, staleAfterMs: deps.reconcileStaleAfterMs }),
   });
   const modules = [logsModule(database.db), usageModule(database.db)];
   return assemble([recorder], modules, recorder.queues, [retention, reconcile]);
@@ -129,9 +130,10 @@ function assemble(
       for (const queue of queues) queue.start();
       for (const job of jobs) job.start();
     },
-    flush: async () => {
+    flush: async (deadlineMs) => {
+      const deadline = Date.now() + deadlineMs;
       await Promise.all(jobs.map((job) => job.stop()));
-      for (const queue of queues) await queue.stop(RECORD_FLUSH_DEADLINE_MS);
+      for (const queue of queues) await queue.stop(Math.max(0, deadline - Date.now()));
     },
     runJobs: async () => {
       for (const job of jobs) await job.tick();

@@ -63,11 +63,12 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   const limits = createLimits({
     cache,
     db: database.db,
+    spendDb: database.background,
     logger,
     directory,
     dependencyTimeoutMs: runtime.config.dependencyTimeoutMs,
   });
-  lifecycle.onShutdown('flush', 'limits and spend', () => limits.close());
+  lifecycle.onShutdown('flush', 'limits and spend', (remainingMs) => limits.close(remainingMs));
   const records = createRecords({
     config: runtime.config,
     database,
@@ -75,7 +76,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     logger,
     sampling: { fraction: runtime.config.observabilityPayloadSampleRate },
   });
-  lifecycle.onShutdown('flush', 'request records', () => records.flush());
+  lifecycle.onShutdown('flush', 'request records', (remainingMs) => records.flush(remainingMs));
   const telemetry = await Telemetry.open({
     enabled: runtime.config.otelEnabled,
     endpoint: runtime.config.otelExporterOtlpEndpoint,
@@ -131,7 +132,9 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   });
   registerMetricsRoute(app, docs, authenticator, telemetry);
   records.start();
-  lifecycle.onShutdown('drain', 'http server', () => drain(app, runtime.config.shutdownTimeoutMs));
+  lifecycle.onShutdown('drain', 'http server', (remainingMs) =>
+    drain(app, remainingMs - flushReserveMs(runtime.config.shutdownTimeoutMs)),
+  );
 
   return {
     app,
@@ -144,7 +147,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
         ? String(address)
         : `${address.address}:${address.port}`;
     },
-    shutdown: () => lifecycle.shutdown(),
+    shutdown: () => lifecycle.shutdown(runtime.config.shutdownTimeoutMs),
   };
 }
 
@@ -159,9 +162,18 @@ function createResponseCache(config: Config, cache: CacheStore, logger: Logger):
   });
 }
 
+/**
+ * The part of SHUTDOWN_TIMEOUT_MS the drain leaves to writing the queued records and spend (and
+ * closing): a quarter, at most 5 s. With the database up a flush takes milliseconds; with it
+ * down this is how long the flush retries before it logs what is lost.
+ */
+function flushReserveMs(shutdownTimeoutMs: number): number {
+  return Math.min(5_000, shutdownTimeoutMs / 4);
+}
+
 /** Stops accepting and waits for in-flight requests (streams included), at most `timeoutMs`. */
 async function drain(app: FastifyInstance, timeoutMs: number): Promise<void> {
-  const timer = setTimeout(() => app.server.closeAllConnections(), timeoutMs);
+  const timer = setTimeout(() => app.server.closeAllConnections(), Math.max(0, timeoutMs));
   try {
     await app.close();
   } finally {

@@ -1,26 +1,16 @@
-import { isDatabaseUnavailable } from '../store/database.ts';
 import { exitAfterFlush, type Logger } from '../telemetry/logger.ts';
 
 let installed = false;
 
 /**
- * postgres.js starts each new connection with a type lookup it does not await
- * (`fetchArrayTypes` in its connection.js), so a connection that dies during that first query
- * leaves a rejection nobody can catch. Such connection errors are logged and absorbed: the pool
- * reconnects and callers already got their own errors. Any other unhandled rejection is a defect
- * and still ends the process, as Node would by default.
+ * An unhandled rejection is a defect: it is logged and ends the process, as Node would by default,
+ * but through the logger so the line is not lost. (The database driver leaves none: pg reports a
+ * connection's failure to the statement or, idle, to the pool's 'error' listener.)
  */
 export function installProcessGuards(logger: Logger): void {
   if (installed) return;
   installed = true;
   process.on('unhandledRejection', (reason) => {
-    if (isDatabaseUnavailable(reason)) {
-      logger.warn(
-        { code: (reason as { code?: string }).code },
-        'database connection lost during setup; reconnecting',
-      );
-      return;
-    }
     logger.fatal({ err: reason }, 'unhandled rejection');
     exitAfterFlush(logger, 1);
   });

@@ -3,8 +3,8 @@ import { createCacheStore } from '../cache/create-cache-store.ts';
 import type { Config } from '../config.ts';
 import { type Keyring, keyringFromCredentialsKey, keyringFromJson } from '../crypto/index.ts';
 import { announceGeneratedMasterKey, withEmbeddedSecrets } from '../embedded-secrets.ts';
-import { type Database, openDatabase } from '../store/database.ts';
-import { assertSchemaCurrent, migrate } from '../store/migrate.ts';
+import { type Database, DatabaseConnectError, openDatabase } from '../store/database.ts';
+import { assertSchemaCurrent, migrate, SchemaBehindError } from '../store/migrate.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { installProcessGuards } from './process-guards.ts';
@@ -23,9 +23,9 @@ export interface Runtime {
 
 /**
  * One connection in embedded mode. pglite-socket multiplexes every client onto one PGlite
- * session and keeps only transactions whole, so two connections' unnamed prepared statements can
- * replace each other between postgres.js's describe and execute round trips. A single connection
- * is exactly a real Postgres connection's protocol; the hot path does not query the database.
+ * session and keeps only transactions whole, so two connections' unnamed prepared statements could
+ * replace each other between one statement's protocol messages. A single connection is exactly a
+ * real Postgres connection's protocol; the hot path does not query the database.
  */
 const EMBEDDED_POOL_MAX = 1;
 
@@ -49,6 +49,16 @@ async function openEmbedded(config: Config, logger: Logger, lifecycle: Lifecycle
   return { ...secrets.config, databaseUrl: embedded.url };
 }
 
+/** The first statement of a server on DATABASE_URL: a failure to connect names the variable. */
+async function assertSchemaReachable(database: Database, url: string): Promise<void> {
+  try {
+    await assertSchemaCurrent(database.db);
+  } catch (error) {
+    if (error instanceof SchemaBehindError) throw error;
+    throw new DatabaseConnectError(url, error);
+  }
+}
+
 export async function openRuntime(initial: Config, logger: Logger): Promise<Runtime> {
   installProcessGuards(logger);
   const lifecycle = new Lifecycle(logger);
@@ -59,10 +69,16 @@ export async function openRuntime(initial: Config, logger: Logger): Promise<Runt
     url: config.databaseUrl ?? '',
     poolMax: embedded ? EMBEDDED_POOL_MAX : config.dbPoolMax,
     timeoutMs: config.dependencyTimeoutMs,
+    // The message alone: pg's error carries the client and its connection parameters.
+    onIdleError: (error) =>
+      logger.warn(
+        { reason: error.message, code: (error as { code?: string }).code },
+        'idle database connection failed; dropped',
+      ),
   });
   lifecycle.onShutdown('close-database', 'database pool', () => database.close());
-  if (embedded) await migrate(database.sql);
-  else await assertSchemaCurrent(database.sql);
+  if (embedded) await migrate(database.background);
+  else await assertSchemaReachable(database, config.databaseUrl ?? '');
   const cache = await createCacheStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix });
   lifecycle.onShutdown('close-cache', 'cache store', () => cache.close());
   return { config, logger, database, cache, keyring, lifecycle, embedded };

@@ -1,94 +1,107 @@
-import { Kysely } from 'kysely';
-import { PostgresJSDialect } from 'kysely-postgres-js';
-import postgres from 'postgres';
+import { CompiledQuery, Kysely, PostgresDialect, type QueryResult } from 'kysely';
+import { Pool, TypeOverrides } from 'pg';
+import { boundedPool } from './bounded-pool.ts';
+import { withTimeout } from './database-errors.ts';
 import type { Tables } from './tables.ts';
 
-export type Sql = postgres.Sql;
+export {
+  DatabaseConnectError,
+  DatabaseUnavailableError,
+  DependencyTimeoutError,
+  isDatabaseUnavailable,
+  withTimeout,
+} from './database-errors.ts';
+
 export type Db = Kysely<Tables>;
 
 export interface Database {
-  readonly sql: Sql;
+  /**
+   * The request path: waiting for a connection and every statement of one checkout end within
+   * the dependency timeout (SPEC.md cross-cutting rule 2), so a call that needs the database
+   * during a stall is answered 503, never held.
+   */
   readonly db: Db;
+  /**
+   * Background work (record and spend writes, maintenance jobs, migrations, key rotation): each
+   * statement bounded by `backgroundTimeoutMs`, so large batches fit but a stalled connection
+   * still ends.
+   */
+  readonly background: Db;
   /** Resolves when the database answers within the dependency timeout. */
   ping(): Promise<void>;
-  close(): Promise<void>;
+  /** Ends the pool: waits at most `timeoutMs` for statements still running (they are bounded anyway). */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 export interface DatabaseOptions {
   url: string;
   poolMax: number;
-  /** Bound on connecting and on the readiness ping (SPEC.md cross-cutting rule 2: fail fast). */
+  /** Bound on connecting, on the readiness ping and on request-path statements (DEPENDENCY_TIMEOUT_MS). */
   timeoutMs: number;
+  /** Bound on one background statement; BACKGROUND_STATEMENT_TIMEOUT_MS by default. */
+  backgroundTimeoutMs?: number;
+  /** An idle connection failed (the pool drops it and connects anew when needed). */
+  onIdleError?: (error: Error) => void;
 }
 
-/** Seconds queries still running at shutdown get before their connections are closed. */
-const CLOSE_TIMEOUT_SECONDS = 5;
+/**
+ * Long enough for a batch of 500 records or a maintenance batch on a busy server, short enough
+ * that a stalled connection is given up within a flush or two.
+ */
+export const BACKGROUND_STATEMENT_TIMEOUT_MS = 30_000;
+/** How long `close()` waits for statements still running before it gives up on them. */
+const CLOSE_TIMEOUT_MS = 5_000;
+
+/**
+ * Numeric columns (spend, prices) come back as numbers, int8 counts too. Set on this pool's own
+ * type table, not pg's global one.
+ */
+function databaseTypes(): TypeOverrides {
+  const types = new TypeOverrides();
+  types.setTypeParser(1700, Number);
+  types.setTypeParser(20, Number);
+  return types;
+}
 
 export function openDatabase(options: DatabaseOptions): Database {
-  const sql = postgres(options.url, {
+  const pool = new Pool({
+    connectionString: options.url,
     max: options.poolMax,
-    connect_timeout: Math.max(1, Math.ceil(options.timeoutMs / 1000)),
-    idle_timeout: 30,
-    max_lifetime: 60 * 30,
-    onnotice: () => {},
-    // Numeric columns (spend, prices) come back as numbers; int8 counts too.
-    types: { numeric: { to: 1700, from: [1700, 20], serialize: String, parse: Number } },
+    connectionTimeoutMillis: options.timeoutMs,
+    idleTimeoutMillis: 30_000,
+    maxLifetimeSeconds: 30 * 60,
+    keepAlive: true,
+    types: databaseTypes(),
   });
-  const db = new Kysely<Tables>({ dialect: new PostgresJSDialect({ postgres: sql }) });
+  pool.on('error', (error) => options.onIdleError?.(error));
+  const view = (scope: 'checkout' | 'statement', timeoutMs: number): Db =>
+    new Kysely<Tables>({ dialect: new PostgresDialect({ pool: boundedPool(pool, { scope, timeoutMs }) }) });
+  const db = view('checkout', options.timeoutMs);
+  const background = view('statement', options.backgroundTimeoutMs ?? BACKGROUND_STATEMENT_TIMEOUT_MS);
+  let closing: Promise<void> | undefined;
   return {
-    sql,
     db,
+    background,
     ping: async () => {
-      await withTimeout(sql`select 1`.execute(), options.timeoutMs, 'database');
+      await withTimeout(execute(db, 'select 1'), options.timeoutMs, 'database');
     },
-    close: async () => {
-      // Bounded: a connection broken by an outage would otherwise hold end() forever.
-      await sql.end({ timeout: CLOSE_TIMEOUT_SECONDS });
-      await db.destroy();
+    close: (timeoutMs = CLOSE_TIMEOUT_MS) => {
+      closing ??= withTimeout(pool.end(), timeoutMs, 'database close');
+      return closing;
     },
   };
 }
 
-/** Races a dependency call with a timer, so a dead peer cannot hold a caller for a driver's long timeout. */
-export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DependencyTimeoutError(what, timeoutMs)), timeoutMs);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** Runs one statement given as text with bind parameters (`$1`...): DDL, or SQL built from constants. */
+export function execute<R = Record<string, unknown>>(
+  db: Db,
+  text: string,
+  parameters: readonly unknown[] = [],
+): Promise<QueryResult<R>> {
+  return db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]));
 }
 
-export class DependencyTimeoutError extends Error {
-  constructor(what: string, timeoutMs: number) {
-    super(`${what} did not answer within ${timeoutMs} ms`);
-    this.name = 'DependencyTimeoutError';
-  }
-}
-
-const CONNECTION_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'CONNECT_TIMEOUT',
-  'CONNECTION_CLOSED',
-  'CONNECTION_ENDED',
-  'CONNECTION_DESTROYED',
-  // Postgres itself going away: admin_shutdown, crash_shutdown, cannot_connect_now.
-  '57P01',
-  '57P02',
-  '57P03',
-]);
-
-/** True for errors that mean "the database is unreachable", as opposed to a bad query. */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof DependencyTimeoutError) return true;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && CONNECTION_ERROR_CODES.has(code);
+/** Rows an insert, update or delete changed. */
+export function affectedRows(result: QueryResult<unknown>): number {
+  return Number(result.numAffectedRows ?? 0n);
 }

@@ -11,7 +11,7 @@ export interface EmbeddedPostgres {
 
 /**
  * The embedded default (DESIGN.md section 1): PGlite in `<dataDir>/db`, served on a loopback
- * socket by pglite-socket so postgres.js and the same SQL run as against a real server. The
+ * socket by pglite-socket so pg and the same SQL run as against a real server. The
  * multiplexer keeps each transaction whole across the pool's connections.
  */
 export async function startEmbeddedPostgres(

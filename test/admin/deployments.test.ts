@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { sharedEnv } from '../helpers/shared-env.ts';
+import { sqlOn } from '../helpers/sql.ts';
 import { AdminClient, chat, EMBEDDED, errorOf, eventually } from './support.ts';
 
 type Json = Record<string, unknown>;
@@ -303,14 +304,14 @@ describe('/admin/deployments across replicas (postgres + redis)', () => {
 
 /** The secrets and Redis prefix of a running gateway, so a second one is a replica of it. */
 async function envelopeOf(gw: TestGateway, id: string): Promise<string | null> {
-  const [row] = await gw.gateway.runtime.database.sql<{ api_key_envelope: string | null }[]>`
+  const [row] = await sqlOn(gw.gateway.runtime.database.background)<{ api_key_envelope: string | null }>`
     select api_key_envelope from deployments where id = ${id}`;
   return row.api_key_envelope;
 }
 
 async function deploymentCount(gw: TestGateway): Promise<number> {
-  const [row] = await gw.gateway.runtime.database.sql<
-    { n: number }[]
-  >`select count(*)::int as n from deployments`;
+  const [row] = await sqlOn(gw.gateway.runtime.database.background)<{
+    n: number;
+  }>`select count(*)::int as n from deployments`;
   return row.n;
 }

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { sharedEnv } from '../helpers/shared-env.ts';
+import { sqlOn } from '../helpers/sql.ts';
 import { AdminClient, chat, EMBEDDED, errorOf, eventually } from './support.ts';
 
 type Json = Record<string, unknown>;
@@ -49,7 +50,7 @@ for (const storage of ['postgres', 'embedded'] as const) {
 
       const read = await admin.get(`/admin/keys/${res.body.id}`);
       assert.ok(!('key' in read.body) && !read.raw.includes(secret), 'never shown again');
-      const [row] = await gw.gateway.runtime.database.sql<{ key_hash: Buffer }[]>`
+      const [row] = await sqlOn(gw.gateway.runtime.database.background)<{ key_hash: Buffer }>`
         select key_hash from virtual_keys where id = ${String(res.body.id)}`;
       assert.deepEqual(row.key_hash, createHash('sha256').update(secret).digest());
       assert.equal((await chat(gw, secret, 'alpha')).status, 200);

@@ -170,7 +170,7 @@ async function runRotate(
 async function keyIds(database: TestDatabase): Promise<Record<string, number>> {
   const sql = sqlFor(database.url);
   try {
-    const rows = await sql<{ key_id: string; n: number }[]>`
+    const rows = await sql<{ key_id: string; n: number }>`
       select api_key_key_id as key_id, count(*)::int as n from deployments
       where api_key_envelope is not null group by 1 order by 1`;
     return Object.fromEntries(rows.map((row) => [row.key_id, row.n]));
@@ -182,7 +182,7 @@ async function keyIds(database: TestDatabase): Promise<Record<string, number>> {
 async function envelopesStartWith(database: TestDatabase, prefix: string): Promise<boolean> {
   const sql = sqlFor(database.url);
   try {
-    const rows = await sql<{ envelope: string }[]>`
+    const rows = await sql<{ envelope: string }>`
       select api_key_envelope as envelope from deployments where api_key_envelope is not null`;
     return rows.every((row) => row.envelope.startsWith(prefix));
   } finally {
@@ -193,7 +193,7 @@ async function envelopesStartWith(database: TestDatabase, prefix: string): Promi
 async function deploymentIdOf(database: TestDatabase, publicModel: string): Promise<string> {
   const sql = sqlFor(database.url);
   try {
-    const [row] = await sql<{ id: string }[]>`select id from deployments where public_model = ${publicModel}`;
+    const [row] = await sql<{ id: string }>`select id from deployments where public_model = ${publicModel}`;
     return row.id;
   } finally {
     await sql.end();

@@ -12,6 +12,7 @@ import { createLogger } from '../../src/telemetry/logger.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { sharedEnv } from '../helpers/shared-env.ts';
+import { sqlOn, type TestSql } from '../helpers/sql.ts';
 import { AdminClient, EMBEDDED, errorOf, eventually } from './support.ts';
 
 const CUSTOM = {
@@ -47,7 +48,7 @@ for (const storage of ['postgres', 'embedded'] as const) {
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, CUSTOM);
       assert.deepEqual((await admin.get('/admin/router-settings')).body, CUSTOM);
-      const [row] = await gw.gateway.runtime.database.sql<{ settings: unknown }[]>`
+      const [row] = await sqlOn(gw.gateway.runtime.database.background)<{ settings: unknown }>`
         select settings from router_settings where id = 1`;
       assert.deepEqual(row.settings, CUSTOM);
     });
@@ -125,12 +126,14 @@ describe('/admin/router-settings across replicas (postgres + redis)', () => {
 describe('RouterSettingsStore', () => {
   let database: TestDatabase;
   let db: Database;
+  let sql: TestSql;
   const cache = new MemoryCacheStore();
   const logger = createLogger('silent');
   before(async () => {
     database = await createTestDatabase();
     db = openDatabase({ url: database.url, poolMax: 2, timeoutMs: 5_000 });
-    await migrate(db.sql);
+    sql = sqlOn(db.background);
+    await migrate(db.background);
   });
   after(async () => {
     await db.close();
@@ -156,7 +159,7 @@ describe('RouterSettingsStore', () => {
   });
 
   it('keeps the settings in force when the stored value no longer validates', async () => {
-    await db.sql`update router_settings set settings = ${db.sql.json({ strategy: 'round-robin' })} where id = 1`;
+    await sql`update router_settings set settings = ${JSON.stringify({ strategy: 'round-robin' })}::jsonb where id = 1`;
     const store = new RouterSettingsStore(db.db, cache, logger);
     await store.load();
     assert.deepEqual(store.current(), DEFAULT_ROUTER_SETTINGS);

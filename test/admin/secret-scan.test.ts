@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Sql } from '../../src/store/database.ts';
 import { CredentialEchoFake, type EchoShape } from '../fakes/credential-echo-fake.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestSql } from '../helpers/sql.ts';
 import { AdminClient, chat, eventually, sqlFor } from './support.ts';
 
 /**
@@ -227,9 +227,14 @@ function assertAbsent(haystack: string, needles: readonly string[], where: strin
     assert.ok(!haystack.includes(needle), `a piece of the provider key is in ${where}`);
 }
 
+/** An identifier as SQL text. */
+function quoted(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`;
+}
+
 /** Every text-like and binary value of every table of the schema, as text (bytea decoded as UTF-8 and latin1). */
-async function everyStoredValue(sql: Sql): Promise<Array<{ where: string; text: string }>> {
-  const columns = await sql<{ table_name: string; column_name: string; data_type: string }[]>`
+async function everyStoredValue(sql: TestSql): Promise<Array<{ where: string; text: string }>> {
+  const columns = await sql<{ table_name: string; column_name: string; data_type: string }>`
     select c.table_name, c.column_name, c.data_type
     from information_schema.columns c
     join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
@@ -239,9 +244,10 @@ async function everyStoredValue(sql: Sql): Promise<Array<{ where: string; text: 
   const values: Array<{ where: string; text: string }> = [];
   for (const column of columns) {
     const where = `${column.table_name}.${column.column_name}`;
-    const rows = await sql<{ value: unknown }[]>`
-      select ${sql(column.column_name)} as value from ${sql(column.table_name)}
-      where ${sql(column.column_name)} is not null`;
+    const [name, table] = [quoted(column.column_name), quoted(column.table_name)];
+    const rows = await sql.unsafe<{ value: unknown }>(
+      `select ${name} as value from ${table} where ${name} is not null`,
+    );
     for (const { value } of rows) {
       if (Buffer.isBuffer(value)) {
         values.push({ where, text: value.toString('utf8') }, { where, text: value.toString('latin1') });

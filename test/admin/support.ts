@@ -1,5 +1,5 @@
-import postgres from 'postgres';
 import type { TestGateway } from '../helpers/gateway.ts';
+import { connectSql, type TestSql } from '../helpers/sql.ts';
 
 export interface ApiAnswer<T = Record<string, unknown>> {
   status: number;
@@ -68,8 +68,8 @@ export function errorOf(answer: ApiAnswer): { code: string; param: string | null
 }
 
 /** A direct connection to a test database, for checking what is stored. */
-export function sqlFor(url: string): postgres.Sql {
-  return postgres(url, { max: 1, onnotice: () => {} });
+export function sqlFor(url: string): TestSql {
+  return connectSql(url, 1);
 }
 
 export { eventually } from '../helpers/eventually.ts';

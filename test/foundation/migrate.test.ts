@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import postgres from 'postgres';
 import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations/index.ts';
 import { runMain } from '../helpers/child.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createTestDatabase, TEST_DATABASE_ADMIN_URL, type TestDatabase } from '../helpers/database.ts';
 import { testSecrets } from '../helpers/secrets.ts';
+import { connectSql } from '../helpers/sql.ts';
 
 describe('npm run migrate', () => {
   let database: TestDatabase;
@@ -36,9 +38,9 @@ describe('npm run migrate', () => {
     for (const run of runs) assert.equal(run.code, 0, run.output);
     const applied = runs.filter((r) => r.output.includes('applied ')).length;
     assert.equal(applied, 1, 'exactly one run applied the migrations');
-    const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+    const sql = connectSql(database.url, 1);
     try {
-      const rows = await sql<{ version: number }[]>`select version from schema_migrations order by version`;
+      const rows = await sql<{ version: number }>`select version from schema_migrations order by version`;
       assert.equal(rows.length, LATEST_SCHEMA_VERSION);
     } finally {
       await sql.end();
@@ -48,3 +50,53 @@ describe('npm run migrate', () => {
     assert.match(again.output, new RegExp(`schema is current \\(version ${LATEST_SCHEMA_VERSION}\\)`));
   });
 });
+
+describe('a server whose DATABASE_URL cannot be reached', () => {
+  const PASSWORD = 'pw-never-printed-7431';
+
+  async function startOn(databaseUrl: string): Promise<{ code: number | null; output: string }> {
+    const closed = await listeningNowhere();
+    return runMain(['serve'], {
+      DATABASE_URL: databaseUrl.replace('PORT', String(closed)),
+      PORT: '0',
+      ...testSecrets(),
+    });
+  }
+
+  it('refuses to start with one line naming DATABASE_URL, without its password (connection refused)', async () => {
+    const { code, output } = await startOn(`postgres://sy:${PASSWORD}@127.0.0.1:PORT/switchyard`);
+    assert.equal(code, 1);
+    assert.match(
+      output,
+      /^switchyard: cannot connect to the database of DATABASE_URL \(postgres:\/\/sy:\*\*\*@127\.0\.0\.1:\d+\/switchyard\): .*ECONNREFUSED.*\n$/,
+    );
+    assert.doesNotMatch(output, new RegExp(PASSWORD));
+  });
+
+  it('names DATABASE_URL when the server answers but refuses the connection (no such database)', async () => {
+    const url = new URL(TEST_DATABASE_ADMIN_URL);
+    url.pathname = '/sy_no_such_database';
+    url.password = PASSWORD;
+    const { code, output } = await runMain(['serve'], {
+      DATABASE_URL: url.toString(),
+      PORT: '0',
+      ...testSecrets(),
+    });
+    assert.equal(code, 1);
+    assert.match(
+      output,
+      /^switchyard: cannot connect to the database of DATABASE_URL \(.*\): .*sy_no_such_database.*\n$/,
+    );
+    assert.doesNotMatch(output, new RegExp(PASSWORD));
+  });
+});
+
+/** A loopback port nothing listens on (bound, then released). */
+async function listeningNowhere(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

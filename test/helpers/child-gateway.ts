@@ -1,8 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { spawnMain, waitForListening } from './child.ts';
-import { migrateTestDatabase, type TestDatabase } from './database.ts';
+import { createTestDatabase, migrateTestDatabase, type TestDatabase } from './database.ts';
 import { testSecrets } from './secrets.ts';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 
 export interface ChildGatewayOptions {
   /** Migrated here, through its own URL, before the gateway starts. */
@@ -24,9 +25,8 @@ export interface ChildGateway {
 
 /**
  * A gateway in its own process (`node src/main.ts serve`), for tests that break the database
- * under it. postgres.js leaves an uncatchable rejection when a connection dies during its first
- * type lookup; the real process absorbs it (src/server/process-guards.ts), but in the test
- * process node:test would count it against the file, so such tests run the gateway here.
+ * under it: what such a fault does to the process (a crash, a hang, a lost flush) is what they
+ * assert, and it must not take the test runner with it.
  */
 export async function startChildGateway(options: ChildGatewayOptions): Promise<ChildGateway> {
   await migrateTestDatabase(options.database.url);
@@ -55,4 +55,24 @@ export async function startChildGateway(options: ChildGatewayOptions): Promise<C
       return code as number | null;
     },
   };
+}
+
+export interface ProxiedChildGateway {
+  database: TestDatabase;
+  /** Between the gateway and Postgres: cut, stall or blackhole it. */
+  proxy: TcpProxy;
+  gw: ChildGateway;
+}
+
+/** A fresh database, a TCP proxy in front of it, and a child gateway that reaches it through the proxy. */
+export async function startChildGatewayBehindProxy(
+  env: Record<string, string> = {},
+): Promise<ProxiedChildGateway> {
+  const database = await createTestDatabase();
+  const target = new URL(database.url);
+  const proxy = await startTcpProxy({ targetHost: target.hostname, targetPort: Number(target.port || 5432) });
+  const proxied = new URL(database.url);
+  proxied.port = String(proxy.port);
+  const gw = await startChildGateway({ database, databaseUrl: proxied.toString(), env });
+  return { database, proxy, gw };
 }

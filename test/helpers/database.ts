@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { openDatabase } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { connectSql } from './sql.ts';
 
 /** The local Postgres of this machine (DESIGN.md section 7): overridable for other machines. */
-const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TEST_DATABASE_ADMIN_URL =
+  process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface TestDatabase {
   url: string;
@@ -15,19 +16,19 @@ export interface TestDatabase {
 /** A fresh database for one test file, so files run in parallel without sharing rows. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `sy_test_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  const admin = connectSql(TEST_DATABASE_ADMIN_URL, 1);
   try {
     await admin.unsafe(`create database ${name}`);
   } finally {
     await admin.end();
   }
-  const url = new URL(ADMIN_URL);
+  const url = new URL(TEST_DATABASE_ADMIN_URL);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     name,
     drop: async () => {
-      const dropper = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+      const dropper = connectSql(TEST_DATABASE_ADMIN_URL, 1);
       try {
         await dropper.unsafe(`drop database if exists ${name} with (force)`);
       } finally {
@@ -41,7 +42,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 export async function migrateTestDatabase(url: string): Promise<void> {
   const db = openDatabase({ url, poolMax: 1, timeoutMs: 5000 });
   try {
-    await migrate(db.sql);
+    await migrate(db.background);
   } finally {
     await db.close();
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { hashKeySecret, KEY_SECRET_PREFIX } from '../../src/keys/key-hash.ts';
+import { connectSql } from './sql.ts';
 
 /** Inserts a virtual key straight into the database (for tests of layers below the admin API). */
 export async function insertVirtualKey(
@@ -9,7 +9,7 @@ export async function insertVirtualKey(
 ): Promise<{ id: string; secret: string }> {
   const secret = `${KEY_SECRET_PREFIX}${randomBytes(24).toString('base64url')}`;
   const id = `key_${randomBytes(8).toString('hex')}`;
-  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const sql = connectSql(databaseUrl, 1);
   try {
     await sql`insert into virtual_keys (id, name, key_hash, allowed_models, enabled)
       values (${id}, 'seeded', ${hashKeySecret(secret)}, ${fields.allowedModels ?? ['*']}, ${fields.enabled ?? true})`;

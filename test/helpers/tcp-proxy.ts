@@ -12,7 +12,12 @@ export interface TcpProxy {
    * direction until `restore()` (bytes are held, not dropped, as TCP would).
    */
   stall(): void;
-  /** Mends the network after `cut()` or `stall()`; held bytes then flow. */
+  /**
+   * Drops the network silently: live and new connections stay open, and every byte sent either
+   * way is read and thrown away until `restore()` (a peer sees no error, no reset, no answer).
+   */
+  blackhole(): void;
+  /** Mends the network after `cut()`, `stall()` or `blackhole()`; held bytes then flow, dropped ones are gone. */
   restore(): void;
   /** Resets every connection and stops listening. */
   close(): Promise<void>;
@@ -28,7 +33,7 @@ interface Link {
   upstream: net.Socket;
 }
 
-type ProxyMode = 'open' | 'cut' | 'stalled';
+type ProxyMode = 'open' | 'cut' | 'stalled' | 'blackholed';
 
 export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy> {
   const links = new Set<Link>();
@@ -50,6 +55,7 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
     if (mode === 'open') connect(link);
+    if (mode === 'blackholed') discard(link);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -73,8 +79,15 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
       mode = 'stalled';
       for (const link of links) disconnect(link);
     },
+    blackhole() {
+      mode = 'blackholed';
+      for (const link of links) {
+        disconnect(link);
+        discard(link);
+      }
+    },
     restore() {
-      if (mode === 'stalled') for (const link of links) connect(link);
+      if (mode === 'stalled' || mode === 'blackholed') for (const link of links) connect(link);
       mode = 'open';
     },
     async close() {
@@ -86,6 +99,8 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
 }
 
 function connect(link: Link): void {
+  link.client.off('data', dropBytes);
+  link.upstream.off('data', dropBytes);
   link.client.pipe(link.upstream);
   link.upstream.pipe(link.client);
 }
@@ -96,4 +111,12 @@ function disconnect(link: Link): void {
   link.upstream.unpipe(link.client);
   link.client.pause();
   link.upstream.pause();
+}
+
+function dropBytes(): void {}
+
+/** Reads and forgets whatever arrives on either side. */
+function discard(link: Link): void {
+  link.client.on('data', dropBytes).resume();
+  link.upstream.on('data', dropBytes).resume();
 }

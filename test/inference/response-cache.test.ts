@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import postgres from 'postgres';
 import { AnthropicFake } from '../fakes/anthropic-fake.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { TEST_REDIS_URL } from '../helpers/database.ts';
 import { eventually, waitUntil } from '../helpers/eventually.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { connectSql } from '../helpers/sql.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import {
   ANTHROPIC_UPSTREAM_KEY,
@@ -424,7 +424,7 @@ describe('response cache in variant A and when off', () => {
       await post(up.gw, up.key.key, '/chat/completions', body);
       const hit = await post(up.gw, up.key.key, '/chat/completions', body);
       assert.equal(hit.headers.get('x-gateway-cache'), 'hit');
-      const sql = postgres(up.gw.database?.url ?? '', { max: 1, onnotice: () => {} });
+      const sql = connectSql(up.gw.database?.url ?? '', 1);
       try {
         await eventually(async () => {
           const rows =

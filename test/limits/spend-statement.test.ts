@@ -13,7 +13,7 @@ describe('spend_cents batched update (real Postgres)', () => {
   before(async () => {
     database = await createTestDatabase();
     db = openDatabase({ url: database.url, poolMax: 8, timeoutMs: 5000 });
-    await migrate(db.sql);
+    await migrate(db.background);
   });
   after(async () => {
     await db.close();

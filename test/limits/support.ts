@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { createClient } from '@redis/client';
 import OpenAI from 'openai';
-import postgres from 'postgres';
 import type { CacheStore } from '../../src/cache/cache-store.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from '../../src/limits/limit-keys.ts';
 import { createOpenAIDeployment, createKey as issueKey } from '../helpers/admin-api.ts';
 import { TEST_REDIS_URL } from '../helpers/database.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
+import { connectSql } from '../helpers/sql.ts';
 
 export { waitUntil } from '../helpers/eventually.ts';
 export { openaiClient as client } from '../helpers/openai-client.ts';
@@ -61,11 +61,11 @@ export async function tokensUsed(cache: CacheStore, keyId: string, limit: number
 }
 
 export async function spendCents(databaseUrl: string, keyId: string): Promise<number> {
-  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const sql = connectSql(databaseUrl, 1);
   try {
-    const [row] = await sql<
-      { spend_cents: string }[]
-    >`select spend_cents from virtual_keys where id = ${keyId}`;
+    const [row] = await sql<{
+      spend_cents: string;
+    }>`select spend_cents from virtual_keys where id = ${keyId}`;
     return Number(row.spend_cents);
   } finally {
     await sql.end();
@@ -78,9 +78,9 @@ export async function recordedCostCents(
   databaseUrl: string,
   keyId: string,
 ): Promise<{ calls: number; cents: number }> {
-  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const sql = connectSql(databaseUrl, 1);
   try {
-    const [row] = await sql<{ calls: string; cents: string | null }[]>`
+    const [row] = await sql<{ calls: string; cents: string | null }>`
       select count(*) as calls, sum(cost_cents) as cents from gateway_operations
       where key_id = ${keyId} and status <> 'in_progress'`;
     return { calls: Number(row.calls), cents: Number(row.cents ?? 0) };

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type postgres from 'postgres';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestSql } from '../helpers/sql.ts';
 import { admin, chat, connect, createDeployment, createKey, eventually } from './support.ts';
 
 interface Attempt {
@@ -44,7 +44,7 @@ const PROVIDER_WORDING = 'billing account acct-93 suspended by provider';
 describe('GET /admin/logs and /admin/usage (variant B)', () => {
   let fake: OpenAIFake;
   let gw: TestGateway;
-  let sql: postgres.Sql;
+  let sql: TestSql;
   let alpha: string;
   let beta: string;
   let keyA: { id: string; key: string };
@@ -80,9 +80,9 @@ describe('GET /admin/logs and /admin/usage (variant B)', () => {
       calls.push({ requestId, key: step.key.id, model: step.model, ok: step.ok });
     }
     await eventually(async () => {
-      const [row] = await sql<
-        { n: number }[]
-      >`select count(*)::int as n from gateway_operations where status <> 'in_progress'`;
+      const [row] = await sql<{
+        n: number;
+      }>`select count(*)::int as n from gateway_operations where status <> 'in_progress'`;
       return row.n === plan.length ? true : undefined;
     });
   });
@@ -185,9 +185,7 @@ describe('GET /admin/logs and /admin/usage (variant B)', () => {
     const res = await admin<UsageReport>(gw, 'GET', '/admin/usage?groupBy=model');
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.groupBy, 'model');
-    const rows = await sql<
-      { public_model: string; n: number; input: number; output: number; cost: number }[]
-    >`
+    const rows = await sql<{ public_model: string; n: number; input: number; output: number; cost: number }>`
       select public_model, count(*)::int as n, sum(coalesce(input_tokens, 0))::int as input,
              sum(coalesce(output_tokens, 0))::int as output, sum(cost_cents) as cost
         from gateway_operations group by public_model order by public_model`;
@@ -218,7 +216,7 @@ describe('GET /admin/logs and /admin/usage (variant B)', () => {
       [beta]: 2,
     });
     const byDay = (await admin<UsageReport>(gw, 'GET', '/admin/usage?groupBy=day')).body.data;
-    const days = await sql<{ day: string; n: number }[]>`
+    const days = await sql<{ day: string; n: number }>`
       select to_char(started_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*)::int as n
         from gateway_operations group by 1 order by 1`;
     assert.deepEqual(

@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import postgres from 'postgres';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { spawnMain, waitForListening } from '../helpers/child.ts';
 import { createTestDatabase, migrateTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { testSecrets } from '../helpers/secrets.ts';
+import { connectSql, type TestSql } from '../helpers/sql.ts';
 import { chat, createDeployment, eventually } from './support.ts';
 
 /** Real server processes: one killed mid-call, one stopped by SIGTERM with calls in flight. */
 describe('records across a crash and a graceful shutdown (variant B)', () => {
   let database: TestDatabase;
-  let sql: postgres.Sql;
+  let sql: TestSql;
   let fake: OpenAIFake;
   const secrets = testSecrets();
   const env = () => ({
@@ -31,7 +31,7 @@ describe('records across a crash and a graceful shutdown (variant B)', () => {
   before(async () => {
     database = await createTestDatabase();
     await migrateTestDatabase(database.url);
-    sql = postgres(database.url, { max: 2, onnotice: () => {} });
+    sql = connectSql(database.url, 2);
     fake = await new OpenAIFake().start();
   });
   after(async () => {
@@ -84,7 +84,7 @@ describe('records across a crash and a graceful shutdown (variant B)', () => {
       chat(gw, { token: gw.masterKey, model: 'slow', requestId: `${prefix}-${i}` }),
     );
     await eventually(async () => {
-      const [row] = await sql<{ n: number }[]>`
+      const [row] = await sql<{ n: number }>`
         select count(*)::int as n from gateway_operations where request_id like ${`${prefix}-%`}`;
       return row.n === 12 ? true : undefined;
     });
@@ -97,13 +97,13 @@ describe('records across a crash and a graceful shutdown (variant B)', () => {
       answers.map((answer) => answer.status),
       answers.map(() => 200),
     );
-    const rows = await sql<{ status: string; n: number }[]>`
+    const rows = await sql<{ status: string; n: number }>`
       select status, count(*)::int as n from gateway_operations where request_id like ${`${prefix}-%`} group by status`;
     assert.deepEqual(
       [...rows].map((row) => [row.status, row.n]),
       [['success', 12]],
     );
-    const [attempts] = await sql<{ n: number }[]>`
+    const [attempts] = await sql<{ n: number }>`
       select count(*)::int as n from upstream_attempts where request_id like ${`${prefix}-%`}`;
     assert.equal(attempts.n, 12);
   });

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type postgres from 'postgres';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
-import { type ChildGateway, startChildGateway } from '../helpers/child-gateway.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+import { type ChildGateway, startChildGatewayBehindProxy } from '../helpers/child-gateway.ts';
+import type { TestDatabase } from '../helpers/database.ts';
+import type { TestSql } from '../helpers/sql.ts';
+import type { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { chat, connect, createDeployment, eventually, operationOf } from './support.ts';
 
 describe('records while the database is unreachable (variant B)', () => {
@@ -13,16 +13,11 @@ describe('records while the database is unreachable (variant B)', () => {
   let proxy: TcpProxy;
   let fake: OpenAIFake;
   let gw: ChildGateway;
-  let sql: postgres.Sql;
+  let sql: TestSql;
 
   before(async () => {
-    database = await createTestDatabase();
-    const target = new URL(database.url);
-    proxy = await startTcpProxy({ targetHost: target.hostname, targetPort: Number(target.port || 5432) });
-    const proxied = new URL(database.url);
-    proxied.port = String(proxy.port);
+    ({ database, proxy, gw } = await startChildGatewayBehindProxy());
     fake = await new OpenAIFake().start();
-    gw = await startChildGateway({ database, databaseUrl: proxied.toString() });
     sql = connect({ database });
     await createDeployment(gw, { publicModel: 'outage', baseUrl: fake.baseUrl });
     // A first call whose record lands: the work the deployment's creation started is over too, so
@@ -57,7 +52,7 @@ describe('records while the database is unreachable (variant B)', () => {
       proxy.restore();
     }
     await eventually(async () => {
-      const [row] = await sql<{ n: number }[]>`
+      const [row] = await sql<{ n: number }>`
         select count(*)::int as n from gateway_operations where request_id like ${`${prefix}-%`} and status = 'success'`;
       return row.n === 5 ? true : undefined;
     }, 20_000);

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { runPartitionMaintenance } from '../../src/jobs/partition-job.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { sqlOn } from '../helpers/sql.ts';
 import { admin, chat, createDeployment, eventually } from './support.ts';
 
 /** The same records on the embedded default (PGlite behind its socket): no COPY, same SQL. */
@@ -36,7 +37,7 @@ for (const variant of ['a', 'b'] as const) {
         assert.equal(page.data[0].attempts.length, 1);
         return;
       }
-      const { sql } = gw.gateway.runtime.database;
+      const sql = sqlOn(gw.gateway.runtime.database.background);
       await eventually(async () => {
         const rows =
           await sql`select tableoid::regclass::text as partition from request_logs where request_id = ${requestId}`;
@@ -46,11 +47,11 @@ for (const variant of ['a', 'b'] as const) {
 
     if (variant === 'a') {
       it('runs the partition job through the socket (temporary table, advisory lock)', async () => {
-        const { sql } = gw.gateway.runtime.database;
+        const sql = sqlOn(gw.gateway.runtime.database.background);
         await sql`insert into request_logs (id, request_id, created_at, operation, public_model, status, latency_ms)
           values ('log_old_day', 'r', now() - interval '5 days', 'chat.completions', 'm', 200, 1)`;
         const result = await runPartitionMaintenance(
-          { sql, intervalMs: 3_600_000, createDays: 3, retentionDays: 30 },
+          { db: sql.db, intervalMs: 3_600_000, createDays: 3, retentionDays: 30 },
           true,
         );
         assert.ok(result.ran);

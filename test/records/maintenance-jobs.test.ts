@@ -5,6 +5,7 @@ import { runRetention } from '../../src/jobs/retention-job.ts';
 import { type Database, openDatabase } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { sqlOn, type TestSql } from '../helpers/sql.ts';
 
 const DAY_MS = 86_400_000;
 const ago = (ms: number) => new Date(Date.now() - ms);
@@ -12,13 +13,15 @@ const ago = (ms: number) => new Date(Date.now() - ms);
 describe('variant B maintenance: retention and reconcile', () => {
   let testDb: TestDatabase;
   let database: Database;
+  let sql: TestSql;
   let other: Database;
 
   before(async () => {
     testDb = await createTestDatabase();
     database = openDatabase({ url: testDb.url, poolMax: 4, timeoutMs: 5000 });
+    sql = sqlOn(database.background);
     other = openDatabase({ url: testDb.url, poolMax: 4, timeoutMs: 5000 });
-    await migrate(database.sql);
+    await migrate(database.background);
   });
   after(async () => {
     await database.close();
@@ -26,11 +29,10 @@ describe('variant B maintenance: retention and reconcile', () => {
     await testDb.drop();
   });
   beforeEach(async () => {
-    await database.sql`truncate gateway_operations, upstream_attempts, payload_samples`;
+    await sql`truncate gateway_operations, upstream_attempts, payload_samples`;
   });
 
   async function operation(id: string, startedAt: Date, status = 'success'): Promise<void> {
-    const { sql } = database;
     await sql`insert into gateway_operations (id, request_id, started_at, status, operation, public_model)
       values (${id}, ${`req-${id}`}, ${startedAt}, ${status}, 'chat.completions', 'm')`;
     await sql`insert into upstream_attempts (operation_id, attempt_index, request_id, deployment_id, provider,
@@ -40,14 +42,14 @@ describe('variant B maintenance: retention and reconcile', () => {
   }
 
   async function sample(id: string, createdAt: Date): Promise<void> {
-    await database.sql`insert into payload_samples (id, operation_id, request_id, created_at, reason, envelope,
+    await sql`insert into payload_samples (id, operation_id, request_id, created_at, reason, envelope,
         envelope_key_id, size_bytes)
       values (${id}, 'op', 'req', ${createdAt}, 'failure', 'sy1:k1:payload-sample:x:y:z', 'k1', 1)`;
   }
 
   const ids = async (table: string) =>
     (
-      await database.sql.unsafe<{ id: string }[]>(
+      await sql.unsafe<{ id: string }>(
         `select ${table === 'upstream_attempts' ? 'operation_id as id' : 'id'} from ${table} order by 1`,
       )
     ).map((row) => row.id);
@@ -59,7 +61,7 @@ describe('variant B maintenance: retention and reconcile', () => {
     await sample('smp_new', ago(6 * DAY_MS));
 
     const result = await runRetention({
-      sql: database.sql,
+      db: database.background,
       metadataRetentionDays: 30,
       payloadRetentionDays: 7,
     });
@@ -74,12 +76,12 @@ describe('variant B maintenance: retention and reconcile', () => {
     for (let i = 0; i < 25; i += 1) await operation(`op_${String(i).padStart(2, '0')}`, ago(40 * DAY_MS + i));
     const options = { metadataRetentionDays: 30, payloadRetentionDays: 7, batchRows: 4 };
     const results = await Promise.all([
-      runRetention({ ...options, sql: database.sql }),
-      runRetention({ ...options, sql: other.sql }),
+      runRetention({ ...options, db: database.background }),
+      runRetention({ ...options, db: other.background }),
     ]);
     assert.equal(results[0].operations + results[1].operations, 25);
     assert.equal(results[0].attempts + results[1].attempts, 25);
-    assert.deepEqual(await runRetention({ ...options, sql: database.sql }), {
+    assert.deepEqual(await runRetention({ ...options, db: database.background }), {
       operations: 0,
       attempts: 0,
       samples: 0,
@@ -92,13 +94,13 @@ describe('variant B maintenance: retention and reconcile', () => {
     await operation('op_done', ago(60 * 60_000), 'success');
 
     const results = await Promise.all([
-      runReconcile({ sql: database.sql, staleAfterMs: 20 * 60_000 }),
-      runReconcile({ sql: other.sql, staleAfterMs: 20 * 60_000 }),
+      runReconcile({ db: database.background, staleAfterMs: 20 * 60_000 }),
+      runReconcile({ db: other.background, staleAfterMs: 20 * 60_000 }),
     ]);
     assert.equal(results[0].operations + results[1].operations, 1);
     assert.equal(results[0].attempts + results[1].attempts, 1);
 
-    const rows = await database.sql<{ id: string; status: string; finished: boolean }[]>`
+    const rows = await sql<{ id: string; status: string; finished: boolean }>`
       select id, status, finished_at is not null as finished from gateway_operations order by id`;
     assert.deepEqual(
       [...rows],
@@ -108,10 +110,9 @@ describe('variant B maintenance: retention and reconcile', () => {
         { id: 'op_stale', status: 'abandoned', finished: true },
       ],
     );
-    const [attempt] =
-      await database.sql`select outcome from upstream_attempts where operation_id = 'op_stale'`;
+    const [attempt] = await sql`select outcome from upstream_attempts where operation_id = 'op_stale'`;
     assert.equal(attempt.outcome, 'abandoned');
-    assert.deepEqual(await runReconcile({ sql: database.sql, staleAfterMs: 20 * 60_000 }), {
+    assert.deepEqual(await runReconcile({ db: database.background, staleAfterMs: 20 * 60_000 }), {
       operations: 0,
       attempts: 0,
     });

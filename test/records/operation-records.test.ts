@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type postgres from 'postgres';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestSql } from '../helpers/sql.ts';
 import {
   chat,
   connect,
@@ -20,7 +20,7 @@ const PROVIDER_WORDING = 'Upstream says: quota of org-4411 exhausted (internal s
 describe('variant B request records (gateway_operations, upstream_attempts)', () => {
   let fake: OpenAIFake;
   let gw: TestGateway;
-  let sql: postgres.Sql;
+  let sql: TestSql;
   let deploymentId: string;
   let key: { id: string; key: string };
 
@@ -99,7 +99,7 @@ describe('variant B request records (gateway_operations, upstream_attempts)', ()
       assert.equal(res.status, 200, res.text);
     }
     const versions = await eventually(async () => {
-      const rows = await sql<{ op: string; status: string }[]>`
+      const rows = await sql<{ op: string; status: string }>`
         select v.op, v.status from row_versions v join gateway_operations o on o.id = v.id
         where o.request_id like ${`${prefix}-%`} and o.status = 'success'`;
       return rows.length >= calls ? rows : undefined;
@@ -169,7 +169,7 @@ describe('variant B request records (gateway_operations, upstream_attempts)', ()
   });
 
   it('writes nothing but metadata: no body column holds the full request', async () => {
-    const columns = await sql<{ column_name: string }[]>`
+    const columns = await sql<{ column_name: string }>`
       select column_name from information_schema.columns where table_name = 'gateway_operations'`;
     const names = columns.map((c) => c.column_name);
     for (const forbidden of ['body', 'request', 'response', 'messages'])
@@ -185,9 +185,9 @@ describe('variant B request records (gateway_operations, upstream_attempts)', ()
       results.map(() => 200),
     );
     await eventually(async () => {
-      const [row] = await sql<
-        { n: number }[]
-      >`select count(*)::int as n from gateway_operations where status = 'in_progress'`;
+      const [row] = await sql<{
+        n: number;
+      }>`select count(*)::int as n from gateway_operations where status = 'in_progress'`;
       return row.n === 0 ? true : undefined;
     });
   });

@@ -5,6 +5,7 @@ import { addDays, utcDay } from '../../src/jobs/utc-days.ts';
 import { type Database, openDatabase } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { sqlOn, type TestSql } from '../helpers/sql.ts';
 
 const HOUR_MS = 3_600_000;
 const today = utcDay(new Date());
@@ -12,8 +13,9 @@ const today = utcDay(new Date());
 describe('request_logs partition job (variant A)', () => {
   let testDb: TestDatabase;
   let database: Database;
+  let sql: TestSql;
   const options = () => ({
-    sql: database.sql,
+    db: database.background,
     intervalMs: HOUR_MS,
     createDays: 3,
     retentionDays: 30,
@@ -23,20 +25,21 @@ describe('request_logs partition job (variant A)', () => {
   before(async () => {
     testDb = await createTestDatabase();
     database = openDatabase({ url: testDb.url, poolMax: 4, timeoutMs: 5000 });
-    await migrate(database.sql);
+    sql = sqlOn(database.background);
+    await migrate(database.background);
   });
   after(async () => {
     await database.close();
     await testDb.drop();
   });
   beforeEach(async () => {
-    await database.sql`delete from job_runs`;
-    await database.sql`delete from request_logs`;
-    for (const name of await partitions()) await database.sql.unsafe(`drop table ${name}`);
+    await sql`delete from job_runs`;
+    await sql`delete from request_logs`;
+    for (const name of await partitions()) await sql.unsafe(`drop table ${name}`);
   });
 
   async function partitions(): Promise<string[]> {
-    const rows = await database.sql<{ name: string }[]>`
+    const rows = await sql<{ name: string }>`
       select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
        where i.inhparent = 'request_logs'::regclass and c.relname <> 'request_logs_default'
        order by 1`;
@@ -44,13 +47,13 @@ describe('request_logs partition job (variant A)', () => {
   }
 
   async function insertLog(id: string, createdAt: Date): Promise<void> {
-    await database.sql`insert into request_logs
+    await sql`insert into request_logs
       (id, request_id, created_at, operation, public_model, status, latency_ms)
       values (${id}, ${`req-${id}`}, ${createdAt}, 'chat.completions', 'gpt', 200, 5)`;
   }
 
   async function rowsIn(table: string): Promise<string[]> {
-    const rows = await database.sql.unsafe<{ id: string }[]>(`select id from ${table} order by id`);
+    const rows = await sql.unsafe<{ id: string }>(`select id from ${table} order by id`);
     return rows.map((row) => row.id);
   }
 
@@ -85,7 +88,7 @@ describe('request_logs partition job (variant A)', () => {
     const old = addDays(today, -40);
     const kept = addDays(today, -30);
     for (const day of [old, kept]) {
-      await database.sql.unsafe(
+      await sql.unsafe(
         `create table ${partitionName(day)} partition of request_logs
            for values from ('${day.toISOString()}') to ('${addDays(day, 1).toISOString()}')`,
       );
@@ -109,13 +112,13 @@ describe('request_logs partition job (variant A)', () => {
       await insertLog('x', addDays(today, -1));
       const results = await Promise.all([
         runPartitionMaintenance(options()),
-        runPartitionMaintenance({ ...options(), sql: other.sql }),
+        runPartitionMaintenance({ ...options(), db: other.background }),
       ]);
       assert.equal(results.filter((r) => r.ran).length, 1, JSON.stringify(results));
       const skipped = results.find((r) => !r.ran);
       assert.ok(skipped !== undefined && ['locked', 'ran-this-cycle'].includes(skipped.reason));
       // Later in the same cycle, neither instance runs it again.
-      assert.deepEqual(await runPartitionMaintenance({ ...options(), sql: other.sql }), {
+      assert.deepEqual(await runPartitionMaintenance({ ...options(), db: other.background }), {
         ran: false,
         reason: 'ran-this-cycle',
       });
@@ -128,11 +131,11 @@ describe('request_logs partition job (variant A)', () => {
     const other = openDatabase({ url: testDb.url, poolMax: 2, timeoutMs: 5000 });
     try {
       // Hold the job's advisory lock as a running instance would; the other skips instead of waiting.
-      await database.sql.begin(async (tx) => {
+      await sql.begin(async (tx) => {
         const [claim] =
           await tx`select pg_try_advisory_xact_lock(${(0x73792d70617274n).toString()}::bigint) as ok`;
         assert.equal(claim.ok, true);
-        const result = await runPartitionMaintenance({ ...options(), sql: other.sql });
+        const result = await runPartitionMaintenance({ ...options(), db: other.background });
         assert.deepEqual(result, { ran: false, reason: 'locked' });
       });
     } finally {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type postgres from 'postgres';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestSql } from '../helpers/sql.ts';
 import { chat, connect, createDeployment, operationOf } from './support.ts';
 
 /** OBSERVABILITY_PAYLOAD_SAMPLE_RATE decides which successful calls leave a sample. */
@@ -11,7 +11,7 @@ for (const rate of ['1', '0'] as const) {
   describe(`OBSERVABILITY_PAYLOAD_SAMPLE_RATE=${rate}`, () => {
     let fake: OpenAIFake;
     let gw: TestGateway;
-    let sql: postgres.Sql;
+    let sql: TestSql;
     before(async () => {
       fake = await new OpenAIFake().start();
       gw = await startTestGateway({ env: { OBSERVABILITY_PAYLOAD_SAMPLE_RATE: rate } });
@@ -32,7 +32,7 @@ for (const rate of ['1', '0'] as const) {
       }
       const operations = await Promise.all(ids.map((id) => operationOf(sql, id, 'success')));
       await gw.gateway.shutdown();
-      const [{ count }] = await sql<{ count: number }[]>`
+      const [{ count }] = await sql<{ count: number }>`
         select count(*)::int as count from payload_samples
         where operation_id = any(${operations.map((op) => op.id)}) and reason = 'sampled'`;
       assert.equal(count, rate === '1' ? 3 : 0);

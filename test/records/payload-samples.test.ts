@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import type postgres from 'postgres';
 import { type Keyring, keyringFromJson } from '../../src/crypto/index.ts';
 import { PAYLOAD_SAMPLE_DEFAULTS } from '../../src/records/variant-b/payload-sampler.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { spawnMain } from '../helpers/child.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestSql } from '../helpers/sql.ts';
 import { chat, connect, createDeployment, eventually, operationOf } from './support.ts';
 
 interface SampleRow {
@@ -24,7 +24,7 @@ const SECRET_PROMPT = 'patient 4471 reports chest pain';
 describe('payload_samples (variant B)', () => {
   let fake: OpenAIFake;
   let gw: TestGateway;
-  let sql: postgres.Sql;
+  let sql: TestSql;
   let keyring: Keyring;
 
   before(async () => {
@@ -51,7 +51,7 @@ describe('payload_samples (variant B)', () => {
     assert.equal(res.status, 400);
     const op = await operationOf(sql, requestId, 'failure');
     return eventually(async () => {
-      const [row] = await sql<SampleRow[]>`select * from payload_samples where operation_id = ${op.id}`;
+      const [row] = await sql<SampleRow>`select * from payload_samples where operation_id = ${op.id}`;
       return row;
     });
   }
@@ -97,7 +97,7 @@ describe('payload_samples (variant B)', () => {
     assert.equal(code, 0, child.output());
     assert.match(child.output(), /^payload_samples: [1-9]\d* re-encrypted$/m);
 
-    const [row] = await sql<SampleRow[]>`select * from payload_samples where id = ${sample.id}`;
+    const [row] = await sql<SampleRow>`select * from payload_samples where id = ${sample.id}`;
     assert.equal(row.envelope_key_id, 'k2');
     assert.ok(row.envelope.startsWith('sy1:k2:payload-sample:'));
     const onlyK2 = keyringFromJson(JSON.stringify({ k2 }), 'k2');
@@ -105,9 +105,9 @@ describe('payload_samples (variant B)', () => {
       JSON.parse(onlyK2.openString('payload-sample', row.envelope)).request.messages[0].content,
       'rotate me',
     );
-    const [left] = await sql<
-      { n: number }[]
-    >`select count(*)::int as n from payload_samples where envelope_key_id <> 'k2'`;
+    const [left] = await sql<{
+      n: number;
+    }>`select count(*)::int as n from payload_samples where envelope_key_id <> 'k2'`;
     assert.equal(left.n, 0);
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import type { CompiledQuery } from 'kysely';
 import { generateKeyHex, keyringFromCredentialsKey } from '../../src/crypto/index.ts';
 import { runReconcile } from '../../src/jobs/reconcile-job.ts';
 import { testContext } from '../../src/limits/test-support.ts';
@@ -9,10 +10,11 @@ import { RECORD_QUEUE_DEFAULTS } from '../../src/records/queue-settings.ts';
 import { RequestLogRecorder } from '../../src/records/variant-a/request-log-recorder.ts';
 import { OperationRecorder } from '../../src/records/variant-b/operation-recorder.ts';
 import { PayloadSampler } from '../../src/records/variant-b/payload-sampler.ts';
-import { type Database, openDatabase, type Sql } from '../../src/store/database.ts';
+import { type Database, type Db, openDatabase } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { sqlOn, type TestSql } from '../helpers/sql.ts';
 import { installRowVersions } from './support.ts';
 
 const OK: CallOutcome = { status: 200, error: null, streamBroken: false };
@@ -27,29 +29,34 @@ const queue = { ...RECORD_QUEUE_DEFAULTS, flushIntervalMs: 60_000 };
 describe('record writes on Postgres: row versions per call', () => {
   let testDb: TestDatabase;
   let database: Database;
+  let sql: TestSql;
 
   before(async () => {
     testDb = await createTestDatabase();
     database = openDatabase({ url: testDb.url, poolMax: 2, timeoutMs: 5000 });
-    await migrate(database.sql);
-    await installRowVersions(database.sql);
+    sql = sqlOn(database.background);
+    await migrate(database.background);
+    await installRowVersions(sql);
   });
   after(async () => {
     await database.close();
     await testDb.drop();
   });
   beforeEach(async () => {
-    await database.sql`truncate row_versions, gateway_operations, upstream_attempts, payload_samples, request_logs`;
+    await sql`truncate row_versions, gateway_operations, upstream_attempts, payload_samples, request_logs`;
   });
 
   const versions = async () =>
     (
-      await database.sql<{ op: string; status: string }[]>`select op, status from row_versions order by seq`
+      await sql<{
+        op: string;
+        status: string;
+      }>`select op, status from row_versions order by seq`
     ).map((row) => [row.op, row.status]);
 
   function operations() {
     const recorder = new OperationRecorder({
-      sql: database.sql,
+      db: database.background,
       keyring: keyringFromCredentialsKey(generateKeyHex()),
       logger: quiet(),
       maxPromptLength: 100,
@@ -90,13 +97,13 @@ describe('record writes on Postgres: row versions per call', () => {
     const ctx = call();
     recorder.onCallStarted(ctx);
     await flush();
-    assert.deepEqual(await runReconcile({ sql: database.sql, staleAfterMs: 0 }), {
+    assert.deepEqual(await runReconcile({ db: database.background, staleAfterMs: 0 }), {
       operations: 1,
       attempts: 0,
     });
     recorder.onCallFinished(ctx, OK);
     await flush();
-    const [row] = await database.sql`select status, http_status from gateway_operations`;
+    const [row] = await sql`select status, http_status from gateway_operations`;
     assert.deepEqual([row.status, row.http_status], ['success', 200]);
   });
 
@@ -119,18 +126,18 @@ describe('record writes on Postgres: row versions per call', () => {
     recorder.onCallStarted(ctx);
     recorder.onCallFinished(ctx, OK);
     await flush();
-    const [row] = await database.sql`select prompt from gateway_operations`;
+    const [row] = await sql`select prompt from gateway_operations`;
     assert.equal(row.prompt, 'user: a\ufffdbc');
   });
 
   it('writes a variant A call once, and a batch sent twice (a write that timed out but landed) stores it once', async () => {
     const twice = {
-      unsafe: async (...args: Parameters<Sql['unsafe']>) => {
-        await database.sql.unsafe(...args);
-        return database.sql.unsafe(...args);
+      executeQuery: async (query: CompiledQuery) => {
+        await database.background.executeQuery(query);
+        return database.background.executeQuery(query);
       },
-    } as unknown as Sql;
-    const recorder = new RequestLogRecorder({ sql: twice, logger: quiet(), maxPromptLength: 100, queue });
+    } as unknown as Db;
+    const recorder = new RequestLogRecorder({ db: twice, logger: quiet(), maxPromptLength: 100, queue });
     recorder.onCallFinished(call(), OK);
     await recorder.queue.flush(0);
     assert.deepEqual(await versions(), [['INSERT', '200']]);

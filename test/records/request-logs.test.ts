@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type postgres from 'postgres';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestSql } from '../helpers/sql.ts';
 import { chat, connect, createDeployment, createKey, eventually } from './support.ts';
 
 const PROMPT_LIMIT = 10;
@@ -25,7 +25,7 @@ interface RequestLog {
 describe('variant A request_logs', () => {
   let fake: OpenAIFake;
   let gw: TestGateway;
-  let sql: postgres.Sql;
+  let sql: TestSql;
   let deploymentId: string;
   let key: { id: string; key: string };
 
@@ -50,7 +50,7 @@ describe('variant A request_logs', () => {
 
   const logOf = (requestId: string) =>
     eventually(async () => {
-      const [row] = await sql<RequestLog[]>`select * from request_logs where request_id = ${requestId}`;
+      const [row] = await sql<RequestLog>`select * from request_logs where request_id = ${requestId}`;
       return row;
     });
 
@@ -72,7 +72,7 @@ describe('variant A request_logs', () => {
     assert.ok(row.input_tokens > 0 && row.output_tokens > 0);
     assert.equal(row.cost_cents, 0, 'an unpriced model is logged with zero cost');
     assert.equal(row.prompt, 'user: hell');
-    const [{ partition }] = await sql<{ partition: string }[]>`
+    const [{ partition }] = await sql<{ partition: string }>`
       select tableoid::regclass::text as partition from request_logs where request_id = ${requestId}`;
     assert.match(partition, /^request_logs_p\d{8}$/);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import postgres from 'postgres';
 import type { TestGateway } from '../helpers/gateway.ts';
+import { connectSql, type TestSql } from '../helpers/sql.ts';
 
 type Json = Record<string, unknown>;
 
@@ -109,13 +109,9 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
 }
 
 /** A direct connection to a test gateway's database. */
-export function connect(gw: TestGateway | { database: { url: string } | undefined }): postgres.Sql {
+export function connect(gw: TestGateway | { database: { url: string } | undefined }): TestSql {
   assert.ok(gw.database !== undefined);
-  return postgres(gw.database.url, {
-    max: 2,
-    onnotice: () => {},
-    types: { numeric: { to: 1700, from: [1700, 20], serialize: String, parse: Number } },
-  });
+  return connectSql(gw.database.url);
 }
 
 export interface OperationRow {
@@ -135,9 +131,9 @@ export interface OperationRow {
 }
 
 /** The operation of a request id once it reached `status` (polls: records are written asynchronously). */
-export function operationOf(sql: postgres.Sql, requestId: string, status?: string): Promise<OperationRow> {
+export function operationOf(sql: TestSql, requestId: string, status?: string): Promise<OperationRow> {
   return eventually(async () => {
-    const [row] = await sql<OperationRow[]>`select * from gateway_operations where request_id = ${requestId}`;
+    const [row] = await sql<OperationRow>`select * from gateway_operations where request_id = ${requestId}`;
     return row !== undefined && (status === undefined || row.status === status) ? row : undefined;
   });
 }
@@ -147,7 +143,7 @@ export function operationOf(sql: postgres.Sql, requestId: string, status?: strin
  * into `row_versions` (id, op, status): how many times the database wrote each record, and in which
  * state.
  */
-export async function installRowVersions(sql: postgres.Sql): Promise<void> {
+export async function installRowVersions(sql: TestSql): Promise<void> {
   await sql.unsafe(`
 create table row_versions (seq bigserial primary key, id text not null, op text not null, status text not null);
 create function log_row_version() returns trigger language plpgsql as $$

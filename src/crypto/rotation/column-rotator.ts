@@ -1,4 +1,5 @@
-import type { TransactionSql } from 'postgres';
+import { sql } from 'kysely';
+import { affectedRows, type Db } from '../../store/database.ts';
 import { ENVELOPE_VERSION } from '../envelope.ts';
 import type { Purpose } from '../purposes.ts';
 import type { BatchQuery, EnvelopeRow, TableRotator } from './table-rotator.ts';
@@ -26,28 +27,31 @@ export function columnRotator(spec: ColumnRotatorSpec): TableRotator {
     purpose: spec.purpose,
     channel: spec.channel,
 
-    async selectBatch(tx: TransactionSql, query: BatchQuery): Promise<EnvelopeRow[]> {
+    async selectBatch(tx: Db, query: BatchQuery): Promise<EnvelopeRow[]> {
+      const envelope = sql.ref(envelopeColumn);
+      const id = sql.ref(idColumn);
       const notActive =
         keyIdColumn === undefined
-          ? tx`not starts_with(${tx(envelopeColumn)}, ${`${ENVELOPE_VERSION}:${query.activeId}:`})`
-          : tx`${tx(keyIdColumn)} is distinct from ${query.activeId}`;
-      const after = query.afterId === null ? tx`true` : tx`${tx(idColumn)} > ${query.afterId}`;
-      return tx<EnvelopeRow[]>`
-        select ${tx(idColumn)} as id, ${tx(envelopeColumn)} as envelope
-        from ${tx(table)}
-        where ${tx(envelopeColumn)} is not null and ${notActive} and ${after}
-        order by ${tx(idColumn)}
+          ? sql`not starts_with(${envelope}, ${`${ENVELOPE_VERSION}:${query.activeId}:`})`
+          : sql`${sql.ref(keyIdColumn)} is distinct from ${query.activeId}`;
+      const after = query.afterId === null ? sql`true` : sql`${id} > ${query.afterId}`;
+      const { rows } = await sql<EnvelopeRow>`
+        select ${id} as id, ${envelope} as envelope
+        from ${sql.table(table)}
+        where ${envelope} is not null and ${notActive} and ${after}
+        order by ${id}
         limit ${query.limit}
-        for update skip locked`;
+        for update skip locked`.execute(tx);
+      return rows;
     },
 
-    async update(tx: TransactionSql, row: EnvelopeRow, next: string, activeId: string): Promise<boolean> {
-      const columns: Record<string, string> = { [envelopeColumn]: next };
-      if (keyIdColumn !== undefined) columns[keyIdColumn] = activeId;
-      const result = await tx`
-        update ${tx(table)} set ${tx(columns)}
-        where ${tx(idColumn)} = ${row.id} and ${tx(envelopeColumn)} = ${row.envelope}`;
-      return result.count === 1;
+    async update(tx: Db, row: EnvelopeRow, next: string, activeId: string): Promise<boolean> {
+      const envelope = sql.ref(envelopeColumn);
+      const keyId = keyIdColumn === undefined ? sql`` : sql`, ${sql.ref(keyIdColumn)} = ${activeId}`;
+      const result = await sql`
+        update ${sql.table(table)} set ${envelope} = ${next}${keyId}
+        where ${sql.ref(idColumn)} = ${row.id} and ${envelope} = ${row.envelope}`.execute(tx);
+      return affectedRows(result) === 1;
     },
   });
 }

@@ -1,4 +1,4 @@
-import type { Sql, TransactionSql } from 'postgres';
+import type { Db } from '../../store/database.ts';
 import { isEnvelopeError } from '../crypto-errors.ts';
 import type { Keyring } from '../keyring.ts';
 import type { BatchQuery, TableRotator } from './table-rotator.ts';
@@ -28,7 +28,7 @@ export interface RotationEvents {
  * cannot be opened are reported and left alone; the keyset walk still moves past them.
  */
 export async function rotateEnvelopes(
-  sql: Sql,
+  db: Db,
   keyring: Keyring,
   rotators: readonly TableRotator[],
   events: RotationEvents = {},
@@ -40,7 +40,9 @@ export async function rotateEnvelopes(
     let afterId: string | null = null;
     for (;;) {
       const query: BatchQuery = { activeId: keyring.activeId, afterId, limit: batchSize };
-      const batch: BatchResult = await sql.begin((tx) => rotateBatch(tx, rotator, keyring, query, events));
+      const batch: BatchResult = await db
+        .transaction()
+        .execute((tx) => rotateBatch(tx, rotator, keyring, query, events));
       done.rotated += batch.rotated;
       done.failed += batch.failed;
       if (batch.seen > 0) {
@@ -67,7 +69,7 @@ interface BatchResult {
 
 /** One transaction: lock a batch, reseal each row, compare-and-set it. */
 async function rotateBatch(
-  tx: TransactionSql,
+  tx: Db,
   rotator: TableRotator,
   keyring: Keyring,
   query: BatchQuery,

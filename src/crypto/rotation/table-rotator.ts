@@ -1,4 +1,4 @@
-import type { TransactionSql } from 'postgres';
+import type { Db } from '../../store/database.ts';
 import type { Purpose } from '../purposes.ts';
 
 /** One sealed value of a table, as the rotation engine sees it. */
@@ -29,10 +29,10 @@ export interface TableRotator {
    * Locks and returns, in id order, up to `limit` rows after `afterId` whose envelope is not
    * under `activeId`; rows another transaction holds are skipped (`FOR UPDATE SKIP LOCKED`).
    */
-  selectBatch(tx: TransactionSql, query: BatchQuery): Promise<EnvelopeRow[]>;
+  selectBatch(tx: Db, query: BatchQuery): Promise<EnvelopeRow[]>;
   /**
    * Compare-and-set: writes `next` (sealed under `activeId`) only where the envelope is still
    * `row.envelope`, so a concurrent change of the value is never overwritten. True when written.
    */
-  update(tx: TransactionSql, row: EnvelopeRow, next: string, activeId: string): Promise<boolean>;
+  update(tx: Db, row: EnvelopeRow, next: string, activeId: string): Promise<boolean>;
 }

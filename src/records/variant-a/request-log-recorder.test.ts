@@ -1,23 +1,24 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import type { CompiledQuery } from 'kysely';
 import { testContext } from '../../limits/test-support.ts';
-import type { Sql } from '../../store/database.ts';
+import type { Db } from '../../store/database.ts';
 import { createLogger } from '../../telemetry/logger.ts';
 import { RECORD_QUEUE_DEFAULTS } from '../queue-settings.ts';
 import { RequestLogRecorder } from './request-log-recorder.ts';
 
 describe('RequestLogRecorder writes', () => {
-  it('writes each call once, a batch in one prepared statement', async () => {
-    const statements: { text: string; rows: Record<string, unknown>[]; prepare: boolean }[] = [];
-    const sql = {
-      unsafe: async (text: string, [json]: string[], options: { prepare?: boolean }) => {
-        statements.push({ text, rows: JSON.parse(json), prepare: options.prepare === true });
-        return [];
+  it('writes each call once, a batch in one statement', async () => {
+    const statements: { text: string; rows: Record<string, unknown>[] }[] = [];
+    const db = {
+      executeQuery: async (query: CompiledQuery) => {
+        statements.push({ text: query.sql, rows: JSON.parse(query.parameters[0] as string) });
+        return { rows: [] };
       },
-    } as unknown as Sql;
+    } as unknown as Db;
     const recorder = new RequestLogRecorder({
-      sql,
+      db,
       logger: createLogger('silent', new Writable({ write: (_chunk, _encoding, done) => done() })),
       maxPromptLength: 100,
       queue: { ...RECORD_QUEUE_DEFAULTS, flushIntervalMs: 60_000 },
@@ -32,7 +33,6 @@ describe('RequestLogRecorder writes', () => {
       calls.map((ctx) => ctx.requestId),
     );
     assert.equal(new Set(statements[0].rows.map((row) => row.id)).size, 3);
-    assert.ok(statements[0].prepare);
     assert.match(statements[0].text, /on conflict do nothing/, 'a retried batch cannot store a row twice');
   });
 });

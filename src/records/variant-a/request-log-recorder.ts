@@ -1,6 +1,6 @@
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import type { CallObserver } from '../../pipeline/pipeline.ts';
-import type { Sql } from '../../store/database.ts';
+import { type Db, execute } from '../../store/database.ts';
 import type { Logger } from '../../telemetry/logger.ts';
 import { BatchQueue } from '../batch-queue.ts';
 import { summarizeCall } from '../call-summary.ts';
@@ -10,7 +10,8 @@ import { recordsetJson } from '../recordset-json.ts';
 import { REQUEST_LOG_COLUMNS, type RequestLogRow, requestLogRow } from './request-log-row.ts';
 
 export interface RequestLogRecorderOptions {
-  sql: Sql;
+  /** The background view: a batch's write is not bound to a call's dependency timeout. */
+  db: Db;
   logger: Logger;
   maxPromptLength: number;
   queue: RecordQueueSettings;
@@ -35,14 +36,14 @@ export class RequestLogRecorder implements CallObserver {
   readonly #maxPromptLength: number;
 
   constructor(options: RequestLogRecorderOptions) {
-    const { sql } = options;
+    const { db } = options;
     this.#maxPromptLength = options.maxPromptLength;
     this.#queue = new BatchQueue({
       ...options.queue,
       name: 'request_logs',
       logger: options.logger,
       write: async (rows) => {
-        await sql.unsafe(INSERT_REQUEST_LOGS, [recordsetJson(rows)], { prepare: true });
+        await execute(db, INSERT_REQUEST_LOGS, [recordsetJson(rows)]);
       },
     });
   }

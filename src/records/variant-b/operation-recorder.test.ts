@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import type { CompiledQuery } from 'kysely';
 import { generateKeyHex, keyringFromCredentialsKey } from '../../crypto/index.ts';
 import { testContext } from '../../limits/test-support.ts';
 import type { CallContext } from '../../pipeline/call-context.ts';
-import type { Sql } from '../../store/database.ts';
+import type { Db } from '../../store/database.ts';
 import { createLogger } from '../../telemetry/logger.ts';
 import { RECORD_QUEUE_DEFAULTS } from '../queue-settings.ts';
 import { OperationRecorder } from './operation-recorder.ts';
@@ -14,24 +15,19 @@ interface Statement {
   text: string;
   /** The parameters: operations, attempts and samples, each a JSON array. */
   rows: Record<string, unknown>[][];
-  prepare: boolean;
 }
 
 /** A database that records each statement it is sent: the unit of cost the queue saves. */
 function recorderWithStatementLog(sampleFraction = 0) {
   const statements: Statement[] = [];
-  const sql = {
-    unsafe: async (text: string, parameters: string[], options: { prepare?: boolean }) => {
-      statements.push({
-        text,
-        rows: parameters.map((json) => JSON.parse(json)),
-        prepare: options.prepare === true,
-      });
-      return [];
+  const db = {
+    executeQuery: async (query: CompiledQuery) => {
+      statements.push({ text: query.sql, rows: query.parameters.map((json) => JSON.parse(json as string)) });
+      return { rows: [] };
     },
-  } as unknown as Sql;
+  } as unknown as Db;
   const recorder = new OperationRecorder({
-    sql,
+    db,
     keyring: keyringFromCredentialsKey(generateKeyHex()),
     logger: createLogger('silent', new Writable({ write: (_chunk, _encoding, done) => done() })),
     maxPromptLength: 100,
@@ -125,7 +121,7 @@ describe('OperationRecorder writes', () => {
     );
   });
 
-  it('writes a batch of calls and their attempts and samples in one prepared statement', async () => {
+  it('writes a batch of calls and their attempts and samples in one statement', async () => {
     const { recorder, statements, writeDue } = recorderWithStatementLog(1);
     const calls = [servedCall(), servedCall(), servedCall()];
     for (const ctx of calls) recorder.onCallStarted(ctx);
@@ -140,7 +136,6 @@ describe('OperationRecorder writes', () => {
       samples.map((row) => [row.operation_id, row.reason]),
       operations.map((row) => [row.id, 'sampled']),
     );
-    assert.ok(statements[0].prepare, 'a fixed text, prepared once per connection');
     assert.match(statements[0].text, /where excluded\.status <> 'in_progress'/);
   });
 });

@@ -1,7 +1,7 @@
 import type { Keyring } from '../../crypto/index.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import type { CallObserver } from '../../pipeline/pipeline.ts';
-import type { Sql } from '../../store/database.ts';
+import type { Db } from '../../store/database.ts';
 import { isoTime } from '../../telemetry/iso-time.ts';
 import type { Logger } from '../../telemetry/logger.ts';
 import { BatchQueue } from '../batch-queue.ts';
@@ -22,7 +22,8 @@ import { type OperationRecord, type PendingSample, writeOperations } from './ope
 import type { PayloadSampler } from './payload-sampler.ts';
 
 export interface OperationRecorderOptions {
-  sql: Sql;
+  /** The background view: a batch's write is not bound to a call's dependency timeout. */
+  db: Db;
   keyring: Keyring;
   logger: Logger;
   maxPromptLength: number;
@@ -53,7 +54,7 @@ export class OperationRecorder implements CallObserver {
   readonly #startRowDelayMs: number;
 
   constructor(options: OperationRecorderOptions) {
-    const { sql, keyring, logger } = options;
+    const { db, keyring, logger } = options;
     this.#sampler = options.sampler;
     this.#maxPromptLength = options.maxPromptLength;
     this.#startRowDelayMs = options.queue.flushIntervalMs;
@@ -63,7 +64,7 @@ export class OperationRecorder implements CallObserver {
       logger,
       keyOf: (record) => record.id,
       dueAt: (record) => record.dueAtMs,
-      write: (records) => writeOperations(sql, keyring, records),
+      write: (records) => writeOperations(db, keyring, records),
     });
   }
 

@@ -1,5 +1,5 @@
 import type { Keyring } from '../../crypto/index.ts';
-import type { Sql } from '../../store/database.ts';
+import { type Db, execute } from '../../store/database.ts';
 import { recordsetJson, recordsetOfJson, rowJson, type Timestamp } from '../recordset-json.ts';
 import { ATTEMPT_COLUMNS, OPERATION_COLUMNS, type OperationRow } from './operation-rows.ts';
 import type { SampleReason } from './payload-sampler.ts';
@@ -82,7 +82,7 @@ ${insertRows('payload_samples', SAMPLE_COLUMNS, 3)}
  * the keyring's active key (purpose `payload-sample`).
  */
 export async function writeOperations(
-  sql: Sql,
+  db: Db,
   keyring: Keyring,
   records: readonly OperationRecord[],
 ): Promise<void> {
@@ -95,11 +95,11 @@ export async function writeOperations(
     for (const attempt of record.attempts) attempts.push(attempt);
     if (record.sample !== null) samples.push(sealedSample(keyring, record.id, record.sample));
   }
-  await sql.unsafe(
-    WRITE_BATCH,
-    [recordsetOfJson(operations), recordsetOfJson(attempts), recordsetJson(samples)],
-    { prepare: true },
-  );
+  await execute(db, WRITE_BATCH, [
+    recordsetOfJson(operations),
+    recordsetOfJson(attempts),
+    recordsetJson(samples),
+  ]);
 }
 
 function sealedSample(keyring: Keyring, operationId: string, sample: PendingSample): object {
