@@ -22,8 +22,14 @@ describe('embedded start (no DATABASE_URL, no REDIS_URL, no MASTER_KEY)', () => 
 
   async function start() {
     const child = spawnNpmStart({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir });
-    const port = await waitForListening(child, 60_000);
-    return { child, port };
+    try {
+      const port = await waitForListening(child, 60_000);
+      return { child, port };
+    } catch (error) {
+      // A gateway slow to start would otherwise outlive its test and hold DATA_DIR for the next.
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      throw error;
+    }
   }
 
   /** Ctrl-C; resolves once npm and the gateway have both exited (their shared stdout closed). */
