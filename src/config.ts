@@ -4,6 +4,7 @@
  * docs/configuration.md; keep the two in step.
  */
 import { cpus } from 'node:os';
+import { REDIS_URL_FORM, redisUrlProblem } from './cache/redis-url.ts';
 
 export type Variant = 'a' | 'b';
 
@@ -130,6 +131,15 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
   return raw;
 }
 
+/** A REDIS_URL node-redis can use; the complaint says what is wrong, never the URL (it may hold a password). */
+function redisUrlOf(env: Env): string | undefined {
+  const raw = text(env, 'REDIS_URL');
+  if (raw === undefined) return undefined;
+  const problem = redisUrlProblem(raw);
+  if (problem !== undefined) throw new ConfigError(`REDIS_URL ${problem}; the form is ${REDIS_URL_FORM}`);
+  return raw;
+}
+
 function variantOf(env: Env): Variant {
   const raw = text(env, 'GATEWAY_VARIANT') ?? 'b';
   if (raw !== 'a' && raw !== 'b') throw new ConfigError(`GATEWAY_VARIANT must be a or b (got "${raw}")`);
@@ -181,7 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: text(env, 'HOST') ?? '0.0.0.0',
     logLevel: logLevelOf(env),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisUrl: redisUrlOf(env),
     redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'sy:',
     dataDir: text(env, 'DATA_DIR') ?? './.switchyard',
     masterKey: text(env, 'MASTER_KEY'),

@@ -1,6 +1,7 @@
+import { ConfigError } from '../config.ts';
 import type { CacheStore } from './cache-store.ts';
 import { MemoryCacheStore } from './memory-cache-store.ts';
-import { RedisCacheStore } from './redis-cache-store.ts';
+import { RedisCacheStore, RedisSetupRefusedError } from './redis-cache-store.ts';
 
 export interface CreateCacheStoreOptions {
   /** Redis for replicas when set; the in-process store of the embedded default otherwise. */
@@ -12,9 +13,18 @@ export interface CreateCacheStoreOptions {
 /**
  * The cache store the configuration asks for. With Redis it resolves once connected or after
  * about a second, whichever is first: a gateway started during an outage still starts, reports
- * not ready, and the store connects when Redis comes back.
+ * not ready, and the store connects when Redis comes back. Redis that answers but refuses the
+ * URL's database index or credentials fails the start with a line naming REDIS_URL: waiting
+ * would only serve 503 for good.
  */
 export async function createCacheStore(options: CreateCacheStoreOptions): Promise<CacheStore> {
   if (options.redisUrl === undefined || options.redisUrl === '') return new MemoryCacheStore();
-  return RedisCacheStore.connect({ url: options.redisUrl, keyPrefix: options.keyPrefix });
+  try {
+    return await RedisCacheStore.connect({ url: options.redisUrl, keyPrefix: options.keyPrefix });
+  } catch (error) {
+    if (!(error instanceof RedisSetupRefusedError)) throw error;
+    throw new ConfigError(
+      `REDIS_URL: ${error.message} (check the database index after host:port and the credentials)`,
+    );
+  }
 }

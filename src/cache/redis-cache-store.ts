@@ -293,16 +293,33 @@ export class RedisCacheStore implements CacheStore {
     return this.#closing;
   }
 
-  /** Waits for both connections, or `startWaitMs`, whichever comes first. */
+  /**
+   * Waits for both connections, or `startWaitMs`, whichever comes first. Redis that answers but
+   * refuses the connection's setup (a database index it does not have, wrong credentials) would be
+   * refused again on every reconnect: that fails the start with RedisSetupRefusedError.
+   */
   async #start(): Promise<void> {
     const connected = Promise.all([this.#client.connect(), this.#subscriber.connect()]);
     // It rejects only when close() interrupts it; connection failures go to the 'error' events.
     connected.catch(() => {});
     const timeout = new AbortController();
-    await Promise.race([connected, delay(this.#startWaitMs, undefined, { signal: timeout.signal })]).catch(
-      () => {},
-    );
+    let onError: (error: unknown) => void = () => {};
+    const refused = new Promise<ErrorReply>((resolve) => {
+      onError = (error) => {
+        if (error instanceof ErrorReply && !UNAVAILABLE_REPLY.test(error.message)) resolve(error);
+      };
+    });
+    this.#client.on('error', onError);
+    const outcome = await Promise.race([
+      connected,
+      refused,
+      delay(this.#startWaitMs, undefined, { signal: timeout.signal }),
+    ]).catch(() => undefined);
     timeout.abort();
+    this.#client.off('error', onError);
+    if (!(outcome instanceof ErrorReply)) return;
+    await this.close();
+    throw new RedisSetupRefusedError(outcome.message);
   }
 
   /**
@@ -343,6 +360,14 @@ export class RedisCacheStore implements CacheStore {
 
   #key(key: string): string {
     return prefixedKey(this.#prefix, key);
+  }
+}
+
+/** Redis answered the connection's setup (AUTH, SELECT) with an error: retrying cannot help. */
+export class RedisSetupRefusedError extends Error {
+  constructor(reply: string) {
+    super(`Redis refused the connection setup: ${reply}`);
+    this.name = 'RedisSetupRefusedError';
   }
 }
 

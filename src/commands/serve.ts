@@ -1,32 +1,45 @@
 import cluster from 'node:cluster';
 import type { Config } from '../config.ts';
-import { runPrimary } from '../server/cluster.ts';
-import { createLogger, exitAfterFlush } from '../telemetry/logger.ts';
+import { reportListening, runPrimary } from '../server/cluster.ts';
+import { guardServingProcess } from '../server/fatal-errors.ts';
+import { createLogger, exitAfterFlush, type Logger } from '../telemetry/logger.ts';
 
-/** `npm start`: serves until SIGTERM or SIGINT, then drains and closes in order (SPEC.md rule 3). */
+/**
+ * `npm start`: a primary that supervises `WORKERS` gateway workers (src/server/cluster.ts). Each
+ * worker serves until SIGTERM or SIGINT, then drains and closes in order (SPEC.md rule 3).
+ */
 export async function serveCommand(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
-  if (config.workers > 1 && cluster.isPrimary) {
-    await runPrimary(config, logger);
-    return;
-  }
-  // Imported here, not at the top: a WORKERS primary only supervises, and loading the gateway's
-  // modules (database drivers, providers, catalog data) would more than double its memory
+  if (cluster.isPrimary) await runPrimary(config, logger);
+  else await serveWorker(config, logger);
+}
+
+async function serveWorker(config: Config, logger: Logger): Promise<void> {
+  const guards = guardServingProcess(logger);
+  // Imported here, not at the top: the primary only supervises, and loading the gateway's modules
+  // (database drivers, providers, catalog data) would more than double its memory
   // (docs/decisions/hot-path.md, Modules loaded only where used).
   const { buildGateway } = await import('../server/gateway.ts');
   const gateway = await buildGateway(config, logger);
+  guards.drainBeforeExit(() => gateway.shutdown(), config.shutdownTimeoutMs);
   const address = await gateway.listen();
   logger.info(
     { address, variant: config.variant, embedded: gateway.runtime.embedded },
     'switchyard listening',
   );
+  reportListening();
+  let stopping = false;
+  // `on`, not `once`: Ctrl-C reaches the primary and the worker, and the primary passes it on too;
+  // a repeated signal must not kill a worker that is draining.
   const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
     logger.info({ signal }, 'shutting down: draining in-flight requests');
     void gateway.shutdown().then(() => {
       logger.info('shutdown complete');
       exitAfterFlush(logger, 0);
     });
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }

@@ -171,12 +171,22 @@ function flushReserveMs(shutdownTimeoutMs: number): number {
   return Math.min(5_000, shutdownTimeoutMs / 4);
 }
 
-/** Stops accepting and waits for in-flight requests (streams included), at most `timeoutMs`. */
+/** How often a drain closes the keep-alive connections that went idle since it began. */
+const DRAIN_IDLE_CLOSE_INTERVAL_MS = 100;
+
+/**
+ * Stops accepting and waits for in-flight requests (streams included), at most `timeoutMs`. The
+ * close ends the connections idle at that moment; one whose call was in flight stays open once
+ * answered, idle, until the client's next request or the keep-alive timeout, and held every
+ * drain for all of `timeoutMs`: such connections are closed as they go idle.
+ */
 async function drain(app: FastifyInstance, timeoutMs: number): Promise<void> {
   const timer = setTimeout(() => app.server.closeAllConnections(), Math.max(0, timeoutMs));
+  const idleCloser = setInterval(() => app.server.closeIdleConnections(), DRAIN_IDLE_CLOSE_INTERVAL_MS);
   try {
     await app.close();
   } finally {
     clearTimeout(timer);
+    clearInterval(idleCloser);
   }
 }

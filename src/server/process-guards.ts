@@ -1,17 +1,12 @@
-import { exitAfterFlush, type Logger } from '../telemetry/logger.ts';
-
-let installed = false;
+import type { Logger } from '../telemetry/logger.ts';
+import { guardRejections } from './fatal-errors.ts';
 
 /**
  * An unhandled rejection is a defect: it is logged and ends the process, as Node would by default,
- * but through the logger so the line is not lost. (The database driver leaves none: pg reports a
- * connection's failure to the statement or, idle, to the pool's 'error' listener.)
+ * but through the logger so the line is not lost, and in a serving process after the drain of
+ * fatal-errors.ts. (The database driver leaves none: pg reports a connection's failure to the
+ * statement or, idle, to the pool's 'error' listener.)
  */
 export function installProcessGuards(logger: Logger): void {
-  if (installed) return;
-  installed = true;
-  process.on('unhandledRejection', (reason) => {
-    logger.fatal({ err: reason }, 'unhandled rejection');
-    exitAfterFlush(logger, 1);
-  });
+  guardRejections(logger);
 }

@@ -41,11 +41,12 @@ export function keyringFor(config: Config): Keyring {
  */
 async function openEmbedded(config: Config, logger: Logger, lifecycle: Lifecycle): Promise<Config> {
   const { startEmbeddedPostgres } = await import('../store/embedded-postgres.ts');
+  // First, as it locks DATA_DIR: a second gateway on the directory stops before touching it.
+  const embedded = await startEmbeddedPostgres(config.dataDir, EMBEDDED_POOL_MAX + 2);
+  lifecycle.onShutdown('close-database', 'embedded postgres', () => embedded.close());
   const secrets = await withEmbeddedSecrets(config);
   announceGeneratedMasterKey(secrets);
   logger.info({ file: secrets.file }, 'embedded mode: secrets kept under the data directory');
-  const embedded = await startEmbeddedPostgres(config.dataDir, EMBEDDED_POOL_MAX + 2);
-  lifecycle.onShutdown('close-database', 'embedded postgres', () => embedded.close());
   return { ...secrets.config, databaseUrl: embedded.url };
 }
 

@@ -4,7 +4,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { processTree } from '../../bench/proc-stats.ts';
 import { spawnNpmStart, waitForListening } from '../helpers/child.ts';
+import { isAlive, logLines } from '../helpers/child-logs.ts';
+import { waitUntil } from '../helpers/eventually.ts';
 
 /**
  * The README quick start, the command itself: `npm start` (which builds `dist/` first) with
@@ -19,8 +22,14 @@ describe('embedded start (no DATABASE_URL, no REDIS_URL, no MASTER_KEY)', () => 
 
   async function start() {
     const child = spawnNpmStart({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir });
-    const port = await waitForListening(child, 60_000);
-    return { child, port };
+    try {
+      const port = await waitForListening(child, 60_000);
+      return { child, port };
+    } catch (error) {
+      // A gateway slow to start would otherwise outlive its test and hold DATA_DIR for the next.
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      throw error;
+    }
   }
 
   /** Ctrl-C; resolves once npm and the gateway have both exited (their shared stdout closed). */
@@ -51,5 +60,22 @@ describe('embedded start (no DATABASE_URL, no REDIS_URL, no MASTER_KEY)', () => 
     assert.ok(!second.child.output().includes(secrets.masterKey), 'not printed again');
     assert.equal((await fetch(`http://127.0.0.1:${second.port}/health/ready`)).status, 200);
     assert.match(await interrupt(second.child), /"msg":"shutdown complete"/);
+  });
+
+  it('stops gracefully on SIGTERM to npm alone, as a container or process manager sends it', async () => {
+    const { child, port } = await start();
+    // npm, the shell it runs the script in (if any) and every gateway process.
+    const tree = processTree(child.pid as number);
+    const gateway = [...new Set(logLines(child).map((line) => line.pid))];
+    assert.ok(gateway.length > 0 && gateway.every((pid) => tree.includes(pid)));
+    try {
+      process.kill(child.pid as number, 'SIGTERM');
+      await waitUntil(async () => tree.every((pid) => !isAlive(pid)), 'every gateway process exited', 30_000);
+      if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+      assert.match(child.output(), /"msg":"shutdown complete"/, 'the gateway drained and closed');
+      await assert.rejects(fetch(`http://127.0.0.1:${port}/health/live`), 'nothing is left listening');
+    } finally {
+      if (tree.some(isAlive)) process.kill(-(child.pid as number), 'SIGKILL');
+    }
   });
 });
