@@ -141,7 +141,11 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     runtime,
     routes,
     listen: async () => {
-      await app.listen({ port: runtime.config.port, host: runtime.config.host });
+      // A lone worker binds the port itself: under node:cluster's default the primary would hold
+      // the listening socket and keep accepting connections while the worker drains on SIGTERM,
+      // and would pass every new connection to the worker over IPC.
+      const exclusive = runtime.config.workers === 1;
+      await app.listen({ port: runtime.config.port, host: runtime.config.host, exclusive });
       const address = app.server.address();
       return typeof address === 'string' || address === null
         ? String(address)
