@@ -192,7 +192,7 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
     );
   }
   reply.code(gatewayError.status).headers(errorHeaders(gatewayError));
-  return renderErrorBody(gatewayError, errorShapeFor(request.url));
+  return renderErrorBody(gatewayError, errorShapeFor(request.url, request.headers['anthropic-version']));
 }
 
 /**

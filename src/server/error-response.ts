@@ -5,9 +5,14 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { type ErrorShape, errorHeaders, renderErrorBody } from '../errors/render-error.ts';
 import { isDatabaseUnavailable } from '../store/database.ts';
 
-/** `/v1/messages` speaks Anthropic; every other surface answers in the OpenAI shape (SPEC.md, Errors). */
-export function errorShapeFor(url: string): ErrorShape {
-  return url.startsWith('/v1/messages') ? 'anthropic' : 'openai';
+/**
+ * `/v1/messages` (and its `count_tokens`) speaks Anthropic; so does `/v1/models` to a caller that
+ * sends `anthropic-version` (an Anthropic SDK). Every other surface answers in the OpenAI shape
+ * (SPEC.md, Errors).
+ */
+export function errorShapeFor(url: string, anthropicVersion?: string | string[]): ErrorShape {
+  if (url.startsWith('/v1/messages')) return 'anthropic';
+  return url.startsWith('/v1/models') && anthropicVersion !== undefined ? 'anthropic' : 'openai';
 }
 
 /** Seconds a client should wait while a dependency is down. */

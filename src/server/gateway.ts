@@ -106,7 +106,12 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     fallbacks: router.fallbacks,
   });
   const modules: RouteModule[] = [
-    v1Module({ pipeline, directory, bodyLimitBytes: runtime.config.bodyLimitBytes }),
+    v1Module({
+      pipeline,
+      directory,
+      bodyLimitBytes: runtime.config.bodyLimitBytes,
+      countTokens: { client, settings: routerSettings },
+    }),
     ...adminModules({ db: database.db, cache, keyring, logger, directory, keys, routerSettings }),
     ...records.modules,
   ];

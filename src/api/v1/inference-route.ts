@@ -10,6 +10,7 @@ import type { InferencePipeline } from '../../pipeline/pipeline.ts';
 import { sseErrorEvent, startSse, writeJson, writeSseEvents, writeText } from '../../pipeline/respond.ts';
 import { StreamedOutput } from '../../pipeline/streamed-output.ts';
 import { ClientAbortedError } from '../../pipeline/upstream-failure.ts';
+import { FORWARDED_CLIENT_HEADERS } from '../../providers/registry.ts';
 import { toGatewayError, writeRawError } from '../../server/error-response.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
 import { type MultipartLimits, readMultipartFields } from './multipart-fields.ts';
@@ -111,7 +112,18 @@ async function createContext(
     costCents: 0,
     stageState: new Map(),
     cacheControl: request.headers['cache-control'],
+    clientHeaders: forwardedHeaders(request),
   };
+}
+
+/** The client's values of the headers some provider forwards; a repeated header's values joined by commas. */
+export function forwardedHeaders(request: FastifyRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of FORWARDED_CLIENT_HEADERS) {
+    const value = request.headers[name];
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return headers;
 }
 
 async function handle(
