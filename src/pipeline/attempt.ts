@@ -15,7 +15,12 @@ import { endOfFirstEvent } from './first-event.ts';
 import { eventWithPublicModel, isRecord, withPublicModel } from './public-model.ts';
 import { catalogEntryOf } from './stages/deployment-catalog.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
-import { httpFailure, parseUpstreamBody, transportFailure } from './upstream-failure.ts';
+import {
+  httpFailure,
+  parseUpstreamBody,
+  scrubUpstreamMessage,
+  transportFailure,
+} from './upstream-failure.ts';
 
 export interface AttemptInput {
   deployment: Deployment;
@@ -104,7 +109,8 @@ export async function attemptUpstream(client: UpstreamClient, input: AttemptInpu
   }
   if (response.status < 200 || response.status >= 300) {
     const text = await readText(response, input.signal, client.maxAnswerBytes);
-    throw httpFailure(input.provider, response.status, parseUpstreamBody(text), response.headers);
+    const native = input.plan.kind === 'native';
+    throw httpFailure(input.provider, response.status, parseUpstreamBody(text), response.headers, native);
   }
   return input.stream
     ? streamResult(input, response, body)
@@ -231,6 +237,7 @@ function streamResult(
         if (batch.length > 0) yield batch;
       }
     } catch (error) {
+      scrubUpstreamMessage(error, input.target.apiKey);
       throw transportFailure(error, input.signal);
     }
     const last = [

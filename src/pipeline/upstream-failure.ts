@@ -1,4 +1,6 @@
 import { GatewayError } from '../errors/gateway-error.ts';
+import { scrubCredentials } from '../errors/scrub-credentials.ts';
+import { upstreamGatewayError } from '../providers/shared/upstream-error.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
 import { scrubSecrets } from '../telemetry/scrub-secrets.ts';
 
@@ -23,19 +25,28 @@ export function transportFailure(error: unknown, signal: AbortSignal): Error {
   return new GatewayError('upstream_error', { detail, cause: error });
 }
 
-/** A non-2xx upstream answer, classified by the provider's own table; its wording stays private. */
+/**
+ * A non-2xx upstream answer, classified by the provider's own table; its wording stays private
+ * (upstreamGatewayError). `native` is false when the upstream saw a translation of the client's
+ * request: the field and code it names are then about a body the client never sent, and are dropped.
+ */
 export function httpFailure(
   adapter: ProviderAdapter,
   status: number,
   body: unknown,
   headers: Readonly<Record<string, string>>,
+  native = true,
 ): GatewayError {
   const info = adapter.classifyError(status, body, headers);
-  return new GatewayError(info.code, {
-    errorClass: info.errorClass,
-    retryAfterSeconds: info.retryAfterSeconds,
-    detail: { upstreamStatus: status, providerMessage: info.providerMessage, body },
-  });
+  const { param: _param, upstreamCode: _code, ...aboutTheCall } = info;
+  return upstreamGatewayError(native ? info : aboutTheCall, { upstreamStatus: status, body });
+}
+
+/** The upstream's wording without the deployment's key (or anything shaped like a credential). */
+export function scrubUpstreamMessage(error: unknown, apiKey: string | null): void {
+  if (error instanceof GatewayError && error.upstreamMessage !== undefined) {
+    error.upstreamMessage = scrubCredentials(error.upstreamMessage, [apiKey]);
+  }
 }
 
 /** Parses an upstream body as JSON when it is JSON, else keeps the text (for the record only). */

@@ -119,6 +119,12 @@ export interface UpstreamErrorInfo {
   code: ErrorCode;
   retryAfterSeconds?: number;
   providerMessage?: string;
+  /** The request field the upstream named (OpenAI's `param`), for a bad_request. */
+  param?: string;
+  /** The upstream's code when it is one a client may see (errors/upstream-codes.ts). */
+  upstreamCode?: string;
+  /** Input and window tokens, when a context-window refusal gave them. */
+  tokenCounts?: { inputTokens: number; limitTokens: number };
 }
 
 /**

@@ -7,7 +7,12 @@ import type { DeploymentDirectory } from '../../deployments/deployment-directory
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { ROUTING_HEADERS } from '../../pipeline/pipeline.ts';
 import type { UpstreamClient } from '../../pipeline/upstream-client.ts';
-import { httpFailure, parseUpstreamBody, transportFailure } from '../../pipeline/upstream-failure.ts';
+import {
+  httpFailure,
+  parseUpstreamBody,
+  scrubUpstreamMessage,
+  transportFailure,
+} from '../../pipeline/upstream-failure.ts';
 import { getProviderAdapter } from '../../providers/registry.ts';
 import { upstreamTimeouts } from '../../router/attempt-runner.ts';
 import type { RouterSettings } from '../../router/router-settings-schema.ts';
@@ -70,7 +75,9 @@ export async function countTokens(
     const response = await deps.client.send(request, signal, upstreamTimeouts(settings));
     const answer = parseUpstreamBody(await text(response.body));
     if (response.status < 200 || response.status >= 300) {
-      throw httpFailure(provider, response.status, answer, response.headers);
+      const failure = httpFailure(provider, response.status, answer, response.headers);
+      scrubUpstreamMessage(failure, target.apiKey);
+      throw failure;
     }
     const inputTokens = adapter.parseResponse(answer, target);
     return { inputTokens, source: 'provider', deploymentId: counting.id };

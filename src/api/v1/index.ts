@@ -1,3 +1,4 @@
+import type { UpstreamErrorMessages } from '../../errors/render-error.ts';
 import type { InferencePipeline } from '../../pipeline/pipeline.ts';
 import type { RouteModule } from '../../server/app.ts';
 import { type CountTokensDeps, registerCountTokensRoute } from './count-tokens.ts';
@@ -12,6 +13,7 @@ export interface V1Deps {
   bodyLimitBytes: number;
   /** What `POST /v1/messages/count_tokens` needs to reach a provider's own count. */
   countTokens: Omit<CountTokensDeps, 'directory'>;
+  upstreamErrorMessages: UpstreamErrorMessages;
 }
 
 /**
@@ -23,6 +25,7 @@ export interface V1Deps {
 export function v1Module(deps: V1Deps): RouteModule {
   const options = {
     multipart: { maxLookaheadBytes: deps.bodyLimitBytes, maxBodyBytes: deps.bodyLimitBytes },
+    upstreamErrorMessages: deps.upstreamErrorMessages,
   };
   return {
     surface: 'v1',

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import type { UpstreamErrorMessages } from '../../errors/render-error.ts';
 import type { AttemptResult } from '../../pipeline/attempt.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import { type Endpoint, type EndpointBody, MULTIPART_UPLOAD } from '../../pipeline/endpoint.ts';
@@ -18,6 +19,8 @@ import { type MultipartLimits, readMultipartFields } from './multipart-fields.ts
 /** What the handler needs besides the endpoint and the pipeline. */
 export interface InferenceRouteOptions {
   multipart: MultipartLimits;
+  /** UPSTREAM_ERROR_MESSAGES: whether an upstream's scrubbed wording may reach the client. */
+  upstreamErrorMessages: UpstreamErrorMessages;
 }
 
 const MEDIA_TYPES = { json: 'application/json', multipart: 'multipart/form-data' } as const;
@@ -149,10 +152,10 @@ async function handle(
   try {
     ctx = await createContext(endpoint, request, options, controller.signal);
     const result = await pipeline.run(ctx);
-    outcome = await writeResult(res, ctx, result);
+    outcome = await writeResult(res, ctx, result, options.upstreamErrorMessages);
   } catch (error) {
     const cause = controller.signal.aborted ? new ClientAbortedError() : error;
-    outcome = failed(res, cause, endpoint, request, ctx?.responseHeaders);
+    outcome = failed(res, cause, endpoint, request, options.upstreamErrorMessages, ctx?.responseHeaders);
   } finally {
     if (ctx !== undefined) pipeline.finish(ctx, outcome);
     discardUnread(request);
@@ -174,6 +177,7 @@ function failed(
   error: unknown,
   endpoint: Endpoint,
   request: FastifyRequest,
+  messages: UpstreamErrorMessages,
   headers: Record<string, string> = {},
 ): CallOutcome {
   if (error instanceof ClientAbortedError) {
@@ -182,7 +186,7 @@ function failed(
   const gatewayError = toGatewayError(error);
   if (gatewayError.status >= 500)
     request.log.warn({ code: gatewayError.code, detail: gatewayError.detail }, 'call failed');
-  writeRawError(res, gatewayError, endpoint.shape, request.id, headers);
+  writeRawError(res, gatewayError, endpoint.shape, request.id, headers, messages);
   return { status: gatewayError.status, error: gatewayError, streamBroken: false };
 }
 
@@ -190,6 +194,7 @@ async function writeResult(
   res: ServerResponse,
   ctx: CallContext,
   result: AttemptResult,
+  messages: UpstreamErrorMessages,
 ): Promise<CallOutcome> {
   if (result.kind === 'json') {
     ctx.usage = result.usage;
@@ -225,7 +230,7 @@ async function writeResult(
     if (error instanceof ClientAbortedError || res.destroyed)
       return { status: 499, error: null, streamBroken: true };
     const gatewayError = toGatewayError(error);
-    await writeSseEvents(res, [sseErrorEvent(gatewayError, ctx.endpoint.shape)]);
+    await writeSseEvents(res, [sseErrorEvent(gatewayError, ctx.endpoint.shape, messages)]);
     return { status: gatewayError.status, error: gatewayError, streamBroken: true };
   } finally {
     ctx.usage = output.usage(ctx, result.usage(), complete);

@@ -101,7 +101,8 @@ describe('anthropic messages: stream decoder', () => {
       () => decoder.push(error),
       (e: unknown) =>
         e instanceof GatewayError &&
-        e.code === 'upstream_error' &&
+        e.code === 'upstream_overloaded' &&
+        e.anthropicType === 'overloaded_error' &&
         e.retryable &&
         (e.detail as { providerMessage: string }).providerMessage === 'Overloaded',
     );
