@@ -269,3 +269,26 @@ describe('UPSTREAM_ERROR_MESSAGES=passthrough', () => {
     assert.equal(anthropicBody(error).error.message, 'This key is not allowed to use the requested model.');
   });
 });
+
+describe("the gateway's own body limit", () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway({ redis: false, env: { BODY_LIMIT_BYTES: '2048' } });
+  });
+  after(() => gw?.close());
+
+  it('answers 413 request_too_large in both shapes', async () => {
+    const key = await createKey(gw);
+    const big = [{ role: 'user' as const, content: 'x'.repeat(4096) }];
+    const viaAnthropic = await rejection(
+      anthropicClient(gw, key).messages.create({ model: 'any', max_tokens: 20, messages: big }),
+    );
+    assert.ok(viaAnthropic instanceof Anthropic.ContentTooLargeError);
+    assert.equal(anthropicBody(viaAnthropic).error.type, 'request_too_large');
+    const viaOpenAI = await rejection(
+      openaiClient(gw, key).chat.completions.create({ model: 'any', messages: big }),
+    );
+    assert.ok(viaOpenAI instanceof OpenAI.APIError);
+    assert.deepEqual([viaOpenAI.status, viaOpenAI.code], [413, 'request_too_large']);
+  });
+});

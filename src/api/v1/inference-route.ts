@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { UpstreamErrorMessages } from '../../errors/render-error.ts';
+import { errorStatus, type UpstreamErrorMessages } from '../../errors/render-error.ts';
 import type { AttemptResult } from '../../pipeline/attempt.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import { type Endpoint, type EndpointBody, MULTIPART_UPLOAD } from '../../pipeline/endpoint.ts';
@@ -187,7 +187,8 @@ function failed(
   if (gatewayError.status >= 500)
     request.log.warn({ code: gatewayError.code, detail: gatewayError.detail }, 'call failed');
   writeRawError(res, gatewayError, endpoint.shape, request.id, headers, messages);
-  return { status: gatewayError.status, error: gatewayError, streamBroken: false };
+  // The status the client got: Anthropic's own for an Anthropic-shape answer (529 overloaded).
+  return { status: errorStatus(gatewayError, endpoint.shape), error: gatewayError, streamBroken: false };
 }
 
 async function writeResult(
