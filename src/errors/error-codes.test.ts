@@ -5,7 +5,6 @@ import { ERROR_CLASSES } from './error-classes.ts';
 import { ERROR_CODES } from './error-codes.ts';
 import { GatewayError } from './gateway-error.ts';
 import { errorStatus, renderErrorBody } from './render-error.ts';
-import { scrubCredentials } from './scrub-credentials.ts';
 import { UPSTREAM_PUBLIC_CODES } from './upstream-codes.ts';
 
 const apiDoc = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
@@ -108,17 +107,12 @@ describe('error catalogue', () => {
 
   it('passes the upstream message through only when asked, scrubbed of credentials', () => {
     const error = new GatewayError('upstream_error', {
-      upstreamMessage:
-        'bad key Bearer sk-live-abcdef123456 at https://x.test/?key=AIzaSyA1234567890abcdefghij',
+      upstreamMessage: 'bad key Bearer sk-live-abcdef123456 and AIzaSyA1234567890abcdefghij1234567890abc',
     });
     const generic = renderErrorBody(error, 'openai') as { error: { message: string } };
     assert.equal(generic.error.message, 'The upstream provider returned an error.');
     const passed = JSON.stringify(renderErrorBody(error, 'anthropic', 'passthrough'));
     assert.ok(passed.includes('bad key'));
     assert.ok(!passed.includes('sk-live') && !passed.includes('AIza'), passed);
-    assert.equal(
-      scrubCredentials('the key dep-secret-key leaked', ['dep-secret-key']),
-      'the key [redacted] leaked',
-    );
   });
 });

@@ -1,5 +1,5 @@
+import { scrubSecretText } from '../telemetry/scrub-secrets.ts';
 import type { GatewayError, TokenCounts } from './gateway-error.ts';
-import { scrubCredentials } from './scrub-credentials.ts';
 
 /** The two public error shapes of SPEC.md (Errors). */
 export type ErrorShape = 'openai' | 'anthropic';
@@ -31,7 +31,8 @@ function promptTooLong(counts: TokenCounts | undefined): string {
 
 function publicMessage(error: GatewayError, messages: UpstreamErrorMessages): string {
   if (messages === 'passthrough' && error.upstreamMessage !== undefined && error.upstreamMessage !== '') {
-    return scrubCredentials(error.upstreamMessage);
+    // Scrubbed of the deployment's key at the attempt (scrubbedFailure); of credential shapes again here.
+    return scrubSecretText(error.upstreamMessage);
   }
   return error.publicMessage;
 }

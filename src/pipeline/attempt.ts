@@ -15,12 +15,7 @@ import { endOfFirstEvent } from './first-event.ts';
 import { eventWithPublicModel, isRecord, withPublicModel } from './public-model.ts';
 import { catalogEntryOf } from './stages/deployment-catalog.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
-import {
-  httpFailure,
-  parseUpstreamBody,
-  scrubUpstreamMessage,
-  transportFailure,
-} from './upstream-failure.ts';
+import { httpFailure, parseUpstreamBody, transportFailure } from './upstream-failure.ts';
 
 export interface AttemptInput {
   deployment: Deployment;
@@ -237,7 +232,6 @@ function streamResult(
         if (batch.length > 0) yield batch;
       }
     } catch (error) {
-      scrubUpstreamMessage(error, input.target.apiKey);
       throw transportFailure(error, input.signal);
     }
     const last = [

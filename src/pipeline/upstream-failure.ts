@@ -1,8 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.ts';
-import { scrubCredentials } from '../errors/scrub-credentials.ts';
 import { upstreamGatewayError } from '../providers/shared/upstream-error.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
-import { scrubSecrets } from '../telemetry/scrub-secrets.ts';
+import { scrubSecrets, scrubSecretText } from '../telemetry/scrub-secrets.ts';
 
 /** undici error codes for a peer that never answered in time. */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -42,13 +41,6 @@ export function httpFailure(
   return upstreamGatewayError(native ? info : aboutTheCall, { upstreamStatus: status, body });
 }
 
-/** The upstream's wording without the deployment's key (or anything shaped like a credential). */
-export function scrubUpstreamMessage(error: unknown, apiKey: string | null): void {
-  if (error instanceof GatewayError && error.upstreamMessage !== undefined) {
-    error.upstreamMessage = scrubCredentials(error.upstreamMessage, [apiKey]);
-  }
-}
-
 /** Parses an upstream body as JSON when it is JSON, else keeps the text (for the record only). */
 export function parseUpstreamBody(text: string): unknown {
   try {
@@ -59,9 +51,10 @@ export function parseUpstreamBody(text: string): unknown {
 }
 
 /**
- * `failure` with its private detail scrubbed of `secrets` (the deployment's credential, the
- * master key) and of anything shaped like a credential: an upstream may echo the key it was sent
- * in its error body, and the detail goes to the log, the record and `GET /admin/logs`.
+ * `failure` with its private detail and its upstream wording scrubbed of `secrets` (the
+ * deployment's credential, the master key) and of anything shaped like a credential: an upstream
+ * may echo the key it was sent in its error body, and the detail goes to the log, the record and
+ * `GET /admin/logs` (the wording to the client too, with UPSTREAM_ERROR_MESSAGES=passthrough).
  */
 export function scrubbedFailure(failure: unknown, secrets: readonly string[]): unknown {
   if (!(failure instanceof GatewayError) || failure.detail === undefined) return failure;
@@ -72,8 +65,13 @@ export function scrubbedFailure(failure: unknown, secrets: readonly string[]): u
     message: failure.publicMessage,
     detail,
     retryAfterSeconds: failure.retryAfterSeconds,
+    shouldRetry: failure.shouldRetry,
     status: failure.status,
     errorClass: failure.errorClass,
+    upstreamCode: failure.upstreamCode,
+    tokenCounts: failure.tokenCounts,
+    upstreamMessage:
+      failure.upstreamMessage === undefined ? undefined : scrubSecretText(failure.upstreamMessage, secrets),
     cause: failure.cause,
   });
 }

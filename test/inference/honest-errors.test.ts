@@ -249,7 +249,7 @@ describe('UPSTREAM_ERROR_MESSAGES=passthrough', () => {
       anthropicClient(gw, key).messages.create({ model: 'claude', max_tokens: 20, messages: USER }),
     );
     const shown = anthropicBody(viaAnthropic).error.message;
-    assert.equal(shown, 'messages.0: invalid for key [redacted] ([redacted])');
+    assert.equal(shown, 'messages.0: invalid for key [redacted] (Bearer [redacted])');
     const viaOpenAI = await rejection(
       openaiClient(gw, key).chat.completions.create({ model: 'claude', messages: USER }),
     );

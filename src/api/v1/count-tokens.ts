@@ -10,13 +10,14 @@ import type { UpstreamClient } from '../../pipeline/upstream-client.ts';
 import {
   httpFailure,
   parseUpstreamBody,
-  scrubUpstreamMessage,
+  scrubbedFailure,
   transportFailure,
 } from '../../pipeline/upstream-failure.ts';
 import { getProviderAdapter } from '../../providers/registry.ts';
 import { upstreamTimeouts } from '../../router/attempt-runner.ts';
 import type { RouterSettings } from '../../router/router-settings-schema.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
+import { credentialSecrets } from '../../telemetry/scrub-secrets.ts';
 import { forwardedHeaders } from './inference-route.ts';
 
 export const countTokensBody = z
@@ -76,8 +77,7 @@ export async function countTokens(
     const answer = parseUpstreamBody(await text(response.body));
     if (response.status < 200 || response.status >= 300) {
       const failure = httpFailure(provider, response.status, answer, response.headers);
-      scrubUpstreamMessage(failure, target.apiKey);
-      throw failure;
+      throw scrubbedFailure(failure, credentialSecrets(target.apiKey));
     }
     const inputTokens = adapter.parseResponse(answer, target);
     return { inputTokens, source: 'provider', deploymentId: counting.id };
