@@ -16,6 +16,7 @@ import {
 import { getProviderAdapter } from '../../providers/registry.ts';
 import { upstreamTimeouts } from '../../router/attempt-runner.ts';
 import type { RouterSettings } from '../../router/router-settings-schema.ts';
+import { toGatewayError } from '../../server/error-response.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
 import { credentialSecrets } from '../../telemetry/scrub-secrets.ts';
 import { forwardedHeaders } from './inference-route.ts';
@@ -95,7 +96,11 @@ export function registerCountTokensRoute(
   deps: CountTokensDeps,
 ): void {
   scope.post('/messages/count_tokens', async (request, reply) => {
-    const body = countTokensBody.parse(request.body);
+    const parsed = countTokensBody.safeParse(request.body);
+    // A GatewayError, not the ZodError: the error handler takes any other error after the body
+    // was read for a client that left (app.ts clientLeft).
+    if (!parsed.success) throw toGatewayError(parsed.error);
+    const body = parsed.data;
     const count = await countTokens(deps, request.principal, body, forwardedHeaders(request));
     reply.header(TOKEN_COUNT_HEADER, count.source);
     if (count.deploymentId !== undefined) reply.header(ROUTING_HEADERS.deployment, count.deploymentId);
