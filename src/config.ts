@@ -5,6 +5,7 @@
  */
 import { cpus } from 'node:os';
 import { REDIS_URL_FORM, redisUrlProblem } from './cache/redis-url.ts';
+import type { UpstreamErrorMessages } from './errors/render-error.ts';
 
 export type Variant = 'a' | 'b';
 
@@ -51,6 +52,8 @@ export interface Config {
   otelLogPayloads: boolean;
   extensionsDir: string | undefined;
   extensionBreakerThreshold: number;
+  /** `generic` (default): SPEC.md's generic public messages; `passthrough`: the upstream's, scrubbed. */
+  upstreamErrorMessages: UpstreamErrorMessages;
 }
 
 /** How long the HTTP server waits on a client, and how much one connection may carry. */
@@ -229,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     otelLogPayloads: boolean(env, 'OTEL_LOG_PAYLOADS', false),
     extensionsDir: text(env, 'EXTENSIONS_DIR'),
     extensionBreakerThreshold: integer(env, 'EXTENSION_BREAKER_THRESHOLD', 5, 1),
+    upstreamErrorMessages: choice(env, 'UPSTREAM_ERROR_MESSAGES', UPSTREAM_ERROR_MESSAGE_MODES, 'generic'),
   };
   checkMasterKey(config.masterKey, variant);
   checkSecretsPresent(config);
@@ -258,11 +262,17 @@ function httpLimitsOf(env: Env): HttpServerLimits {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const UPSTREAM_ERROR_MESSAGE_MODES = ['generic', 'passthrough'] as const satisfies UpstreamErrorMessages[];
 
 function logLevelOf(env: Env): string {
-  const raw = text(env, 'LOG_LEVEL') ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(raw)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${raw}")`);
+  return choice(env, 'LOG_LEVEL', LOG_LEVELS, 'info');
+}
+
+/** One of `values`, or `fallback` when unset. */
+function choice<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = text(env, name) ?? fallback;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${values.join(', ')} (got "${raw}")`);
   }
-  return raw;
+  return raw as T;
 }

@@ -6,6 +6,10 @@ interface CodeEntry {
   readonly status?: number;
   /** Overrides the class's OpenAI `type` (DESIGN.md section 5: budget exhaustion is insufficient_quota). */
   readonly openaiType?: string;
+  /** Overrides the class's Anthropic `type` where Anthropic has its own (`overloaded_error`, `request_too_large`). */
+  readonly anthropicType?: string;
+  /** The status in the Anthropic shape, where Anthropic answers another one (529 for overloaded). */
+  readonly anthropicStatus?: number;
   /** The generic public message. Never provider wording (SPEC.md, Errors). */
   readonly message: string;
   readonly description: string;
@@ -68,6 +72,14 @@ export const ERROR_CODES = {
     message: 'The requested resource was not found.',
     description: 'No route or resource with that path or id.',
   },
+  request_too_large: {
+    errorClass: 'bad_request',
+    status: 413,
+    anthropicType: 'request_too_large',
+    message: 'The request is too large.',
+    description:
+      "The body passed the gateway's BODY_LIMIT_BYTES, or the upstream refused its size (413); Anthropic type `request_too_large`.",
+  },
   rate_limit_exceeded: {
     errorClass: 'rate_limit',
     message: 'Rate limit exceeded. Retry after the time given in Retry-After.',
@@ -96,6 +108,15 @@ export const ERROR_CODES = {
     message: 'No deployment could serve this request.',
     description:
       'The pool and any fallback chain were exhausted; the status is that of the last failure class.',
+  },
+  upstream_overloaded: {
+    errorClass: 'server',
+    status: 503,
+    anthropicType: 'overloaded_error',
+    anthropicStatus: 529,
+    message: 'The upstream provider is overloaded. Retry later.',
+    description:
+      'The provider is temporarily overloaded (Anthropic 529 `overloaded_error`); 529 `overloaded_error` in the Anthropic shape. Retried and rerouted like upstream_error.',
   },
   upstream_error: {
     errorClass: 'server',

@@ -16,7 +16,24 @@ export interface GatewayErrorOptions {
   status?: number;
   /** Overrides the class (an upstream error is classified by the provider adapter). */
   errorClass?: ErrorClass;
+  /**
+   * The upstream's own error code, when it is one of UPSTREAM_PUBLIC_CODES (upstream-codes.ts):
+   * shown as the OpenAI shape's `code` in place of the gateway's.
+   */
+  upstreamCode?: string;
+  /** The input's tokens and the window it passed, when known (context_window errors). */
+  tokenCounts?: TokenCounts;
+  /**
+   * The upstream's own wording: private (goes to the record) unless the operator chose
+   * UPSTREAM_ERROR_MESSAGES=passthrough; scrubbed of credentials before it can be shown.
+   */
+  upstreamMessage?: string;
   cause?: unknown;
+}
+
+export interface TokenCounts {
+  inputTokens: number;
+  limitTokens: number;
 }
 
 /** The one error type of the gateway: class, code, status, public message, param, private detail. */
@@ -30,6 +47,10 @@ export class GatewayError extends Error {
   /** Undefined: the default wait; null: no Retry-After. */
   readonly retryAfterSeconds: number | null | undefined;
   readonly shouldRetry: boolean | undefined;
+  readonly upstreamCode: string | undefined;
+  readonly tokenCounts: TokenCounts | undefined;
+  /** Not readonly: the attempt scrubs it of the deployment's key (attempt.ts). */
+  upstreamMessage: string | undefined;
 
   constructor(code: ErrorCode, options: GatewayErrorOptions = {}) {
     const entry = ERROR_CODES[code];
@@ -44,6 +65,9 @@ export class GatewayError extends Error {
     this.detail = options.detail;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.shouldRetry = options.shouldRetry;
+    this.upstreamCode = options.upstreamCode;
+    this.tokenCounts = options.tokenCounts;
+    this.upstreamMessage = options.upstreamMessage;
   }
 
   get retryable(): boolean {
@@ -56,7 +80,14 @@ export class GatewayError extends Error {
   }
 
   get anthropicType(): string {
-    return ERROR_CLASSES[this.errorClass].anthropicType;
+    const entry = ERROR_CODES[this.code];
+    return 'anthropicType' in entry ? entry.anthropicType : ERROR_CLASSES[this.errorClass].anthropicType;
+  }
+
+  /** The status in the Anthropic shape: Anthropic's own where it has one (529 overloaded). */
+  get anthropicStatus(): number {
+    const entry = ERROR_CODES[this.code];
+    return 'anthropicStatus' in entry ? entry.anthropicStatus : this.status;
   }
 }
 

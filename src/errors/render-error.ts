@@ -1,7 +1,15 @@
-import type { GatewayError } from './gateway-error.ts';
+import { scrubSecretText } from '../telemetry/scrub-secrets.ts';
+import type { GatewayError, TokenCounts } from './gateway-error.ts';
 
 /** The two public error shapes of SPEC.md (Errors). */
 export type ErrorShape = 'openai' | 'anthropic';
+
+/**
+ * UPSTREAM_ERROR_MESSAGES: `generic` (SPEC.md, Errors: the public message never carries provider
+ * wording) or `passthrough` (the upstream's message, scrubbed of credentials, for operators who
+ * want it).
+ */
+export type UpstreamErrorMessages = 'generic' | 'passthrough';
 
 export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string };
@@ -12,16 +20,48 @@ export interface AnthropicErrorBody {
   error: { type: string; message: string };
 }
 
+/**
+ * Anthropic's own wording for a context-window refusal, with the counts when known: Claude
+ * Code's automatic compaction looks for `prompt is too long` (and reads the counts).
+ */
+function promptTooLong(counts: TokenCounts | undefined): string {
+  if (counts === undefined) return 'prompt is too long';
+  return `prompt is too long: ${counts.inputTokens} tokens > ${counts.limitTokens} maximum`;
+}
+
+function publicMessage(error: GatewayError, messages: UpstreamErrorMessages): string {
+  if (messages === 'passthrough' && error.upstreamMessage !== undefined && error.upstreamMessage !== '') {
+    // Scrubbed of the deployment's key at the attempt (scrubbedFailure); of credential shapes again here.
+    return scrubSecretText(error.upstreamMessage);
+  }
+  return error.publicMessage;
+}
+
 export function renderErrorBody(
   error: GatewayError,
   shape: ErrorShape,
+  messages: UpstreamErrorMessages = 'generic',
 ): OpenAIErrorBody | AnthropicErrorBody {
   if (shape === 'anthropic') {
-    return { type: 'error', error: { type: error.anthropicType, message: error.publicMessage } };
+    const message =
+      error.errorClass === 'context_window'
+        ? promptTooLong(error.tokenCounts)
+        : publicMessage(error, messages);
+    return { type: 'error', error: { type: error.anthropicType, message } };
   }
   return {
-    error: { message: error.publicMessage, type: error.openaiType, param: error.param, code: error.code },
+    error: {
+      message: publicMessage(error, messages),
+      type: error.openaiType,
+      param: error.param,
+      code: error.upstreamCode ?? error.code,
+    },
   };
+}
+
+/** The answer's status in a shape: Anthropic's own where it has one (529 `overloaded_error`). */
+export function errorStatus(error: GatewayError, shape: ErrorShape): number {
+  return shape === 'anthropic' ? error.anthropicStatus : error.status;
 }
 
 /**

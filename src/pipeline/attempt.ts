@@ -27,6 +27,8 @@ export interface AttemptInput {
   stream: boolean;
   signal: AbortSignal;
   timeouts: UpstreamTimeouts;
+  /** The client's headers a provider may forward (CallContext.clientHeaders). */
+  clientHeaders?: Readonly<Record<string, string>>;
 }
 
 export type AttemptResult =
@@ -92,6 +94,7 @@ export async function attemptUpstream(client: UpstreamClient, input: AttemptInpu
     body,
     stream: input.stream,
     multipart: multipartOf(input),
+    clientHeaders: input.clientHeaders,
   });
   let response: UpstreamResponse;
   try {
@@ -101,7 +104,8 @@ export async function attemptUpstream(client: UpstreamClient, input: AttemptInpu
   }
   if (response.status < 200 || response.status >= 300) {
     const text = await readText(response, input.signal, client.maxAnswerBytes);
-    throw httpFailure(input.provider, response.status, parseUpstreamBody(text), response.headers);
+    const native = input.plan.kind === 'native';
+    throw httpFailure(input.provider, response.status, parseUpstreamBody(text), response.headers, native);
   }
   return input.stream
     ? streamResult(input, response, body)

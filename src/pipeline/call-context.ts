@@ -63,6 +63,11 @@ export interface CallContext {
    * does not change with the model, so a fallback reuses it.
    */
   estimatedInputTokens?: number;
+  /**
+   * The client's headers that a provider may send on (registry.ts FORWARDED_CLIENT_HEADERS:
+   * `anthropic-beta`, `anthropic-version`), by lower-case name; absent ones are not set.
+   */
+  readonly clientHeaders?: Readonly<Record<string, string>>;
   /** The client's `Cache-Control` header, for the response cache (no-cache, no-store). */
   readonly cacheControl?: string;
   /** What the response cache did for the call; undefined when the cache is off. */

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.ts';
-import { type ErrorShape, renderErrorBody } from '../errors/render-error.ts';
+import { type ErrorShape, renderErrorBody, type UpstreamErrorMessages } from '../errors/render-error.ts';
 import { formatSseEvent } from '../providers/shared/sse.ts';
 import type { StreamEvent } from '../providers/types.ts';
 
@@ -67,7 +67,11 @@ export async function writeSseEvents(res: ServerResponse, events: readonly Strea
  * format, never a silent clean end. OpenAI: an `error` object in a data event; Anthropic: an
  * `error` event.
  */
-export function sseErrorEvent(error: GatewayError, shape: ErrorShape): StreamEvent {
-  const body = renderErrorBody(error, shape);
+export function sseErrorEvent(
+  error: GatewayError,
+  shape: ErrorShape,
+  messages: UpstreamErrorMessages = 'generic',
+): StreamEvent {
+  const body = renderErrorBody(error, shape, messages);
   return shape === 'anthropic' ? { event: 'error', data: body } : { data: body };
 }

@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.ts';
+import { upstreamGatewayError } from '../providers/shared/upstream-error.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
-import { scrubSecrets } from '../telemetry/scrub-secrets.ts';
+import { scrubSecrets, scrubSecretText } from '../telemetry/scrub-secrets.ts';
 
 /** undici error codes for a peer that never answered in time. */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -23,19 +24,21 @@ export function transportFailure(error: unknown, signal: AbortSignal): Error {
   return new GatewayError('upstream_error', { detail, cause: error });
 }
 
-/** A non-2xx upstream answer, classified by the provider's own table; its wording stays private. */
+/**
+ * A non-2xx upstream answer, classified by the provider's own table; its wording stays private
+ * (upstreamGatewayError). `native` is false when the upstream saw a translation of the client's
+ * request: the field and code it names are then about a body the client never sent, and are dropped.
+ */
 export function httpFailure(
   adapter: ProviderAdapter,
   status: number,
   body: unknown,
   headers: Readonly<Record<string, string>>,
+  native = true,
 ): GatewayError {
   const info = adapter.classifyError(status, body, headers);
-  return new GatewayError(info.code, {
-    errorClass: info.errorClass,
-    retryAfterSeconds: info.retryAfterSeconds,
-    detail: { upstreamStatus: status, providerMessage: info.providerMessage, body },
-  });
+  const { param: _param, upstreamCode: _code, ...aboutTheCall } = info;
+  return upstreamGatewayError(native ? info : aboutTheCall, { upstreamStatus: status, body });
 }
 
 /** Parses an upstream body as JSON when it is JSON, else keeps the text (for the record only). */
@@ -48,9 +51,10 @@ export function parseUpstreamBody(text: string): unknown {
 }
 
 /**
- * `failure` with its private detail scrubbed of `secrets` (the deployment's credential, the
- * master key) and of anything shaped like a credential: an upstream may echo the key it was sent
- * in its error body, and the detail goes to the log, the record and `GET /admin/logs`.
+ * `failure` with its private detail and its upstream wording scrubbed of `secrets` (the
+ * deployment's credential, the master key) and of anything shaped like a credential: an upstream
+ * may echo the key it was sent in its error body, and the detail goes to the log, the record and
+ * `GET /admin/logs` (the wording to the client too, with UPSTREAM_ERROR_MESSAGES=passthrough).
  */
 export function scrubbedFailure(failure: unknown, secrets: readonly string[]): unknown {
   if (!(failure instanceof GatewayError) || failure.detail === undefined) return failure;
@@ -61,8 +65,13 @@ export function scrubbedFailure(failure: unknown, secrets: readonly string[]): u
     message: failure.publicMessage,
     detail,
     retryAfterSeconds: failure.retryAfterSeconds,
+    shouldRetry: failure.shouldRetry,
     status: failure.status,
     errorClass: failure.errorClass,
+    upstreamCode: failure.upstreamCode,
+    tokenCounts: failure.tokenCounts,
+    upstreamMessage:
+      failure.upstreamMessage === undefined ? undefined : scrubSecretText(failure.upstreamMessage, secrets),
     cause: failure.cause,
   });
 }

@@ -54,6 +54,11 @@ export function providerIds(): string[] {
   return [...BY_ID.keys()];
 }
 
+/** Every header some provider takes from the client (ProviderAdapter.forwardedClientHeaders). */
+export const FORWARDED_CLIENT_HEADERS: readonly string[] = Object.freeze([
+  ...new Set(PROVIDERS.flatMap((provider) => provider.forwardedClientHeaders ?? [])),
+]);
+
 /** Null when the provider is unknown or can serve the operation neither natively nor translated. */
 export function planOperation(providerId: string, operation: Operation): OperationPlan | null {
   const provider = BY_ID.get(providerId);

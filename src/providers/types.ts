@@ -87,6 +87,11 @@ export interface BuildRequestInput<Body> {
   stream: boolean;
   /** Present for multipart operations. */
   multipart?: MultipartPassThrough;
+  /**
+   * The client's values of the headers the provider lists in `forwardedClientHeaders`
+   * (lower-case names); absent ones are not set.
+   */
+  clientHeaders?: Readonly<Record<string, string>>;
 }
 
 export interface OperationAdapter<Body = unknown, Answer = unknown> {
@@ -114,6 +119,27 @@ export interface UpstreamErrorInfo {
   code: ErrorCode;
   retryAfterSeconds?: number;
   providerMessage?: string;
+  /** The request field the upstream named (OpenAI's `param`), for a bad_request. */
+  param?: string;
+  /** The upstream's code when it is one a client may see (errors/upstream-codes.ts). */
+  upstreamCode?: string;
+  /** Input and window tokens, when a context-window refusal gave them. */
+  tokenCounts?: { inputTokens: number; limitTokens: number };
+}
+
+/**
+ * A provider's own token-count endpoint (Anthropic's `POST /v1/messages/count_tokens`): a Messages
+ * body in, the input tokens out. Not an operation: nothing is generated, billed or recorded.
+ */
+export interface TokenCountAdapter {
+  buildRequest(input: {
+    target: DeploymentTarget;
+    /** The client's Messages body, `model` already the upstream model. */
+    body: Record<string, unknown>;
+    clientHeaders?: Readonly<Record<string, string>>;
+  }): UpstreamRequest;
+  /** The input tokens of a 2xx answer; throws a GatewayError on a malformed one. */
+  parseResponse(body: unknown, target: DeploymentTarget): number;
 }
 
 export interface ProviderAdapter {
@@ -122,6 +148,13 @@ export interface ProviderAdapter {
   readonly operations: Readonly<Partial<Record<Operation, OperationAdapter>>>;
   /** True when a deployment must name `baseUrl` (openai-compatible, azure). */
   readonly requiresBaseUrl: boolean;
+  /**
+   * Request headers of the client the provider's adapters may send on (lower case): Anthropic's
+   * `anthropic-beta` and `anthropic-version`. Nothing else of the client's headers reaches an upstream.
+   */
+  readonly forwardedClientHeaders?: readonly string[];
+  /** Present when the provider counts a Messages body's tokens itself. */
+  readonly countTokens?: TokenCountAdapter;
   /** Classifies a non-2xx answer (status, parsed JSON body or text, headers). */
   classifyError(status: number, body: unknown, headers: Readonly<Record<string, string>>): UpstreamErrorInfo;
 }

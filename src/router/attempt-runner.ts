@@ -56,6 +56,7 @@ export async function runAttempt(
       stream: ctx.stream,
       signal: attempt.deadline.signal,
       timeouts: upstreamTimeouts(settings),
+      clientHeaders: ctx.clientHeaders,
     });
     if (result.kind === 'json') {
       attempt.handOver(null);

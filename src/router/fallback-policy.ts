@@ -60,6 +60,8 @@ export function chainExhausted(last: GatewayError, tried: readonly string[]): Ga
     status: last.status,
     errorClass: last.errorClass,
     retryAfterSeconds: last.retryAfterSeconds,
+    tokenCounts: last.tokenCounts,
+    upstreamMessage: last.upstreamMessage,
     detail: { models: tried, lastCode: last.code, lastDetail: last.detail },
     cause: last,
   });

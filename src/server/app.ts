@@ -10,7 +10,12 @@ import type { CredentialSources } from '../auth/credentials.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { HttpServerLimits, Variant } from '../config.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { errorHeaders, renderErrorBody } from '../errors/render-error.ts';
+import {
+  errorHeaders,
+  errorStatus,
+  renderErrorBody,
+  type UpstreamErrorMessages,
+} from '../errors/render-error.ts';
 import { createAccessLog } from '../telemetry/access-log.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { registerBodyAdmission } from './body-admission.ts';
@@ -56,6 +61,8 @@ export interface AppOptions {
   modules: readonly RouteModule[];
   /** Filled with every route as it is registered. */
   routes?: RegisteredRoute[];
+  /** UPSTREAM_ERROR_MESSAGES (render-error.ts); `generic` when unset. */
+  upstreamErrorMessages?: UpstreamErrorMessages;
 }
 
 function credentialSources(request: FastifyRequest): CredentialSources {
@@ -114,9 +121,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
     });
     done();
   });
-  app.setErrorHandler(async (error, request, reply) => renderError(error, request, reply));
+  const messages = options.upstreamErrorMessages ?? 'generic';
+  app.setErrorHandler(async (error, request, reply) => renderError(error, request, reply, messages));
   app.setNotFoundHandler(async (request, reply) =>
-    renderError(new GatewayError('not_found'), request, reply),
+    renderError(new GatewayError('not_found'), request, reply, messages),
   );
 
   registerHealthRoutes(app, options.docs, {
@@ -178,7 +186,12 @@ function registerSurface(
   );
 }
 
-function renderError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+function renderError(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  messages: UpstreamErrorMessages = 'generic',
+): unknown {
   if (clientLeft(error, request)) {
     request.log.info({ err: String(error) }, 'client aborted the request');
     reply.code(499);
@@ -191,8 +204,9 @@ function renderError(error: unknown, request: FastifyRequest, reply: FastifyRepl
       'request failed',
     );
   }
-  reply.code(gatewayError.status).headers(errorHeaders(gatewayError));
-  return renderErrorBody(gatewayError, errorShapeFor(request.url));
+  const shape = errorShapeFor(request.url, request.headers['anthropic-version']);
+  reply.code(errorStatus(gatewayError, shape)).headers(errorHeaders(gatewayError));
+  return renderErrorBody(gatewayError, shape, messages);
 }
 
 /**

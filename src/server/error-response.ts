@@ -2,12 +2,23 @@ import type { ServerResponse } from 'node:http';
 import { ZodError } from 'zod';
 import { CacheUnavailableError } from '../cache/cache-store.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { type ErrorShape, errorHeaders, renderErrorBody } from '../errors/render-error.ts';
+import {
+  type ErrorShape,
+  errorHeaders,
+  errorStatus,
+  renderErrorBody,
+  type UpstreamErrorMessages,
+} from '../errors/render-error.ts';
 import { isDatabaseUnavailable } from '../store/database.ts';
 
-/** `/v1/messages` speaks Anthropic; every other surface answers in the OpenAI shape (SPEC.md, Errors). */
-export function errorShapeFor(url: string): ErrorShape {
-  return url.startsWith('/v1/messages') ? 'anthropic' : 'openai';
+/**
+ * `/v1/messages` (and its `count_tokens`) speaks Anthropic; so does `/v1/models` to a caller that
+ * sends `anthropic-version` (an Anthropic SDK). Every other surface answers in the OpenAI shape
+ * (SPEC.md, Errors).
+ */
+export function errorShapeFor(url: string, anthropicVersion?: string | string[]): ErrorShape {
+  if (url.startsWith('/v1/messages')) return 'anthropic';
+  return url.startsWith('/v1/models') && anthropicVersion !== undefined ? 'anthropic' : 'openai';
 }
 
 /** Seconds a client should wait while a dependency is down. */
@@ -41,7 +52,9 @@ function fromClientError(error: {
     error instanceof SyntaxError
       ? 'The request body is not valid JSON.'
       : (CLIENT_ERROR_MESSAGES[status] ?? 'The request is not valid.');
-  return new GatewayError('invalid_request', { status, message, detail: error.code ?? error.message });
+  // 413: Anthropic clients expect `request_too_large`; OpenAI clients get it as the code.
+  const code = status === 413 ? 'request_too_large' : 'invalid_request';
+  return new GatewayError(code, { status, message, detail: error.code ?? error.message });
 }
 
 /** Maps anything thrown below the HTTP layer to the one error type. Unknown errors become internal_error. */
@@ -67,13 +80,14 @@ export function writeRawError(
   shape: ErrorShape,
   requestId: string,
   headers: Record<string, string> = {},
+  messages: UpstreamErrorMessages = 'generic',
 ): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  const body = JSON.stringify(renderErrorBody(error, shape));
-  res.writeHead(error.status, {
+  const body = JSON.stringify(renderErrorBody(error, shape, messages));
+  res.writeHead(errorStatus(error, shape), {
     ...headers,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

@@ -106,7 +106,13 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     fallbacks: router.fallbacks,
   });
   const modules: RouteModule[] = [
-    v1Module({ pipeline, directory, bodyLimitBytes: runtime.config.bodyLimitBytes }),
+    v1Module({
+      pipeline,
+      directory,
+      bodyLimitBytes: runtime.config.bodyLimitBytes,
+      countTokens: { client, settings: routerSettings },
+      upstreamErrorMessages: runtime.config.upstreamErrorMessages,
+    }),
     ...adminModules({ db: database.db, cache, keyring, logger, directory, keys, routerSettings }),
     ...records.modules,
   ];
@@ -129,6 +135,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     probes,
     docs,
     modules,
+    upstreamErrorMessages: runtime.config.upstreamErrorMessages,
   });
   registerMetricsRoute(app, docs, authenticator, telemetry);
   records.start();

@@ -132,7 +132,7 @@ describe('Anthropic adapter against the fake over HTTP', () => {
     assert.equal((fake.lastRequest!.body as { model: string }).model, 'claude-fake');
   });
 
-  test('an error event injected mid-stream is raised as a retryable upstream_error', async () => {
+  test('an overloaded error event injected mid-stream is raised as a retryable upstream_overloaded', async () => {
     const error = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
     fake.faultNextStream({
       afterEvents: 3,
@@ -143,7 +143,7 @@ describe('Anthropic adapter against the fake over HTTP', () => {
       max_tokens: 50,
       messages: [{ role: 'user', content: 'a b c' }],
     });
-    assert.ok(failure instanceof GatewayError && failure.code === 'upstream_error' && failure.retryable);
+    assert.ok(failure instanceof GatewayError && failure.code === 'upstream_overloaded' && failure.retryable);
   });
 
   test('a stream cut before message_stop fails in finish()', async () => {
@@ -166,7 +166,7 @@ describe('Anthropic adapter against the fake over HTTP', () => {
     );
     assert.equal(
       provider.classifyError(first.status, await readAnswer(first), first.headers).code,
-      'upstream_error',
+      'upstream_overloaded',
     );
     const small = await new AnthropicFake({ contextWindow: 2 }).start();
     try {

@@ -2,7 +2,8 @@
  * An Anthropic Messages API stand-in on port 0 (see fake-server.ts for recording and failure
  * injection). `POST /v1/messages`, JSON or SSE, with the documented event sequence (message_start,
  * ping, content blocks with text_delta / input_json_delta, message_delta, message_stop) and error
- * bodies. It requires `anthropic-version`, checks the key when configured, and answers
+ * bodies, and `POST /v1/messages/count_tokens` (`{ input_tokens }`, words of the system prompt
+ * and messages). It requires `anthropic-version`, checks the key when configured, and answers
  * deterministically: `echo: <last user text>` (images as `[image:<media type or url>]`), or
  * `tool result: <content>` after a tool_result; with tools offered, a forcing tool_choice or the word
  * "tool" in the last user text makes it call the chosen (or first) tool with `{"echo": <text>}`.
@@ -54,7 +55,8 @@ export class AnthropicFake extends FakeServer {
   }
 
   async #route(request: RecordedRequest, res: FakeResponder): Promise<void> {
-    if (request.method !== 'POST' || request.path !== '/v1/messages') {
+    const countTokens = request.path === '/v1/messages/count_tokens';
+    if (request.method !== 'POST' || (request.path !== '/v1/messages' && !countTokens)) {
       return res.json(404, anthropicError('not_found_error', 'Not found'));
     }
     if (!this.#authorized(request)) {
@@ -70,7 +72,8 @@ export class AnthropicFake extends FakeServer {
         anthropicError('invalid_request_error', 'There was an issue with the request body.'),
       );
     }
-    for (const field of ['model', 'max_tokens', 'messages']) {
+    // count_tokens takes a Messages body without max_tokens (API reference, "Count tokens in a message").
+    for (const field of countTokens ? ['model', 'messages'] : ['model', 'max_tokens', 'messages']) {
       if (body[field] === undefined)
         return res.json(400, anthropicError('invalid_request_error', `${field}: Field required`));
     }
@@ -78,6 +81,7 @@ export class AnthropicFake extends FakeServer {
     if (this.#options.models !== undefined && !this.#options.models.includes(model)) {
       return res.json(404, anthropicError('not_found_error', `model: ${model}`));
     }
+    if (countTokens) return res.json(200, { input_tokens: inputTokensOf(body) });
     const sequence = ++this.#sequence;
     const plan = planMessage(body, sequence);
     const window = this.#options.contextWindow;
@@ -117,6 +121,13 @@ function blocksText(content: unknown): string {
     .join('');
 }
 
+/** Tokens are words: the system prompt's and every message's. */
+function inputTokensOf(body: Json): number {
+  const messages = body.messages as Json[];
+  const system = typeof body.system === 'string' ? body.system : blocksText(body.system);
+  return countWords([system, ...messages.map((m) => blocksText(m.content))].join(' '));
+}
+
 function planMessage(body: Json, sequence: number): Plan {
   const messages = body.messages as Json[];
   const last = messages.at(-1);
@@ -128,8 +139,7 @@ function planMessage(body: Json, sequence: number): Plan {
       ? (lastUser.content as Json[]).filter((b) => b.type !== 'tool_result')
       : lastUser?.content,
   );
-  const system = typeof body.system === 'string' ? body.system : blocksText(body.system);
-  const inputTokens = countWords([system, ...messages.map((m) => blocksText(m.content))].join(' '));
+  const inputTokens = inputTokensOf(body);
   const tools = (body.tools as Json[] | undefined) ?? [];
   const choice = body.tool_choice as Json | undefined;
   const forced = choice?.type === 'any' || choice?.type === 'tool';

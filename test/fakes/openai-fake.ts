@@ -4,7 +4,8 @@
  * chunk), responses (JSON and SSE), embeddings, image generations, edits and variations
  * (multipart), audio transcriptions (multipart) and `GET /models`, under both OpenAI's paths
  * (`/v1/...`, Bearer key) and Azure's (`/openai/deployments/{deployment}/...?api-version=`,
- * `api-key` header; the deployment is the model). Answers are deterministic: see
+ * `api-key` header; the deployment is the model; chat answers carry Azure's content-filter
+ * annotations, openai-fake-azure.ts). Answers are deterministic: see
  * openai-fake-plan.ts and openai-fake-media.ts.
  *
  *   const fake = await new OpenAIFake({ apiKey: 'sk-test', models: ['gpt-4o-mini'] }).start();
@@ -13,6 +14,7 @@
  */
 import type { FakeReply, FakeResponder } from './fake-responder.ts';
 import { FakeServer, type MultipartBody, type RecordedRequest } from './fake-server.ts';
+import { type AzureContentFilterMode, azureChatEvents, azureCompletion } from './openai-fake-azure.ts';
 import { chatCompletion, chatCompletionEvents, planChat } from './openai-fake-chat.ts';
 import {
   embeddings,
@@ -32,6 +34,11 @@ export interface OpenAIFakeOptions {
   models?: string[];
   /** When set, chat prompts longer than this many words are answered 400 context_length_exceeded. */
   contextWindow?: number;
+  /**
+   * How chat answers on Azure paths carry Azure's content-filter annotations (openai-fake-azure.ts):
+   * the default filter's, or the asynchronous filter's. Default: `default`.
+   */
+  azureContentFilter?: AzureContentFilterMode;
 }
 
 /** Models listed by `GET /models` when no list is configured. */
@@ -161,8 +168,13 @@ export class OpenAIFake extends FakeServer {
       const message = `This model's maximum context length is ${window} tokens. However, your messages resulted in ${planChat(body).promptTokens} tokens. Please reduce the length of the messages.`;
       return res.json(400, openAIError(message, 'messages', 'context_length_exceeded'));
     }
-    if (body.stream === true) return res.sse(chatCompletionEvents(body, call.model, sequence));
-    res.json(200, chatCompletion(body, call.model, sequence));
+    const mode = this.#options.azureContentFilter ?? 'default';
+    if (body.stream === true) {
+      const events = chatCompletionEvents(body, call.model, sequence);
+      return res.sse(call.azure ? azureChatEvents(events, mode) : events);
+    }
+    const completion = chatCompletion(body, call.model, sequence);
+    res.json(200, call.azure ? azureCompletion(completion) : completion);
   }
 
   #multipart(call: Call, body: MultipartBody, sequence: number): FakeReply {

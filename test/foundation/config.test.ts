@@ -45,6 +45,15 @@ describe('configuration', () => {
       errorOf({ OBSERVABILITY_PAYLOAD_SAMPLE_RATE: '2' }),
       'OBSERVABILITY_PAYLOAD_SAMPLE_RATE must be a number between 0 and 1 (got "2")',
     );
+    assert.equal(
+      errorOf({ UPSTREAM_ERROR_MESSAGES: 'verbose' }),
+      'UPSTREAM_ERROR_MESSAGES must be one of generic, passthrough (got "verbose")',
+    );
+  });
+
+  it('keeps upstream error messages generic unless the operator asks for passthrough', () => {
+    assert.equal(loadConfig({}).upstreamErrorMessages, 'generic');
+    assert.equal(loadConfig({ UPSTREAM_ERROR_MESSAGES: 'passthrough' }).upstreamErrorMessages, 'passthrough');
   });
 
   it('bounds the HTTP server and upstream answers, and checks the header bound against the request bound', () => {

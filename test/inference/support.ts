@@ -4,7 +4,7 @@ import { AnthropicFake } from '../fakes/anthropic-fake.ts';
 import { BedrockFake } from '../fakes/bedrock-fake.ts';
 import { GeminiFake } from '../fakes/gemini-fake.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
-import { createDeployment, createKey as issueKey } from '../helpers/admin-api.ts';
+import { admin, createDeployment, createKey as issueKey } from '../helpers/admin-api.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 
 /** Upstream keys the fakes demand: a call that reaches a fake without them fails loudly. */
@@ -111,6 +111,14 @@ export async function startUpstreams(): Promise<Upstreams> {
       await Promise.all([openai.close(), anthropic.close(), gemini.close(), bedrock.close()]);
     },
   };
+}
+
+/** Retries and cooldowns off, so that each injected upstream error is the call's answer. */
+export async function answerFirstFailure(gw: TestGateway): Promise<void> {
+  await admin(gw, 'PUT', '/router-settings', {
+    retries: { maxAttempts: 1, backoffMs: 0 },
+    cooldown: { failureThreshold: 1000, windowMs: 1000, durationMs: 0 },
+  });
 }
 
 /** The error a call failed with; fails the test when it succeeded. */

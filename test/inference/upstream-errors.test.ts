@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { admin, post, startUpstreams, type Upstreams } from './support.ts';
+import { answerFirstFailure, post, startUpstreams, type Upstreams } from './support.ts';
 
 /** Provider wording every injected error carries; no /v1 answer may repeat it (SPEC.md, Errors). */
 const SENTINEL = 'zebra-sentinel-7731';
@@ -20,10 +20,7 @@ describe('upstream errors classified per provider, without provider wording', ()
   let up: Upstreams;
   before(async () => {
     up = await startUpstreams();
-    await admin(up.gw, 'PUT', '/router-settings', {
-      retries: { maxAttempts: 1, backoffMs: 0 },
-      cooldown: { failureThreshold: 1000, windowMs: 1000, durationMs: 0 },
-    });
+    await answerFirstFailure(up.gw);
   });
   beforeEach(() => {
     up.openai.reset();
@@ -117,7 +114,12 @@ describe('upstream errors classified per provider, without provider wording', ()
       'invalid_request_error',
       { status: 400, code: 'context_length_exceeded', type: 'invalid_request_error' },
     ],
-    ['overloaded', 529, 'overloaded_error', { status: 502, code: 'upstream_error', type: 'server_error' }],
+    [
+      'overloaded',
+      529,
+      'overloaded_error',
+      { status: 503, code: 'upstream_overloaded', type: 'server_error' },
+    ],
     [
       'rate limited',
       429,
@@ -139,10 +141,16 @@ describe('upstream errors classified per provider, without provider wording', ()
       up.anthropic.enqueue({ status, body: { type: 'error', error: { type, message } } });
       const anthropicType: Record<string, string> = {
         invalid_request_error: 'invalid_request_error',
-        server_error: 'api_error',
+        server_error: type === 'overloaded_error' ? 'overloaded_error' : 'api_error',
         rate_limit_error: 'rate_limit_error',
       };
-      await chatFails('claude', { ...expected, type: anthropicType[expected.type] }, '/messages');
+      // Anthropic answers an overload 529 and so does the gateway, to Anthropic clients.
+      const messagesStatus = type === 'overloaded_error' ? 529 : expected.status;
+      await chatFails(
+        'claude',
+        { ...expected, status: messagesStatus, type: anthropicType[expected.type] },
+        '/messages',
+      );
     });
   }
 

@@ -1,14 +1,19 @@
+import type { UpstreamErrorMessages } from '../../errors/render-error.ts';
 import type { InferencePipeline } from '../../pipeline/pipeline.ts';
 import type { RouteModule } from '../../server/app.ts';
+import { type CountTokensDeps, registerCountTokensRoute } from './count-tokens.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { registerInferenceRoute } from './inference-route.ts';
 import { type ModelSource, registerModelsRoute } from './models-route.ts';
 
 export interface V1Deps {
   pipeline: InferencePipeline;
-  directory: ModelSource;
+  directory: ModelSource & CountTokensDeps['directory'];
   /** The bound of a request body (BODY_LIMIT_BYTES); multipart uploads too. */
   bodyLimitBytes: number;
+  /** What `POST /v1/messages/count_tokens` needs to reach a provider's own count. */
+  countTokens: Omit<CountTokensDeps, 'directory'>;
+  upstreamErrorMessages: UpstreamErrorMessages;
 }
 
 /**
@@ -20,6 +25,7 @@ export interface V1Deps {
 export function v1Module(deps: V1Deps): RouteModule {
   const options = {
     multipart: { maxLookaheadBytes: deps.bodyLimitBytes, maxBodyBytes: deps.bodyLimitBytes },
+    upstreamErrorMessages: deps.upstreamErrorMessages,
   };
   return {
     surface: 'v1',
@@ -27,6 +33,7 @@ export function v1Module(deps: V1Deps): RouteModule {
       scope.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
       for (const endpoint of ENDPOINTS) registerInferenceRoute(scope, docs, endpoint, deps.pipeline, options);
       registerModelsRoute(scope, docs, deps.directory);
+      registerCountTokensRoute(scope, docs, { ...deps.countTokens, directory: deps.directory });
     },
   };
 }

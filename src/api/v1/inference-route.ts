@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { errorStatus, type UpstreamErrorMessages } from '../../errors/render-error.ts';
 import type { AttemptResult } from '../../pipeline/attempt.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import { type Endpoint, type EndpointBody, MULTIPART_UPLOAD } from '../../pipeline/endpoint.ts';
@@ -10,6 +11,7 @@ import type { InferencePipeline } from '../../pipeline/pipeline.ts';
 import { sseErrorEvent, startSse, writeJson, writeSseEvents, writeText } from '../../pipeline/respond.ts';
 import { StreamedOutput } from '../../pipeline/streamed-output.ts';
 import { ClientAbortedError } from '../../pipeline/upstream-failure.ts';
+import { FORWARDED_CLIENT_HEADERS } from '../../providers/registry.ts';
 import { toGatewayError, writeRawError } from '../../server/error-response.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
 import { type MultipartLimits, readMultipartFields } from './multipart-fields.ts';
@@ -17,6 +19,8 @@ import { type MultipartLimits, readMultipartFields } from './multipart-fields.ts
 /** What the handler needs besides the endpoint and the pipeline. */
 export interface InferenceRouteOptions {
   multipart: MultipartLimits;
+  /** UPSTREAM_ERROR_MESSAGES: whether an upstream's scrubbed wording may reach the client. */
+  upstreamErrorMessages: UpstreamErrorMessages;
 }
 
 const MEDIA_TYPES = { json: 'application/json', multipart: 'multipart/form-data' } as const;
@@ -111,7 +115,18 @@ async function createContext(
     costCents: 0,
     stageState: new Map(),
     cacheControl: request.headers['cache-control'],
+    clientHeaders: forwardedHeaders(request),
   };
+}
+
+/** The client's values of the headers some provider forwards; a repeated header's values joined by commas. */
+export function forwardedHeaders(request: FastifyRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of FORWARDED_CLIENT_HEADERS) {
+    const value = request.headers[name];
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return headers;
 }
 
 async function handle(
@@ -137,10 +152,10 @@ async function handle(
   try {
     ctx = await createContext(endpoint, request, options, controller.signal);
     const result = await pipeline.run(ctx);
-    outcome = await writeResult(res, ctx, result);
+    outcome = await writeResult(res, ctx, result, options.upstreamErrorMessages);
   } catch (error) {
     const cause = controller.signal.aborted ? new ClientAbortedError() : error;
-    outcome = failed(res, cause, endpoint, request, ctx?.responseHeaders);
+    outcome = failed(res, cause, endpoint, request, options.upstreamErrorMessages, ctx?.responseHeaders);
   } finally {
     if (ctx !== undefined) pipeline.finish(ctx, outcome);
     discardUnread(request);
@@ -162,6 +177,7 @@ function failed(
   error: unknown,
   endpoint: Endpoint,
   request: FastifyRequest,
+  messages: UpstreamErrorMessages,
   headers: Record<string, string> = {},
 ): CallOutcome {
   if (error instanceof ClientAbortedError) {
@@ -170,14 +186,16 @@ function failed(
   const gatewayError = toGatewayError(error);
   if (gatewayError.status >= 500)
     request.log.warn({ code: gatewayError.code, detail: gatewayError.detail }, 'call failed');
-  writeRawError(res, gatewayError, endpoint.shape, request.id, headers);
-  return { status: gatewayError.status, error: gatewayError, streamBroken: false };
+  writeRawError(res, gatewayError, endpoint.shape, request.id, headers, messages);
+  // The status the client got: Anthropic's own for an Anthropic-shape answer (529 overloaded).
+  return { status: errorStatus(gatewayError, endpoint.shape), error: gatewayError, streamBroken: false };
 }
 
 async function writeResult(
   res: ServerResponse,
   ctx: CallContext,
   result: AttemptResult,
+  messages: UpstreamErrorMessages,
 ): Promise<CallOutcome> {
   if (result.kind === 'json') {
     ctx.usage = result.usage;
@@ -213,7 +231,7 @@ async function writeResult(
     if (error instanceof ClientAbortedError || res.destroyed)
       return { status: 499, error: null, streamBroken: true };
     const gatewayError = toGatewayError(error);
-    await writeSseEvents(res, [sseErrorEvent(gatewayError, ctx.endpoint.shape)]);
+    await writeSseEvents(res, [sseErrorEvent(gatewayError, ctx.endpoint.shape, messages)]);
     return { status: gatewayError.status, error: gatewayError, streamBroken: true };
   } finally {
     ctx.usage = output.usage(ctx, result.usage(), complete);

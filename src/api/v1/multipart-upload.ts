@@ -55,5 +55,5 @@ export class StreamedMultipartUpload implements MultipartUpload {
 }
 
 export function bodyTooLarge(): GatewayError {
-  return new GatewayError('invalid_request', { status: 413, message: 'The request body is too large.' });
+  return new GatewayError('request_too_large', { message: 'The request body is too large.' });
 }

@@ -68,6 +68,7 @@ export function checkContextWindow(pool: PoolSource): Stage {
         if (tokens <= window) return null;
         return new GatewayError('context_length_exceeded', {
           param,
+          tokenCounts: { inputTokens: tokens, limitTokens: window },
           message: `The input is about ${tokens} tokens, more than the model's context window of ${window} tokens.`,
         });
       });

@@ -8,14 +8,24 @@ import {
   anthropicProviderOptionsSchema,
 } from './anthropic-config.ts';
 
-/** `{base}/v1/messages` (base: the deployment's baseUrl or Anthropic's). */
-export function anthropicMessagesUrl(target: DeploymentTarget): string {
-  return joinUrl(target.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_MESSAGES_PATH);
+/** `{base}{path}` (base: the deployment's baseUrl or Anthropic's); the Messages path by default. */
+export function anthropicMessagesUrl(target: DeploymentTarget, path = ANTHROPIC_MESSAGES_PATH): string {
+  return joinUrl(target.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL, path);
 }
 
-/** API reference, "Getting started": `x-api-key`, `anthropic-version`, optional `anthropic-beta`. */
-export function anthropicHeaders(target: DeploymentTarget): Record<string, string> {
-  const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION };
+/**
+ * API reference, "Getting started" and "Beta headers": `x-api-key`, `anthropic-version`, optional
+ * `anthropic-beta`. The client's `anthropic-version` wins over the gateway's default (the client
+ * knows the version it speaks); `anthropic-beta` is the deployment's `providerOptions.betas`
+ * followed by the client's betas, each once.
+ */
+export function anthropicHeaders(
+  target: DeploymentTarget,
+  clientHeaders: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    'anthropic-version': clientHeaders['anthropic-version'] ?? ANTHROPIC_VERSION,
+  };
   if (target.apiKey !== null) headers['x-api-key'] = target.apiKey;
   const options = anthropicProviderOptionsSchema.safeParse(target.providerOptions);
   if (!options.success) {
@@ -23,8 +33,13 @@ export function anthropicHeaders(target: DeploymentTarget): Record<string, strin
       detail: { deployment: target.id, reason: 'invalid providerOptions', issues: options.error.issues },
     });
   }
-  if (options.data.betas !== undefined && options.data.betas.length > 0) {
-    headers['anthropic-beta'] = options.data.betas.join(',');
-  }
+  const betas = mergedBetas(options.data.betas ?? [], clientHeaders['anthropic-beta']);
+  if (betas.length > 0) headers['anthropic-beta'] = betas.join(',');
   return headers;
+}
+
+/** The deployment's betas, then the client's comma-separated list, without repeats or blanks. */
+function mergedBetas(deployment: readonly string[], client: string | undefined): string[] {
+  const fromClient = client === undefined ? [] : client.split(',').map((beta) => beta.trim());
+  return [...new Set([...deployment, ...fromClient])].filter((beta) => beta.length > 0);
 }

@@ -25,10 +25,11 @@ describe('classifyAnthropicError', () => {
     [401, body('authentication_error'), 'server', 'upstream_auth_failed'],
     [403, body('permission_error'), 'server', 'upstream_auth_failed'],
     [404, body('not_found_error'), 'server', 'upstream_error'],
-    [413, body('request_too_large'), 'bad_request', 'invalid_request'],
+    [413, body('request_too_large'), 'bad_request', 'request_too_large'],
     [429, body('rate_limit_error'), 'rate_limit', 'rate_limit_exceeded'],
     [500, body('api_error'), 'server', 'upstream_error'],
-    [529, body('overloaded_error'), 'server', 'upstream_error'],
+    [529, body('overloaded_error'), 'server', 'upstream_overloaded'],
+    [529, 'overloaded', 'server', 'upstream_overloaded'],
     [504, 'gateway timeout', 'timeout', 'timeout'],
     [502, '<html>', 'server', 'upstream_error'],
   ];
@@ -40,6 +41,16 @@ describe('classifyAnthropicError', () => {
       assert.equal(info.code, code);
     });
   }
+
+  test('a context-window refusal keeps its token counts (numbers only), not its wording', () => {
+    const info = classifyAnthropicError(
+      400,
+      body('invalid_request_error', 'prompt is too long: 208310 tokens > 200000 maximum'),
+      {},
+    );
+    assert.equal(info.code, 'context_length_exceeded');
+    assert.deepEqual(info.tokenCounts, { inputTokens: 208310, limitTokens: 200000 });
+  });
 
   test('the provider message is kept as private detail; retry-after is read', () => {
     const info = classifyAnthropicError(

@@ -4,7 +4,9 @@ import {
   CONTEXT_WINDOW,
   classifyUpstreamStatus,
   messageHasMarker,
+  OVERLOADED,
   RATE_LIMIT,
+  REQUEST_TOO_LARGE,
   type StatusClassification,
   TIMEOUT,
   UPSTREAM,
@@ -16,17 +18,19 @@ import { anthropicErrorBodySchema } from './anthropic-messages-wire.ts';
 
 /**
  * Anthropic's error types (API reference, "Errors"). authentication and permission errors are the
- * deployment's key, not the client's; `overloaded_error` (529) is a transient upstream failure.
+ * deployment's key, not the client's; `overloaded_error` (529) is a transient upstream failure,
+ * kept as such so that an Anthropic client sees 529 `overloaded_error` (and backs off) when every
+ * attempt failed on it.
  */
 export const ANTHROPIC_ERROR_TYPES: Readonly<Record<string, StatusClassification>> = Object.freeze({
   invalid_request_error: BAD_REQUEST,
   authentication_error: UPSTREAM_AUTH,
   permission_error: UPSTREAM_AUTH,
   not_found_error: UPSTREAM,
-  request_too_large: BAD_REQUEST,
+  request_too_large: REQUEST_TOO_LARGE,
   rate_limit_error: RATE_LIMIT,
   api_error: UPSTREAM,
-  overloaded_error: UPSTREAM,
+  overloaded_error: OVERLOADED,
   timeout_error: TIMEOUT,
 });
 

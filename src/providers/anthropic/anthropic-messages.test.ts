@@ -52,6 +52,32 @@ describe('anthropic messages: request and response', () => {
     assert.equal(JSON.parse(request.body as string).stream, true);
   });
 
+  test("the client's betas follow the deployment's, each once; the client's version wins", () => {
+    const request = messages.buildRequest({
+      target: { ...target, providerOptions: { betas: ['a-2025', 'b-2025'] } },
+      body,
+      stream: false,
+      clientHeaders: { 'anthropic-beta': ' b-2025, c-2025,,c-2025', 'anthropic-version': '2024-01-01' },
+    });
+    assert.equal(request.headers['anthropic-beta'], 'a-2025,b-2025,c-2025');
+    assert.equal(request.headers['anthropic-version'], '2024-01-01');
+  });
+
+  test('count_tokens posts the body to {base}/v1/messages/count_tokens with the same headers', () => {
+    const counter = anthropicProvider.countTokens!;
+    const request = counter.buildRequest({
+      target,
+      body: { model: 'public-claude', messages: body.messages },
+      clientHeaders: { 'anthropic-beta': 'x-2025' },
+    });
+    assert.equal(request.url, 'https://api.anthropic.com/v1/messages/count_tokens');
+    assert.equal(request.headers['anthropic-beta'], 'x-2025');
+    assert.equal(request.headers['x-api-key'], 'sk-ant-upstream');
+    assert.equal(JSON.parse(request.body as string).model, 'claude-sonnet-4-5-20250929');
+    assert.equal(counter.parseResponse({ input_tokens: 42 }, target), 42);
+    assert.throws(() => counter.parseResponse({ tokens: 42 }, target), GatewayError);
+  });
+
   test('a recorded message parses; usage sums cache reads and writes into input', () => {
     const answer = messages.parseResponse(JSON.parse(fixture('message-tool-use.json').toString()), target);
     assert.deepEqual(messages.usageOf(answer), {
@@ -101,7 +127,8 @@ describe('anthropic messages: stream decoder', () => {
       () => decoder.push(error),
       (e: unknown) =>
         e instanceof GatewayError &&
-        e.code === 'upstream_error' &&
+        e.code === 'upstream_overloaded' &&
+        e.anthropicType === 'overloaded_error' &&
         e.retryable &&
         (e.detail as { providerMessage: string }).providerMessage === 'Overloaded',
     );

@@ -11,14 +11,14 @@ import { usageFromAnthropic } from './anthropic-usage.ts';
 
 /** `POST /v1/messages`: the client's body with the upstream model. */
 export const anthropicMessagesAdapter: OperationAdapter<AnthropicMessagesRequest, AnthropicMessage> = {
-  buildRequest({ target, body, stream }) {
+  buildRequest({ target, body, stream, clientHeaders }) {
     const upstream: Record<string, unknown> = { ...body, model: target.upstreamModel };
     if (stream) upstream.stream = true;
     return {
       url: anthropicMessagesUrl(target),
       method: 'POST',
       headers: {
-        ...anthropicHeaders(target),
+        ...anthropicHeaders(target, clientHeaders),
         'content-type': 'application/json',
         accept: stream ? 'text/event-stream' : 'application/json',
       },

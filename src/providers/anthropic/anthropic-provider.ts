@@ -1,4 +1,6 @@
 import type { ProviderAdapter } from '../types.ts';
+import { ANTHROPIC_CLIENT_HEADERS } from './anthropic-config.ts';
+import { anthropicCountTokens } from './anthropic-count-tokens.ts';
 import { classifyAnthropicError } from './anthropic-error.ts';
 import { anthropicMessagesAdapter } from './anthropic-messages.ts';
 
@@ -7,5 +9,7 @@ export const anthropicProvider: ProviderAdapter = Object.freeze({
   id: 'anthropic',
   operations: Object.freeze({ messages: anthropicMessagesAdapter }),
   requiresBaseUrl: false,
+  forwardedClientHeaders: ANTHROPIC_CLIENT_HEADERS,
+  countTokens: anthropicCountTokens,
   classifyError: classifyAnthropicError,
 });

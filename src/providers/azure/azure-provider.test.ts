@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { decodeAll } from '../../../test/fakes/decode-stream.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { DeploymentTarget } from '../types.ts';
+import { openAIProvider } from '../openai/openai-provider.ts';
+import { SSE_DONE } from '../shared/sse.ts';
+import type { DeploymentTarget, StreamEvent } from '../types.ts';
 import { AZURE_DEFAULT_API_VERSION } from './azure-config.ts';
 import { azureProvider } from './azure-provider.ts';
 
@@ -86,5 +90,99 @@ describe('azure provider', () => {
       {},
     );
     assert.equal(info.code, 'content_policy_violation');
+  });
+});
+
+const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
+const chat = azureProvider.operations['chat.completions']!;
+
+type Chunk = { id: string; object: string; choices: Array<Record<string, unknown>>; usage?: unknown };
+
+function decode(name: string, includeUsage: boolean, cuts: number[] = []) {
+  const decoder = chat.createStreamDecoder!(target, {
+    model: 'public',
+    messages: [],
+    stream: true,
+    stream_options: { include_usage: includeUsage },
+  });
+  const events = decodeAll(decoder, fixture(name), cuts);
+  const chunks = events.filter((e) => e.data !== SSE_DONE).map((e) => e.data as Chunk);
+  return { decoder, events, chunks };
+}
+
+const text = (chunks: Chunk[]): string =>
+  chunks.map((c) => (c.choices[0]?.delta as { content?: string } | undefined)?.content ?? '').join('');
+
+/** Every chunk the client gets is OpenAI's chunk: a stream id, its object type, a delta on each choice. */
+function assertOpenAIChunks(events: StreamEvent[]): void {
+  assert.equal(events.at(-1)?.data, SSE_DONE);
+  for (const event of events.slice(0, -1)) {
+    const chunk = event.data as Chunk;
+    assert.equal(chunk.object, 'chat.completion.chunk');
+    assert.match(chunk.id, /^chatcmpl-/);
+    assert.ok(!('prompt_filter_results' in chunk), 'the prompt annotation stays out');
+    for (const choice of chunk.choices) {
+      assert.ok('delta' in choice, 'every choice has a delta');
+      assert.ok(!('content_filter_offsets' in choice), 'no asynchronous annotation reaches the client');
+    }
+  }
+}
+
+describe('azure chat streams: content-filter annotations', () => {
+  test('the documented first chunk (prompt_filter_results, empty choices and ids) is accepted and dropped', () => {
+    const bytes = fixture('azure-prompt-filter-first-chunk.sse');
+    const firstEnd = bytes.indexOf('\n\n') + 2;
+    for (const cuts of [[], [firstEnd], [17, firstEnd + 5]]) {
+      const { decoder, events, chunks } = decode('azure-prompt-filter-first-chunk.sse', true, cuts);
+      assertOpenAIChunks(events);
+      assert.equal(text(chunks), 'Hello from Azure!');
+      assert.equal(chunks.at(-2)?.choices[0]?.finish_reason, 'stop');
+      assert.deepEqual(decoder.usage(), { inputTokens: 12, outputTokens: 4 });
+    }
+  });
+
+  test('synchronous content_filter_results on ordinary chunks pass through as Azure sent them', () => {
+    const { chunks } = decode('azure-prompt-filter-first-chunk.sse', false);
+    const hello = chunks.find((c) => (c.choices[0].delta as { content?: string }).content === 'Hello');
+    assert.ok(hello !== undefined);
+    assert.deepEqual((hello.choices[0].content_filter_results as Record<string, unknown>).hate, {
+      filtered: false,
+      severity: 'safe',
+    });
+    assert.ok(
+      chunks.every((c) => c.choices.length > 0),
+      'the usage chunk is hidden when not asked for',
+    );
+  });
+
+  test('asynchronous filter annotations (choices without delta) are dropped, text and usage kept', () => {
+    const { decoder, events, chunks } = decode('azure-async-content-filter.sse', true);
+    assertOpenAIChunks(events);
+    assert.equal(text(chunks), 'Color is light.');
+    const finishes = chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason));
+    assert.deepEqual(
+      finishes.filter((reason) => reason != null),
+      ['stop'],
+    );
+    assert.deepEqual(decoder.usage(), { inputTokens: 11, outputTokens: 4 });
+  });
+
+  test('an asynchronous verdict that blocks becomes a content_filter finish under the stream id', () => {
+    const { events, chunks } = decode('azure-async-content-filter-blocked.sse', false);
+    assertOpenAIChunks(events);
+    assert.equal(text(chunks), 'Hey Jude,');
+    const last = chunks.at(-1)!;
+    assert.equal(last.id, 'chatcmpl-AzQ8fT2bNfwVYcT1mBfUeyqHl2nX1');
+    assert.deepEqual(last.choices, [
+      { index: 0, delta: {}, logprobs: null, finish_reason: 'content_filter' },
+    ]);
+  });
+
+  test('the OpenAI decoder without the Azure normaliser still refuses the annotation chunk', () => {
+    const decoder = openAIProvider.operations['chat.completions']!.createStreamDecoder!(
+      { ...target, provider: 'openai' },
+      { model: 'm', messages: [] },
+    );
+    assert.throws(() => decodeAll(decoder, fixture('azure-prompt-filter-first-chunk.sse')));
   });
 });

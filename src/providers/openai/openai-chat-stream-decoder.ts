@@ -15,7 +15,15 @@ export interface ChatStreamDecoderOptions {
   provider: string;
   /** Whether the client asked for the usage chunk (`stream_options.include_usage`). */
   includeUsage: boolean;
+  /**
+   * A provider's own chunks made Chat chunks before validation (Azure's content-filter
+   * annotations: azure-stream-annotations.ts), or null to drop one. One per decoder: it may keep state.
+   */
+  normaliseChunk?: ChatChunkNormaliser;
 }
+
+/** Turns an upstream chunk into a Chat chunk, or null when it carries nothing for the client. */
+export type ChatChunkNormaliser = (data: unknown) => unknown;
 
 /**
  * Chat Completions SSE (API reference, "The chat completion chunk object"): `data:` lines of
@@ -25,11 +33,13 @@ export interface ChatStreamDecoderOptions {
  */
 export class OpenAIChatStreamDecoder extends SseStreamDecoder {
   readonly #includeUsage: boolean;
+  readonly #normalise: ChatChunkNormaliser | undefined;
   #usage: Usage | null = null;
 
   constructor(options: ChatStreamDecoderOptions) {
     super(options.provider, 'data: [DONE]');
     this.#includeUsage = options.includeUsage;
+    this.#normalise = options.normaliseChunk;
   }
 
   override usage(): Usage | null {
@@ -45,7 +55,9 @@ export class OpenAIChatStreamDecoder extends SseStreamDecoder {
     return event === null ? [] : [event];
   }
 
-  #chunk(data: unknown): StreamEvent | null {
+  #chunk(received: unknown): StreamEvent | null {
+    const data = this.#normalise === undefined ? received : this.#normalise(received);
+    if (data === null) return null;
     // OpenAI sends {"error": {...}}; vLLM sends {"object": "error", "message": ...}.
     if (
       typeof data === 'object' &&

@@ -4,7 +4,7 @@ import {
   type UpstreamChatCompletion,
 } from '../shared/chat-completions-wire.ts';
 import type { OperationAdapter } from '../types.ts';
-import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
+import { type ChatChunkNormaliser, OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
 import { OPENAI_PATHS } from './openai-config.ts';
 import type { OpenAIEndpoint } from './openai-endpoint.ts';
 import { openAIJsonAdapter } from './openai-json-adapter.ts';
@@ -16,9 +16,12 @@ import { stripChatExtensions } from './strip-chat-extensions.ts';
  * that the gateway knows the tokens spent; the decoder hides the usage chunk from a client that
  * did not ask for it. `top_k` and `cache_control` (an Anthropic client's, through
  * messages-via-chat) reach only servers that take them (strip-chat-extensions.ts).
+ * `chunkNormaliser` makes one normaliser per stream for a provider whose chunks differ from
+ * OpenAI's (Azure).
  */
 export function openAIChatAdapter(
   endpoint: OpenAIEndpoint,
+  variant: { chunkNormaliser?: () => ChatChunkNormaliser } = {},
 ): OperationAdapter<ChatCompletionRequest, UpstreamChatCompletion> {
   return openAIJsonAdapter<ChatCompletionRequest, UpstreamChatCompletion>(endpoint, {
     path: OPENAI_PATHS['chat.completions'],
@@ -35,6 +38,7 @@ export function openAIChatAdapter(
       new OpenAIChatStreamDecoder({
         provider: target.provider,
         includeUsage: body?.stream_options?.include_usage === true,
+        normaliseChunk: variant.chunkNormaliser?.(),
       }),
   });
 }

@@ -16,17 +16,20 @@ export interface OpenAIErrorDetail {
   message: string | undefined;
   type: string | undefined;
   code: string | undefined;
+  /** The request field at fault, when the upstream names one. */
+  param?: string;
 }
 
 /** Reads code, type and message from an error body, whatever its shape; text bodies become the message. */
 export function readOpenAIError(body: unknown): OpenAIErrorDetail {
   const parsed = openAIErrorBodySchema.safeParse(body);
   if (parsed.success) {
-    const { message, type, code } = parsed.data.error;
+    const { message, type, code, param } = parsed.data.error;
     return {
       message: message ?? undefined,
       type: type ?? undefined,
       code: code == null ? undefined : String(code),
+      param: param ?? undefined,
     };
   }
   // vLLM and some proxies answer {"message": ..., "type": ..., "code": ...} without the wrapper.

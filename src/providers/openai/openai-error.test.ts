@@ -48,7 +48,7 @@ describe('classifyOpenAIError', () => {
     ['403', 403, body(null), 'server', 'upstream_auth_failed'],
     ['404 model not found upstream', 404, body('model_not_found'), 'server', 'upstream_error'],
     ['408', 408, 'timeout', 'timeout', 'timeout'],
-    ['413', 413, 'too large', 'bad_request', 'invalid_request'],
+    ['413', 413, 'too large', 'bad_request', 'request_too_large'],
     ['429', 429, body('rate_limit_exceeded', 'slow down', 'requests'), 'rate_limit', 'rate_limit_exceeded'],
     [
       '429 insufficient_quota is the account, not a passing limit',
@@ -76,6 +76,59 @@ describe('classifyOpenAIError', () => {
       assert.equal(info.code, code);
     });
   }
+
+  test('a bad request keeps the field the upstream named and a documented code, not others', () => {
+    const named = classifyOpenAIError(
+      400,
+      {
+        error: {
+          message: 'bad temperature',
+          type: 'invalid_request_error',
+          param: 'temperature',
+          code: 'invalid_value',
+        },
+      },
+      {},
+    );
+    assert.equal(named.code, 'invalid_request');
+    assert.equal(named.param, 'temperature');
+    assert.equal(named.upstreamCode, 'invalid_value');
+    const undocumented = classifyOpenAIError(
+      400,
+      {
+        error: { message: 'x', type: 'invalid_request_error', param: 'messages', code: 'some_internal_code' },
+      },
+      {},
+    );
+    assert.equal(undocumented.param, 'messages');
+    assert.equal(undocumented.upstreamCode, undefined);
+    const server = classifyOpenAIError(
+      500,
+      { error: { message: 'x', param: 'model', code: 'invalid_value' } },
+      {},
+    );
+    assert.equal(server.param, undefined, 'a server failure names no field of the request');
+    assert.equal(server.upstreamCode, undefined);
+  });
+
+  test("a context-window refusal keeps OpenAI's token counts", () => {
+    const info = classifyOpenAIError(
+      400,
+      {
+        error: {
+          message:
+            "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.",
+          type: 'invalid_request_error',
+          param: 'messages',
+          code: 'context_length_exceeded',
+        },
+      },
+      {},
+    );
+    assert.equal(info.code, 'context_length_exceeded');
+    assert.equal(info.param, 'messages');
+    assert.deepEqual(info.tokenCounts, { inputTokens: 130512, limitTokens: 128000 });
+  });
 
   test('keeps the provider message as private detail', () => {
     assert.equal(

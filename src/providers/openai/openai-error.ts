@@ -60,7 +60,7 @@ export function classifyOpenAIError(
     }
   }
   // Kept whatever the class: a 503 with Retry-After is a hint for the deployment's cooldown too.
-  return upstreamErrorInfo(classification, retryAfterSeconds(headers), detail.message);
+  return upstreamErrorInfo(classification, retryAfterSeconds(headers), detail.message, detail);
 }
 
 /**

@@ -3,7 +3,9 @@ import type { UpstreamErrorInfo } from '../types.ts';
 
 /**
  * Turns a classified upstream failure into the gateway's error. The provider's wording goes to
- * `detail` only (SPEC.md, Errors: the public message never carries it).
+ * `detail` and `upstreamMessage`, never the public message (SPEC.md, Errors), unless the operator
+ * chose UPSTREAM_ERROR_MESSAGES=passthrough; the field and code the upstream named, and the token
+ * counts of a context-window refusal, are kept for the client.
  */
 export function upstreamGatewayError(
   info: UpstreamErrorInfo,
@@ -12,6 +14,10 @@ export function upstreamGatewayError(
   return new GatewayError(info.code, {
     errorClass: info.errorClass,
     retryAfterSeconds: info.retryAfterSeconds,
+    param: info.param,
+    upstreamCode: info.upstreamCode,
+    tokenCounts: info.tokenCounts,
+    upstreamMessage: info.providerMessage,
     detail: { providerMessage: info.providerMessage, ...detail },
   });
 }

@@ -1,5 +1,6 @@
 import type { ErrorClass } from '../../errors/error-classes.ts';
 import type { ErrorCode } from '../../errors/error-codes.ts';
+import { publicUpstreamCode } from '../../errors/upstream-codes.ts';
 import type { UpstreamErrorInfo } from '../types.ts';
 
 export interface StatusClassification {
@@ -31,6 +32,16 @@ export const CONTENT_POLICY: StatusClassification = Object.freeze({
   errorClass: 'content_policy',
   code: 'content_policy_violation',
 });
+/** A transient overload (Anthropic 529 `overloaded_error`): retried and rerouted like any upstream failure. */
+export const OVERLOADED: StatusClassification = Object.freeze({
+  errorClass: 'server',
+  code: 'upstream_overloaded',
+});
+/** The body is over the upstream's size limit: the client's to fix, answered 413. */
+export const REQUEST_TOO_LARGE: StatusClassification = Object.freeze({
+  errorClass: 'bad_request',
+  code: 'request_too_large',
+});
 
 /**
  * How an upstream HTTP status maps onto SPEC.md's classes before any provider-specific code is
@@ -44,10 +55,11 @@ export const UPSTREAM_STATUS_TABLE: Readonly<Record<number, StatusClassification
   403: UPSTREAM_AUTH,
   404: UPSTREAM,
   408: TIMEOUT,
-  413: BAD_REQUEST,
+  413: REQUEST_TOO_LARGE,
   422: BAD_REQUEST,
   429: RATE_LIMIT,
   504: TIMEOUT,
+  529: OVERLOADED,
 });
 
 /** The classification of a status alone; anything unlisted is an upstream failure. */
@@ -55,16 +67,50 @@ export function classifyUpstreamStatus(status: number): StatusClassification {
   return UPSTREAM_STATUS_TABLE[status] ?? UPSTREAM;
 }
 
-/** The classified failure, with the upstream's wait hint and its wording (private detail) when it gave them. */
+/** What a provider's error body names besides its message: the field at fault and its own code. */
+export interface UpstreamErrorFields {
+  param?: string;
+  code?: string;
+}
+
+/**
+ * The classified failure, with the upstream's wait hint and its wording (private detail) when it
+ * gave them. A bad request keeps the field the upstream named and its code when that is a
+ * documented one; a context-window refusal, the token counts its wording gives.
+ */
 export function upstreamErrorInfo(
   outcome: StatusClassification,
   retryAfterSeconds: number | undefined,
   providerMessage: string | undefined,
+  fields: UpstreamErrorFields = {},
 ): UpstreamErrorInfo {
   const info: UpstreamErrorInfo = { errorClass: outcome.errorClass, code: outcome.code };
   if (retryAfterSeconds !== undefined) info.retryAfterSeconds = retryAfterSeconds;
   if (providerMessage !== undefined) info.providerMessage = providerMessage;
+  if (outcome.errorClass === 'bad_request' || outcome.errorClass === 'context_window') {
+    if (fields.param !== undefined && fields.param !== '') info.param = fields.param;
+  }
+  const upstreamCode = outcome === BAD_REQUEST ? publicUpstreamCode(fields.code) : undefined;
+  if (upstreamCode !== undefined) info.upstreamCode = upstreamCode;
+  const counts = outcome.errorClass === 'context_window' ? contextWindowCounts(providerMessage) : null;
+  if (counts !== null) info.tokenCounts = counts;
   return info;
+}
+
+/**
+ * The token counts of a context-window refusal's wording: Anthropic's `prompt is too long: 208310
+ * tokens > 200000 maximum`, OpenAI's `maximum context length is 128000 tokens. However, your
+ * messages resulted in 130000 tokens`. Numbers only: the wording itself stays private.
+ */
+export function contextWindowCounts(
+  message: string | undefined,
+): { inputTokens: number; limitTokens: number } | null {
+  if (message === undefined) return null;
+  const anthropic = /(\d+) tokens > (\d+) maximum/.exec(message);
+  if (anthropic !== null) return { inputTokens: Number(anthropic[1]), limitTokens: Number(anthropic[2]) };
+  const openai = /maximum context length is (\d+) tokens[^\d]+?(\d+) tokens/i.exec(message);
+  if (openai !== null) return { inputTokens: Number(openai[2]), limitTokens: Number(openai[1]) };
+  return null;
 }
 
 /** Case-insensitive search of a provider's message for any of the given markers. */

@@ -1,0 +1,294 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { AnthropicFake } from '../fakes/anthropic-fake.ts';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import {
+  ANTHROPIC_UPSTREAM_KEY,
+  answerFirstFailure,
+  anthropicClient,
+  createDeployment,
+  createKey,
+  openaiClient,
+  rejection,
+  startUpstreams,
+  type Upstreams,
+} from './support.ts';
+
+const SENTINEL = 'zebra-sentinel-7731';
+const USER = [{ role: 'user' as const, content: 'one two three four five' }];
+const anthropicError = (type: string, message: string) => ({ type: 'error', error: { type, message } });
+
+/** The Anthropic error body an SDK error carries. */
+function anthropicBody(error: unknown): { type: string; error: { type: string; message: string } } {
+  assert.ok(error instanceof Anthropic.APIError, String(error));
+  return error.error as { type: string; error: { type: string; message: string } };
+}
+
+async function drainAnthropic(stream: AsyncIterable<unknown>): Promise<void> {
+  for await (const _event of stream);
+}
+
+async function drainOpenAI(stream: AsyncIterable<unknown>): Promise<void> {
+  for await (const _chunk of stream);
+}
+
+/**
+ * What clients act on survives an upstream's refusal (docs/api.md, Errors), through both official
+ * SDKs, plain and streamed: Anthropic's overload and size errors keep their types and statuses,
+ * context-window refusals say `prompt is too long` to Anthropic clients, and OpenAI clients keep
+ * the field and documented code the upstream named. No provider wording reaches them.
+ */
+describe('honest upstream errors through the official SDKs', () => {
+  let up: Upstreams;
+  let anthropic: Anthropic;
+  let openai: OpenAI;
+  before(async () => {
+    up = await startUpstreams();
+    await answerFirstFailure(up.gw);
+    anthropic = anthropicClient(up.gw, up.key);
+    openai = openaiClient(up.gw, up.key);
+  });
+  beforeEach(() => {
+    up.openai.reset();
+    up.anthropic.reset();
+  });
+  after(() => up?.close());
+
+  const overloaded = { status: 529, body: anthropicError('overloaded_error', `Overloaded ${SENTINEL}`) };
+
+  it('Anthropic 529 overloaded_error reaches Anthropic clients as OverloadedError (529), plain and streamed', async () => {
+    up.anthropic.failNext(2, overloaded);
+    const plain = await rejection(
+      anthropic.messages.create({ model: 'claude', max_tokens: 20, messages: USER }),
+    );
+    assert.ok(plain instanceof Anthropic.OverloadedError);
+    assert.equal(plain.status, 529);
+    assert.equal(anthropicBody(plain).error.type, 'overloaded_error');
+    assert.ok(!JSON.stringify(anthropicBody(plain)).includes(SENTINEL));
+    const streamed = await rejection(
+      drainAnthropic(anthropic.messages.stream({ model: 'claude', max_tokens: 20, messages: USER })),
+    );
+    assert.ok(streamed instanceof Anthropic.OverloadedError);
+  });
+
+  it('an overloaded_error event mid-stream keeps its type in the error event', async () => {
+    up.anthropic.faultNextStream({
+      afterEvents: 3,
+      action: {
+        raw: `event: error\ndata: ${JSON.stringify(anthropicError('overloaded_error', SENTINEL))}\n\n`,
+      },
+    });
+    const error = await rejection(
+      drainAnthropic(anthropic.messages.stream({ model: 'claude', max_tokens: 20, messages: USER })),
+    );
+    assert.equal(anthropicBody(error).error.type, 'overloaded_error');
+    assert.ok(!JSON.stringify(anthropicBody(error)).includes(SENTINEL));
+  });
+
+  it('reaches OpenAI clients through the Chat translation as 503 upstream_overloaded', async () => {
+    up.anthropic.enqueue(overloaded);
+    const error = await rejection(openai.chat.completions.create({ model: 'claude', messages: USER }));
+    assert.ok(error instanceof OpenAI.InternalServerError);
+    assert.equal(error.status, 503);
+    assert.equal(error.code, 'upstream_overloaded');
+  });
+
+  it('413 request_too_large: ContentTooLargeError for Anthropic clients, the code for OpenAI clients', async () => {
+    const tooLarge = {
+      status: 413,
+      body: anthropicError('request_too_large', `Request exceeds the maximum size ${SENTINEL}`),
+    };
+    up.anthropic.failNext(2, tooLarge);
+    const plain = await rejection(
+      anthropic.messages.create({ model: 'claude', max_tokens: 20, messages: USER }),
+    );
+    assert.ok(plain instanceof Anthropic.ContentTooLargeError);
+    assert.equal(anthropicBody(plain).error.type, 'request_too_large');
+    const streamed = await rejection(
+      drainAnthropic(anthropic.messages.stream({ model: 'claude', max_tokens: 20, messages: USER })),
+    );
+    assert.ok(streamed instanceof Anthropic.ContentTooLargeError);
+    up.anthropic.enqueue(tooLarge);
+    const chat = await rejection(openai.chat.completions.create({ model: 'claude', messages: USER }));
+    assert.ok(chat instanceof OpenAI.APIError);
+    assert.equal(chat.status, 413);
+    assert.equal(chat.code, 'request_too_large');
+  });
+
+  it('an Anthropic context-window refusal says `prompt is too long` with its counts, plain and streamed', async () => {
+    const refusal = {
+      status: 400,
+      body: anthropicError(
+        'invalid_request_error',
+        `prompt is too long: 208310 tokens > 200000 maximum ${SENTINEL}`,
+      ),
+    };
+    up.anthropic.failNext(2, refusal);
+    const plain = await rejection(
+      anthropic.messages.create({ model: 'claude', max_tokens: 20, messages: USER }),
+    );
+    assert.ok(plain instanceof Anthropic.BadRequestError);
+    assert.deepEqual(anthropicBody(plain).error, {
+      type: 'invalid_request_error',
+      message: 'prompt is too long: 208310 tokens > 200000 maximum',
+    });
+    const streamed = await rejection(
+      drainAnthropic(anthropic.messages.stream({ model: 'claude', max_tokens: 20, messages: USER })),
+    );
+    assert.match(
+      anthropicBody(streamed).error.message,
+      /^prompt is too long: 208310 tokens > 200000 maximum$/,
+    );
+  });
+
+  it('an OpenAI upstream context-window refusal reaches an Anthropic client as `prompt is too long`', async () => {
+    const message = `This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. ${SENTINEL}`;
+    up.openai.enqueue({
+      status: 400,
+      body: {
+        error: { message, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' },
+      },
+    });
+    const error = await rejection(
+      anthropic.messages.create({ model: 'gpt', max_tokens: 20, messages: USER }),
+    );
+    assert.equal(anthropicBody(error).error.message, 'prompt is too long: 130512 tokens > 128000 maximum');
+  });
+
+  it("the gateway's own context-window check says `prompt is too long` with its estimate", async () => {
+    const huge = [{ role: 'user' as const, content: 'hello '.repeat(210_000) }];
+    const error = await rejection(
+      anthropic.messages.create({ model: 'claude', max_tokens: 20, messages: huge }),
+    );
+    assert.ok(error instanceof Anthropic.BadRequestError);
+    assert.match(anthropicBody(error).error.message, /^prompt is too long: \d+ tokens > 200000 maximum$/);
+    assert.equal(up.anthropic.requests.length, 0);
+    const chat = await rejection(openai.chat.completions.create({ model: 'gpt', messages: huge }));
+    assert.ok(chat instanceof OpenAI.BadRequestError);
+    assert.equal(chat.code, 'context_length_exceeded');
+    assert.equal(chat.param, 'messages');
+  });
+
+  it('keeps the field and documented code an OpenAI upstream named, plain and streamed', async () => {
+    const invalid = {
+      status: 400,
+      body: {
+        error: {
+          message: `bad ${SENTINEL}`,
+          type: 'invalid_request_error',
+          param: 'temperature',
+          code: 'invalid_value',
+        },
+      },
+    };
+    up.openai.failNext(2, invalid);
+    const plain = await rejection(openai.chat.completions.create({ model: 'gpt', messages: USER }));
+    assert.ok(plain instanceof OpenAI.BadRequestError);
+    assert.deepEqual([plain.param, plain.code], ['temperature', 'invalid_value']);
+    assert.ok(!plain.message.includes(SENTINEL));
+    const streamed = await rejection(
+      (async () =>
+        drainOpenAI(await openai.chat.completions.create({ model: 'gpt', messages: USER, stream: true })))(),
+    );
+    assert.ok(streamed instanceof OpenAI.BadRequestError);
+    assert.deepEqual([streamed.param, streamed.code], ['temperature', 'invalid_value']);
+  });
+
+  it('drops them when the request was translated (a Responses call served by Chat Completions)', async () => {
+    up.openai.enqueue({
+      status: 400,
+      body: {
+        error: { message: 'x', type: 'invalid_request_error', param: 'messages', code: 'invalid_value' },
+      },
+    });
+    const error = await rejection(openai.responses.create({ model: 'compat', input: 'hi' }));
+    assert.ok(error instanceof OpenAI.BadRequestError);
+    assert.deepEqual([error.param, error.code], [null, 'invalid_request']);
+  });
+
+  it('an undocumented upstream code stays private', async () => {
+    up.openai.enqueue({
+      status: 400,
+      body: {
+        error: { message: 'x', type: 'invalid_request_error', param: null, code: `internal_${SENTINEL}` },
+      },
+    });
+    const error = await rejection(openai.chat.completions.create({ model: 'gpt', messages: USER }));
+    assert.ok(error instanceof OpenAI.BadRequestError);
+    assert.equal(error.code, 'invalid_request');
+  });
+});
+
+describe('UPSTREAM_ERROR_MESSAGES=passthrough', () => {
+  let fake: AnthropicFake;
+  let gw: TestGateway;
+  before(async () => {
+    fake = await new AnthropicFake({ apiKey: ANTHROPIC_UPSTREAM_KEY }).start();
+    gw = await startTestGateway({ redis: false, env: { UPSTREAM_ERROR_MESSAGES: 'passthrough' } });
+    await createDeployment(gw, {
+      publicModel: 'claude',
+      provider: 'anthropic',
+      upstreamModel: 'claude-sonnet-4-5',
+      baseUrl: fake.url,
+      apiKey: ANTHROPIC_UPSTREAM_KEY,
+    });
+    await answerFirstFailure(gw);
+  });
+  after(async () => {
+    await gw?.close();
+    await fake?.close();
+  });
+
+  it("passes the upstream's message to both SDKs, scrubbed of the deployment's key and credentials", async () => {
+    const message = `messages.0: invalid for key ${ANTHROPIC_UPSTREAM_KEY} (Bearer abc.def.ghi)`;
+    fake.failNext(2, { status: 400, body: anthropicError('invalid_request_error', message) });
+    const key = await createKey(gw);
+    const viaAnthropic = await rejection(
+      anthropicClient(gw, key).messages.create({ model: 'claude', max_tokens: 20, messages: USER }),
+    );
+    const shown = anthropicBody(viaAnthropic).error.message;
+    assert.equal(shown, 'messages.0: invalid for key [redacted] (Bearer [redacted])');
+    const viaOpenAI = await rejection(
+      openaiClient(gw, key).chat.completions.create({ model: 'claude', messages: USER }),
+    );
+    assert.ok(viaOpenAI instanceof OpenAI.BadRequestError);
+    assert.ok(viaOpenAI.message.includes('messages.0: invalid for key [redacted]'), viaOpenAI.message);
+    assert.ok(!viaOpenAI.message.includes(ANTHROPIC_UPSTREAM_KEY));
+  });
+
+  it("keeps the gateway's own messages for its own refusals", async () => {
+    const error = await rejection(
+      anthropicClient(gw, await createKey(gw, ['other'])).messages.create({
+        model: 'claude',
+        max_tokens: 20,
+        messages: USER,
+      }),
+    );
+    assert.equal(anthropicBody(error).error.message, 'This key is not allowed to use the requested model.');
+  });
+});
+
+describe("the gateway's own body limit", () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway({ redis: false, env: { BODY_LIMIT_BYTES: '2048' } });
+  });
+  after(() => gw?.close());
+
+  it('answers 413 request_too_large in both shapes', async () => {
+    const key = await createKey(gw);
+    const big = [{ role: 'user' as const, content: 'x'.repeat(4096) }];
+    const viaAnthropic = await rejection(
+      anthropicClient(gw, key).messages.create({ model: 'any', max_tokens: 20, messages: big }),
+    );
+    assert.ok(viaAnthropic instanceof Anthropic.ContentTooLargeError);
+    assert.equal(anthropicBody(viaAnthropic).error.type, 'request_too_large');
+    const viaOpenAI = await rejection(
+      openaiClient(gw, key).chat.completions.create({ model: 'any', messages: big }),
+    );
+    assert.ok(viaOpenAI instanceof OpenAI.APIError);
+    assert.deepEqual([viaOpenAI.status, viaOpenAI.code], [413, 'request_too_large']);
+  });
+});
