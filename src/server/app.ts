@@ -214,5 +214,8 @@ function renderError(
  * socket's own error (ECONNRESET), which is not a dependency outage and nobody is left to answer.
  */
 function clientLeft(error: unknown, request: FastifyRequest): boolean {
-  return !(error instanceof GatewayError) && (request.raw.destroyed || request.raw.socket.destroyed);
+  // Not `raw.destroyed`: a request stream is destroyed once its body was read whole, so a route
+  // that throws after reading (a ZodError from its own parse) would be taken for a client abort.
+  if (error instanceof GatewayError) return false;
+  return request.raw.readableAborted || request.raw.socket?.destroyed === true;
 }

@@ -69,6 +69,17 @@ describe('Postgres outage', () => {
 
     assert.equal((await fetch(`${gw.url}/health/live`)).status, 200, 'liveness is untouched');
 
+    // Regression: an admin write failing after its body was read was answered 499 and logged as
+    // a client abort, because a request stream counts as destroyed once its body is read whole.
+    const write = await fetch(`${gw.url}/admin/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.masterKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'during-outage', allowedModels: ['*'] }),
+    });
+    assert.equal(write.status, 503);
+    assert.ok(Number(write.headers.get('retry-after')) >= 1);
+    assert.equal(((await write.json()) as { error: { code: string } }).error.code, 'service_unavailable');
+
     proxy.restore();
     await waitUntil(async () => (await fetch(`${gw.url}/health/ready`)).status === 200);
     const again = await fetch(`${gw.url}/v1/chat/completions`, {

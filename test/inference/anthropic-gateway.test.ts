@@ -200,6 +200,16 @@ describe('the Anthropic gateway contract', () => {
       assert.equal(page.last_id, ids[1]);
     });
 
+    it('answers a bad page query with a 400 in the Anthropic shape', async () => {
+      const raw = await fetch(`${up.gw.url}/v1/models?limit=0`, {
+        headers: { 'x-api-key': up.key, 'anthropic-version': '2023-06-01' },
+      });
+      assert.equal(raw.status, 400);
+      const body = (await raw.json()) as { type: string; error: { type: string } };
+      assert.equal(body.type, 'error');
+      assert.equal(body.error.type, 'invalid_request_error');
+    });
+
     it("lists in OpenAI's shape otherwise", async () => {
       const page = await openaiClient(up.gw, up.key).models.list();
       assert.ok(page.data.some((model) => model.id === 'claude' && model.object === 'model'));
