@@ -14,7 +14,8 @@ const BUSY_RETRY_AFTER_SECONDS = 1;
 /**
  * The bytes of large request bodies this process holds at once (MAX_BODY_BYTES_IN_FLIGHT). A
  * parsed JSON body lives as its text, its objects and the upstream's copy for the whole call:
- * ten 24 MB bodies at once took 2.4 GB of RSS. A body is held from its headers until its answer
+ * a burst of large bodies held many times their size (docs/operations.md, A burst of large request
+ * bodies). A body is held from its headers until its answer
  * is sent (or the connection closes). One body is always admitted when none is held, so any body
  * within BODY_LIMIT_BYTES can be served.
  */
