@@ -108,6 +108,7 @@ async function setup(strategy: RouterSettings['strategy'], pool: Deployment[]) {
   const upstream = { failing: false };
   const client = {
     send: async () => (upstream.failing ? answer(500, FAILURE) : answer(200, COMPLETION)),
+    maxAnswerBytes: 1024 * 1024,
   } as unknown as UpstreamClient;
   const settings = routerSettingsSchema.parse({
     strategy,
