@@ -177,7 +177,7 @@ describe('bad input is a 4xx in the endpoint shape', () => {
     assert.ok(wrongType.headers.get('x-request-id'));
     const big = await post(up.gw, up.key, '/chat/completions', `"${'x'.repeat(27 * 1024 * 1024)}"`);
     assert.equal(big.status, 413);
-    assert.equal((big.json().error as Json).code, 'invalid_request');
+    assert.equal((big.json().error as Json).code, 'request_too_large');
   });
 
   it('answers 431, 414 and a malformed request in the gateway shape with an x-request-id', async () => {
