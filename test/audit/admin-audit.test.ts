@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { EMBEDDED } from '../admin/support.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { type AuditRow, auditPage, auditRowOf, send } from './support.ts';
 
@@ -234,7 +235,22 @@ describe('audit of admin mutations', () => {
   });
 });
 
-describe('audit rows written at shutdown, and variant A', () => {
+describe('audit rows written at shutdown, in variant A and embedded', () => {
+  it('records and lists a mutation on the embedded database', async () => {
+    const gw = await startTestGateway(EMBEDDED);
+    try {
+      const res = await send(gw, 'POST', '/admin/keys', { name: 'embedded', allowedModels: ['*'] });
+      assert.equal(res.status, 201, res.text);
+      const row = await auditRowOf(gw, res.requestId);
+      assert.equal(row.resourceId, (res.body as { id: string }).id);
+      const page = await auditPage(gw, '?path=/admin/keys&since=2020-01-01T00:00:00Z&limit=1');
+      assert.equal(page.status, 200, page.text);
+      assert.equal(page.body.data[0].requestId, res.requestId);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('flushes a queued row when the gateway stops', async () => {
     const { createTestDatabase } = await import('../helpers/database.ts');
     const database = await createTestDatabase();
