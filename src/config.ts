@@ -42,6 +42,8 @@ export interface Config {
   responsesStateRetentionDays: number;
   observabilityMetadataRetentionDays: number;
   observabilityPayloadRetentionDays: number;
+  /** AUDIT_RETENTION_DAYS: audit_events (both variants). */
+  auditRetentionDays: number;
   maxStringLengthPromptInDb: number;
   /** Variant B: share of successful calls whose payload is sampled (failures always are). */
   observabilityPayloadSampleRate: number;
@@ -217,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
     responsesStateRetentionDays: integer(env, 'RESPONSES_STATE_RETENTION_DAYS', 30, 1),
     observabilityMetadataRetentionDays: integer(env, 'OBSERVABILITY_METADATA_RETENTION_DAYS', 30, 1),
     observabilityPayloadRetentionDays: integer(env, 'OBSERVABILITY_PAYLOAD_RETENTION_DAYS', 7, 1),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     maxStringLengthPromptInDb: integer(env, 'MAX_STRING_LENGTH_PROMPT_IN_DB', 2048, 0),
     observabilityPayloadSampleRate: fraction(env, 'OBSERVABILITY_PAYLOAD_SAMPLE_RATE', 0.01),
     responseCacheTtlMs: integer(env, 'RESPONSE_CACHE_TTL_MS', 0, 0, 30 * DAY_MS),

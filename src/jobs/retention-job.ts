@@ -23,8 +23,8 @@ export interface RetentionRunResult {
 }
 
 /** One table's expiry: the rows older than `days` by `column`, claimed by the key columns. */
-interface Expiry {
-  table: 'gateway_operations' | 'upstream_attempts' | 'payload_samples';
+export interface Expiry {
+  table: 'gateway_operations' | 'upstream_attempts' | 'payload_samples' | 'audit_events';
   key: string;
   column: string;
   days: number;
@@ -55,7 +55,8 @@ export async function runRetention(options: RetentionJobOptions): Promise<Retent
   return { operations, attempts, samples };
 }
 
-async function expire(db: Db, expiry: Expiry, batchRows = RETENTION_BATCH_ROWS): Promise<number> {
+/** Deletes one table's expired rows in claimed batches; returns how many. */
+export async function expire(db: Db, expiry: Expiry, batchRows = RETENTION_BATCH_ROWS): Promise<number> {
   // Identifiers are the constants above, never input.
   const statement = `delete from ${expiry.table} where (${expiry.key}) in (
       select ${expiry.key} from ${expiry.table}

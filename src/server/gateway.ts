@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { adminModules } from '../api/admin/index.ts';
 import { v1Module } from '../api/v1/index.ts';
+import { createAudit } from '../audit/index.ts';
 import { Authenticator } from '../auth/authenticator.ts';
 import { MasterKey } from '../auth/credentials.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
@@ -77,6 +78,15 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     sampling: { fraction: runtime.config.observabilityPayloadSampleRate },
   });
   lifecycle.onShutdown('flush', 'request records', (remainingMs) => records.flush(remainingMs));
+  const audit = createAudit({
+    config: runtime.config,
+    db: database.db,
+    background: database.background,
+    maintenance: database.background,
+    keyring,
+    logger,
+  });
+  lifecycle.onShutdown('flush', 'audit trail', (remainingMs) => audit.flush(remainingMs));
   const telemetry = await Telemetry.open({
     enabled: runtime.config.otelEnabled,
     endpoint: runtime.config.otelExporterOtlpEndpoint,
@@ -115,6 +125,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     }),
     ...adminModules({ db: database.db, cache, keyring, logger, directory, keys, routerSettings }),
     ...records.modules,
+    ...audit.modules,
   ];
   const probes: ReadinessProbe[] = [
     { name: 'database', check: () => database.ping() },
@@ -139,6 +150,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   });
   registerMetricsRoute(app, docs, authenticator, telemetry);
   records.start();
+  audit.start();
   lifecycle.onShutdown('drain', 'http server', (remainingMs) =>
     drain(app, remainingMs - flushReserveMs(runtime.config.shutdownTimeoutMs)),
   );

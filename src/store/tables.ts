@@ -140,6 +140,21 @@ export interface PayloadSamplesTable {
   size_bytes: number;
 }
 
+/** Admin mutations and payload accesses (migration 0005). */
+export interface AuditEventsTable {
+  id: string;
+  kind: 'admin_mutation' | 'payload_access';
+  at: Timestamp;
+  actor: string;
+  method: string;
+  path: string;
+  resource_id: string | null;
+  status: number;
+  request_id: string;
+  source_address: string | null;
+  reason: string | null;
+}
+
 export interface Tables {
   deployments: DeploymentsTable;
   virtual_keys: VirtualKeysTable;
@@ -150,4 +165,5 @@ export interface Tables {
   gateway_operations: GatewayOperationsTable;
   upstream_attempts: UpstreamAttemptsTable;
   payload_samples: PayloadSamplesTable;
+  audit_events: AuditEventsTable;
 }

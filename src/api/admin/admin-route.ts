@@ -18,7 +18,13 @@ export interface AdminRoute<Params, Query, Body> {
   status?: number;
   response: z.ZodType;
   responseDescription: string;
-  handle(input: { params: Params; query: Query; body: Body }): Promise<unknown>;
+  handle(input: { params: Params; query: Query; body: Body; caller: AdminCaller }): Promise<unknown>;
+}
+
+/** Where an admin request came from, for the routes that audit what they show (payload access). */
+export interface AdminCaller {
+  requestId: string;
+  sourceAddress: string;
 }
 
 const ERROR_RESPONSES: ZodOpenApiResponsesObject = {
@@ -44,6 +50,7 @@ export function registerAdminRoute<Params, Query, Body>(
         params: (route.params ? parseInput(route.params, request.params, 'path') : undefined) as Params,
         query: (route.query ? parseInput(route.query, request.query ?? {}, 'query') : undefined) as Query,
         body: (route.body ? parseInput(route.body, request.body, 'body') : undefined) as Body,
+        caller: { requestId: request.id, sourceAddress: request.ip },
       };
       const answer = await route.handle(input);
       reply.code(status);

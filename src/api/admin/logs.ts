@@ -1,33 +1,31 @@
 import { z } from 'zod';
-import { GatewayError } from '../../errors/gateway-error.ts';
-import { decodeCursor } from '../../records/queries/cursor.ts';
+import { cursorParam } from '../../records/queries/cursor.ts';
 import { OPERATION_STATUSES, queryOperationLog } from '../../records/queries/operation-log-query.ts';
 import type { RouteModule } from '../../server/app.ts';
 import type { Db } from '../../store/database.ts';
-import { storableDateTime } from '../../store/storable-date-time.ts';
 import { registerAdminRoute } from './admin-route.ts';
+import { dateOf, timeRangeQuery, timeRangeRefinement } from './time-range.ts';
 
 /** Page size of `GET /admin/logs` when `limit` is absent, and its bound. */
 export const LOGS_DEFAULT_LIMIT = 50;
 export const LOGS_MAX_LIMIT = 500;
 
 const id = z.string().min(1).max(200);
-const time = storableDateTime();
-
-const logsQuery = z.strictObject({
-  requestId: id.optional().meta({ description: 'The `x-request-id` of the call.' }),
-  keyId: id.optional().meta({ description: 'Virtual key id (`key_…`).' }),
-  publicModel: id.optional(),
-  deploymentId: id
-    .optional()
-    .meta({ description: 'Operations served by this deployment or with an attempt on it.' }),
-  status: z.enum(OPERATION_STATUSES).optional(),
-  code: id.optional().meta({ description: 'Error code of the call (docs/api.md, Errors).' }),
-  since: time.optional().meta({ description: 'Inclusive lower bound of the start time (RFC 3339).' }),
-  until: time.optional().meta({ description: 'Exclusive upper bound of the start time (RFC 3339).' }),
-  limit: z.coerce.number().int().min(1).max(LOGS_MAX_LIMIT).default(LOGS_DEFAULT_LIMIT),
-  cursor: z.string().min(1).max(400).optional().meta({ description: '`nextCursor` of the previous page.' }),
-});
+const logsQuery = z
+  .strictObject({
+    requestId: id.optional().meta({ description: 'The `x-request-id` of the call.' }),
+    keyId: id.optional().meta({ description: 'Virtual key id (`key_…`).' }),
+    publicModel: id.optional(),
+    deploymentId: id
+      .optional()
+      .meta({ description: 'Operations served by this deployment or with an attempt on it.' }),
+    status: z.enum(OPERATION_STATUSES).optional(),
+    code: id.optional().meta({ description: 'Error code of the call (docs/api.md, Errors).' }),
+    ...timeRangeQuery('start time'),
+    limit: z.coerce.number().int().min(1).max(LOGS_MAX_LIMIT).default(LOGS_DEFAULT_LIMIT),
+    cursor: z.string().min(1).max(400).optional().meta({ description: '`nextCursor` of the previous page.' }),
+  })
+  .superRefine(timeRangeRefinement);
 
 const attemptSchema = z
   .object({
@@ -95,26 +93,14 @@ export function logsModule(db: Db): RouteModule {
         query: logsQuery,
         response: logsPage,
         responseDescription: 'One page of operations; `nextCursor` is null on the last page.',
-        handle: async ({ query }) => {
-          const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-          if (cursor === null) {
-            throw new GatewayError('invalid_request', {
-              param: 'cursor',
-              message: "Invalid value for 'cursor': use the nextCursor of a previous page.",
-            });
-          }
-          return queryOperationLog(db, {
+        handle: async ({ query }) =>
+          queryOperationLog(db, {
             ...query,
             since: dateOf(query.since),
             until: dateOf(query.until),
-            cursor,
-          });
-        },
+            cursor: cursorParam(query.cursor),
+          }),
       });
     },
   };
-}
-
-function dateOf(text: string | undefined): Date | undefined {
-  return text === undefined ? undefined : new Date(text);
 }

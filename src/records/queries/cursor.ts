@@ -1,3 +1,5 @@
+import { GatewayError } from '../../errors/gateway-error.ts';
+
 /** An opaque keyset cursor: the (started_at, id) of the last row of a page, newest first. */
 export interface PageCursor {
   startedAt: Date;
@@ -20,4 +22,34 @@ export function decodeCursor(text: string): PageCursor | null {
   } catch {
     return null;
   }
+}
+
+/** A `cursor` query parameter: absent, or a cursor this server made (else a 400 naming `cursor`). */
+export function cursorParam(text: string | undefined): PageCursor | undefined {
+  if (text === undefined) return undefined;
+  const cursor = decodeCursor(text);
+  if (cursor === null) {
+    throw new GatewayError('invalid_request', {
+      param: 'cursor',
+      message: "Invalid value for 'cursor': use the nextCursor of a previous page.",
+    });
+  }
+  return cursor;
+}
+
+/**
+ * A page of rows fetched newest first with `limit + 1`: the extra row only says another page
+ * exists; the cursor names the last row shown.
+ */
+export function keysetPage<Row>(
+  rows: readonly Row[],
+  limit: number,
+  cursorOf: (row: Row) => PageCursor,
+): { rows: Row[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    rows: page,
+    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(cursorOf(last)) : null,
+  };
 }

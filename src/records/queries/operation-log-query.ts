@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../store/database.ts';
 import type { GatewayOperationsTable, UpstreamAttemptsTable } from '../../store/tables.ts';
-import { encodeCursor, type PageCursor } from './cursor.ts';
+import { keysetPage, type PageCursor } from './cursor.ts';
 
 export const OPERATION_STATUSES = ['in_progress', 'success', 'failure', 'cancelled', 'abandoned'] as const;
 
@@ -104,18 +104,14 @@ export async function queryOperationLog(db: Db, filter: OperationLogFilter): Pro
     .orderBy('o.id', 'desc')
     .limit(filter.limit + 1)
     .execute();
-  const page = rows.slice(0, filter.limit);
+  const page = keysetPage(rows, filter.limit, (row) => ({ startedAt: new Date(row.started_at), id: row.id }));
   const attempts = await attemptsOf(
     db,
-    page.map((row) => row.id),
+    page.rows.map((row) => row.id),
   );
-  const last = page.at(-1);
   return {
-    data: page.map((row) => operationView(row, attempts.get(row.id) ?? [])),
-    nextCursor:
-      rows.length > filter.limit && last !== undefined
-        ? encodeCursor({ startedAt: new Date(last.started_at), id: last.id })
-        : null,
+    data: page.rows.map((row) => operationView(row, attempts.get(row.id) ?? [])),
+    nextCursor: page.nextCursor,
   };
 }
 
