@@ -23,6 +23,9 @@ const logsQuery = z.strictObject({
     .meta({ description: 'Operations served by this deployment or with an attempt on it.' }),
   status: z.enum(OPERATION_STATUSES).optional(),
   code: id.optional().meta({ description: 'Error code of the call (docs/api.md, Errors).' }),
+  tag: id
+    .optional()
+    .meta({ description: 'Operations carrying this tag (`x-switchyard-tags` or the key defaults).' }),
   since: time.optional().meta({ description: 'Inclusive lower bound of the start time (RFC 3339).' }),
   until: time.optional().meta({ description: 'Exclusive upper bound of the start time (RFC 3339).' }),
   limit: z.coerce.number().int().min(1).max(LOGS_MAX_LIMIT).default(LOGS_DEFAULT_LIMIT),
@@ -72,6 +75,9 @@ const operationSchema = z
     cacheHit: z
       .boolean()
       .meta({ description: 'Answered from the response cache: no upstream attempt, nothing billed.' }),
+    tags: z
+      .array(z.string())
+      .meta({ description: "The call's `x-switchyard-tags`, then its key's default tags (at most 10)." }),
     latencyMs: z.number().nullable(),
     prompt: z.string().nullable().meta({ description: 'Truncated to MAX_STRING_LENGTH_PROMPT_IN_DB.' }),
     attempts: z.array(attemptSchema),

@@ -6,6 +6,7 @@ import { sql as core } from './0001-core.ts';
 import { sql as requestLogs } from './0002-request-logs.ts';
 import { sql as operationRecords } from './0003-operation-records.ts';
 import { sql as responseCacheHits } from './0004-response-cache-hits.ts';
+import { sql as keyRotation } from './0006-key-rotation.ts';
 
 export interface Migration {
   version: number;
@@ -18,6 +19,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 2, name: 'request-logs', sql: requestLogs },
   { version: 3, name: 'operation-records', sql: operationRecords },
   { version: 4, name: 'response-cache-hits', sql: responseCacheHits },
+  { version: 6, name: 'key-rotation', sql: keyRotation },
 ]);
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
