@@ -118,11 +118,10 @@ describe('GET /v1/key (self-service key info)', () => {
     await assert.rejects(unknown.get('/key'), (error: { status?: number }) => error.status === 401);
 
     const issued = await admin.post('/admin/keys', { allowedModels: ['*'] });
+    const asKey = { headers: { authorization: `Bearer ${issued.body.key}` } };
+    assert.equal((await fetch(`${gw.url}/v1/key`, asKey)).status, 200);
     await admin.delete(`/admin/keys/${issued.body.id}`);
-    const deleted = await fetch(`${gw.url}/v1/key`, {
-      headers: { authorization: `Bearer ${issued.body.key}` },
-    });
-    assert.equal(deleted.status, 401);
+    assert.equal((await fetch(`${gw.url}/v1/key`, asKey)).status, 401);
   });
 
   it('answers the master key 400: the endpoint describes a virtual key', async () => {
