@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { sharedEnv } from '../helpers/shared-env.ts';
+import { sqlOn } from '../helpers/sql.ts';
 import { AdminClient, chat, errorOf, eventually } from './support.ts';
 
 /**
@@ -63,10 +64,10 @@ describe('POST /admin/keys/:id/rotate on two replicas (postgres + redis)', () =>
     assert.notEqual(secret, key.secret);
     assert.equal(rotated.body.id, key.id);
     assert.equal(rotated.body.previousKeyExpiresAt, null);
-    const [row] = await first.gateway.runtime.database.sql<
-      { key_hash: Buffer; previous_key_hash: Buffer | null }[]
-    >`
-      select key_hash, previous_key_hash from virtual_keys where id = ${key.id}`;
+    const [row] = await sqlOn(first.gateway.runtime.database.background)<{
+      key_hash: Buffer;
+      previous_key_hash: Buffer | null;
+    }>`select key_hash, previous_key_hash from virtual_keys where id = ${key.id}`;
     assert.deepEqual(
       row.key_hash,
       createHash('sha256').update(secret).digest(),

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type postgres from 'postgres';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { openaiClient } from '../helpers/openai-client.ts';
+import type { TestSql } from '../helpers/sql.ts';
 import { admin, connect, createDeployment, eventually } from './support.ts';
 
 const HEADER = 'x-switchyard-tags';
@@ -192,7 +192,7 @@ describe('call tags (variant B): recorded, shown in /admin/logs, grouped in /adm
 describe('call tags (variant A): recorded in request_logs', () => {
   let fake: OpenAIFake;
   let gw: TestGateway;
-  let sql: postgres.Sql;
+  let sql: TestSql;
 
   before(async () => {
     fake = await new OpenAIFake().start();
@@ -210,9 +210,9 @@ describe('call tags (variant A): recorded in request_logs', () => {
     const key = await issueKey(gw, ['cost-center:42']);
     const requestId = await taggedChat(gw, key.key, 'batch,nightly');
     const row = await eventually(async () => {
-      const [found] = await sql<
-        { tags: string[] }[]
-      >`select tags from request_logs where request_id = ${requestId}`;
+      const [found] = await sql<{
+        tags: string[];
+      }>`select tags from request_logs where request_id = ${requestId}`;
       return found;
     });
     assert.deepEqual(row.tags, ['batch', 'nightly', 'cost-center:42']);
