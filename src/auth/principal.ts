@@ -13,6 +13,8 @@ export interface VirtualKey {
   spendCents: number;
   enabled: boolean;
   expiresAt: Date | null;
+  /** Default tags of the key's calls, merged after the call's own. */
+  tags: readonly string[];
 }
 
 /** Who is calling: the master key or a virtual key. */

@@ -4,7 +4,7 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import type { Db } from '../store/database.ts';
 import { KEY_SECRET_PREFIX } from './key-hash.ts';
-import { virtualKeyFromRow } from './virtual-key-row.ts';
+import { type VirtualKeyRow, virtualKeyFromRow } from './virtual-key-row.ts';
 
 interface Entry {
   key: VirtualKey | null;
@@ -70,15 +70,32 @@ export class CachedKeyResolver implements VirtualKeyResolver {
     const row = await this.#db
       .selectFrom('virtual_keys')
       .selectAll()
-      .where('key_hash', '=', hash)
+      .where((eb) => eb.or([eb('key_hash', '=', hash), eb('previous_key_hash', '=', hash)]))
       .executeTakeFirst();
-    const key = row === undefined ? null : virtualKeyFromRow(row);
+    const match = row === undefined ? null : matchOf(row, hash, now);
+    const key = match?.key ?? null;
     if (generation !== this.#generation) return key;
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-    this.#entries.set(id, {
-      key,
-      expiresAtMs: now + (key === null ? Math.min(NEGATIVE_TTL_MS, this.#ttlMs) : this.#ttlMs),
-    });
+    const ttlMs = key === null ? Math.min(NEGATIVE_TTL_MS, this.#ttlMs) : this.#ttlMs;
+    // A replaced secret's entry ends with its grace period, so a replica that cached it refuses it
+    // from then on without hearing of any change.
+    this.#entries.set(id, { key, expiresAtMs: Math.min(now + ttlMs, match?.untilMs ?? Infinity) });
     return key;
   }
+}
+
+/**
+ * The key when `hash` is its current secret (`untilMs` Infinity: no end but the key's own) or the
+ * secret a rotation replaced while its grace period lasts; else null. The grace period is checked
+ * on this clock, the same one that ends the cache entry.
+ */
+function matchOf(
+  row: VirtualKeyRow,
+  hash: Buffer,
+  nowMs: number,
+): { key: VirtualKey; untilMs: number } | null {
+  if (row.key_hash.equals(hash)) return { key: virtualKeyFromRow(row), untilMs: Infinity };
+  const until = row.previous_key_expires_at;
+  const untilMs = until === null ? 0 : new Date(until).getTime();
+  return untilMs > nowMs ? { key: virtualKeyFromRow(row), untilMs } : null;
 }

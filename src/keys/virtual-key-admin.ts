@@ -9,7 +9,11 @@ import { hashKeySecret } from './key-hash.ts';
 import { generateKeySecret } from './key-secret.ts';
 import { VirtualKeyRepository, type VirtualKeyUpdate } from './virtual-key-repository.ts';
 import type { VirtualKeyRow } from './virtual-key-row.ts';
-import type { VirtualKeyCreateInput, VirtualKeyPatchInput } from './virtual-key-schemas.ts';
+import type {
+  VirtualKeyCreateInput,
+  VirtualKeyPatchInput,
+  VirtualKeyRotateInput,
+} from './virtual-key-schemas.ts';
 
 export interface VirtualKeyAdminDeps {
   db: Db;
@@ -47,6 +51,7 @@ export class VirtualKeyAdmin extends ResourceAdmin<VirtualKeyRow> {
       enabled: input.enabled,
       expires_at: input.expiresAt ?? null,
       metadata: input.metadata,
+      tags: input.tags,
     });
     // A new key may have been tried (and remembered as unknown) before it existed.
     await this.announce(row.id);
@@ -57,6 +62,24 @@ export class VirtualKeyAdmin extends ResourceAdmin<VirtualKeyRow> {
   async update(id: string, patch: VirtualKeyPatchInput): Promise<VirtualKeyRow | undefined> {
     const row = await this.#repository.update(id, updateColumns(patch));
     return this.changed(id, row);
+  }
+
+  /**
+   * A new secret for the key, shown once. The replaced one stays valid for the grace period on
+   * every replica (their cache entries end with it, cached-key-resolver.ts); with none it is
+   * refused from the next call on. Undefined when there is no such key.
+   */
+  async rotate(
+    id: string,
+    input: VirtualKeyRotateInput,
+  ): Promise<{ row: VirtualKeyRow; secret: string } | undefined> {
+    const secret = generateKeySecret();
+    const graceMs = input.gracePeriodSeconds * 1000;
+    const previousUntil = graceMs === 0 ? null : new Date(Date.now() + graceMs);
+    const row = await this.#repository.rotate(id, hashKeySecret(secret), previousUntil);
+    if (row === undefined) return undefined;
+    await this.announce(id);
+    return { row, secret };
   }
 
   /**
@@ -85,5 +108,6 @@ function updateColumns(patch: VirtualKeyPatchInput): VirtualKeyUpdate {
   if (patch.enabled !== undefined) columns.enabled = patch.enabled;
   if (patch.expiresAt !== undefined) columns.expires_at = patch.expiresAt;
   if (patch.metadata !== undefined) columns.metadata = patch.metadata ?? {};
+  if (patch.tags !== undefined) columns.tags = patch.tags;
   return columns;
 }

@@ -4,13 +4,16 @@ import type { Db } from '../store/database.ts';
 import type { VirtualKeysTable } from '../store/tables.ts';
 import type { VirtualKeyRow } from './virtual-key-row.ts';
 
+/** Columns only rotation writes. */
+type SecretColumns = 'key_hash' | 'previous_key_hash' | 'previous_key_expires_at';
+
 export type VirtualKeyInsert = Omit<
   Insertable<VirtualKeysTable>,
-  'id' | 'spend_cents' | 'created_at' | 'updated_at'
+  'id' | 'spend_cents' | 'created_at' | 'updated_at' | 'previous_key_hash' | 'previous_key_expires_at'
 >;
 export type VirtualKeyUpdate = Omit<
   Updateable<VirtualKeysTable>,
-  'id' | 'key_hash' | 'spend_cents' | 'created_at' | 'updated_at'
+  'id' | SecretColumns | 'spend_cents' | 'created_at' | 'updated_at'
 >;
 
 /** The database clock; typed loosely because `Generated<Timestamp>` nests two ColumnTypes (store/tables.ts). */
@@ -56,6 +59,24 @@ export class VirtualKeyRepository {
     return this.#db
       .updateTable('virtual_keys')
       .set({ ...values, updated_at: NOW })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /**
+   * Replaces the secret's hash in one statement. With a grace period (`previousUntil`), the hash
+   * it replaces is kept until then; without one, nothing of it is (an earlier grace ends too).
+   */
+  rotate(id: string, keyHash: Buffer, previousUntil: Date | null): Promise<VirtualKeyRow | undefined> {
+    return this.#db
+      .updateTable('virtual_keys')
+      .set((eb) => ({
+        key_hash: keyHash,
+        previous_key_hash: previousUntil === null ? null : eb.ref('key_hash'),
+        previous_key_expires_at: previousUntil,
+        updated_at: NOW,
+      }))
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirst();

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { VirtualKey } from '../auth/principal.ts';
+import { NO_TAGS } from '../pipeline/call-tags.ts';
 import type { VirtualKeysTable } from '../store/tables.ts';
 
 export type VirtualKeyRow = Selectable<VirtualKeysTable>;
@@ -16,5 +17,6 @@ export function virtualKeyFromRow(row: VirtualKeyRow): VirtualKey {
     spendCents: Number(row.spend_cents),
     enabled: row.enabled,
     expiresAt: row.expires_at,
+    tags: row.tags.length === 0 ? NO_TAGS : row.tags,
   };
 }

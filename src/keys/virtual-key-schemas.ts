@@ -1,6 +1,7 @@
 /** The admin API's virtual key inputs (DESIGN.md section 5, Virtual key). */
 import { z } from 'zod';
 import { rateLimitSchema as limit } from '../limits/rate-limit-schema.ts';
+import { tagListSchema as tags } from '../pipeline/call-tags.ts';
 import { storableDateTime } from '../store/storable-date-time.ts';
 
 const modelName = z.string().trim().min(1, 'model names must not be empty').max(256);
@@ -31,6 +32,7 @@ export const virtualKeyCreateSchema = z
     enabled: z.boolean().default(true),
     expiresAt: expiresAt.nullish(),
     metadata: metadata.default({}),
+    tags: tags.default([]),
   })
   .meta({ id: 'VirtualKeyCreate' });
 
@@ -48,7 +50,28 @@ export const virtualKeyPatchSchema = z
     enabled: z.boolean().optional(),
     expiresAt: expiresAt.nullable().optional(),
     metadata: metadata.nullable().optional(),
+    tags: tags.optional(),
   })
   .meta({ id: 'VirtualKeyPatch' });
 
 export type VirtualKeyPatchInput = z.infer<typeof virtualKeyPatchSchema>;
+
+/** Thirty days: a grace period longer than that is a second key, not a rotation. */
+export const MAX_GRACE_PERIOD_SECONDS = 30 * 24 * 3600;
+
+export const virtualKeyRotateSchema = z
+  .strictObject({
+    gracePeriodSeconds: z
+      .number()
+      .int('expected an integer number of seconds')
+      .min(0, 'expected seconds >= 0')
+      .max(MAX_GRACE_PERIOD_SECONDS, `expected at most ${MAX_GRACE_PERIOD_SECONDS} seconds (30 days)`)
+      .default(0)
+      .meta({
+        description:
+          'How long the replaced secret stays valid, on every replica (0: refused at once). A later rotation ends it at once.',
+      }),
+  })
+  .meta({ id: 'VirtualKeyRotate' });
+
+export type VirtualKeyRotateInput = z.infer<typeof virtualKeyRotateSchema>;

@@ -15,6 +15,11 @@ export const virtualKeyViewSchema = z
     enabled: z.boolean(),
     expiresAt: z.string().nullable(),
     metadata: z.record(z.string(), z.unknown()),
+    tags: z.array(z.string()).meta({ description: "Default tags of the key's calls." }),
+    previousKeyExpiresAt: z.string().nullable().meta({
+      description:
+        'After a rotation with a grace period: until when the replaced secret is still accepted; null otherwise.',
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -42,7 +47,15 @@ export function virtualKeyView(row: VirtualKeyRow): VirtualKeyView {
     enabled: row.enabled,
     expiresAt: row.expires_at === null ? null : isoString(row.expires_at),
     metadata: row.metadata,
+    tags: row.tags,
+    previousKeyExpiresAt: graceEnd(row),
     createdAt: isoString(row.created_at),
     updatedAt: isoString(row.updated_at),
   };
+}
+
+/** The end of a replaced secret's grace period while it lasts. */
+function graceEnd(row: VirtualKeyRow): string | null {
+  const until = row.previous_key_expires_at;
+  return until === null || new Date(until).getTime() <= Date.now() ? null : isoString(until);
 }

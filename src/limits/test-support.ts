@@ -33,6 +33,7 @@ export function testKey(fields: Partial<VirtualKey> = {}): VirtualKey {
     spendCents: 0,
     enabled: true,
     expiresAt: null,
+    tags: [],
     ...fields,
   };
 }
@@ -76,5 +77,6 @@ export function testContext(key: VirtualKey | null, body: Partial<EndpointBody> 
     usage: null,
     costCents: 0,
     stageState: new Map(),
+    tags: [],
   };
 }

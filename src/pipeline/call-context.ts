@@ -36,6 +36,11 @@ export interface CallContext {
    */
   readonly body: EndpointBody;
   readonly stream: boolean;
+  /**
+   * The call's tags (`x-switchyard-tags`, then the key's defaults; call-tags.ts), recorded with
+   * the call. The shared empty list when there are none.
+   */
+  readonly tags: readonly string[];
   /** The public model being served (changes when a fallback chain reroutes). */
   publicModel: string;
   /** Headers to add to the answer (rate limits, served-by). */

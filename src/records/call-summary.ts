@@ -41,6 +41,8 @@ export interface CallSummary {
    */
   cache: ResponseCacheStatus | null;
   attempts: readonly AttemptRecord[];
+  /** The call's tags, the key's defaults included. */
+  tags: readonly string[];
 }
 
 export function keyIdOf(ctx: CallContext): string | null {
@@ -76,6 +78,7 @@ export function summarizeCall(
     costCents: cost,
     cache: ctx.cacheStatus ?? null,
     attempts: ctx.attempts,
+    tags: ctx.tags,
   };
 }
 

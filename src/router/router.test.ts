@@ -92,6 +92,7 @@ function context(): CallContext {
     usage: null,
     costCents: 0,
     stageState: new Map(),
+    tags: [],
   };
 }
 

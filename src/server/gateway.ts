@@ -8,6 +8,7 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import type { Config } from '../config.ts';
 import { DeploymentDirectory } from '../deployments/deployment-directory.ts';
 import { CachedKeyResolver } from '../keys/cached-key-resolver.ts';
+import { KeyInfoReader } from '../keys/key-info.ts';
 import { createLimits } from '../limits/index.ts';
 import { InferencePipeline } from '../pipeline/pipeline.ts';
 import { createPreflightStages } from '../pipeline/stages/preflight.ts';
@@ -119,6 +120,11 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     v1Module({
       pipeline,
       directory,
+      keyInfo: new KeyInfoReader({
+        db: database.db,
+        cache,
+        pendingSpendCents: (keyId) => limits.spend.pendingFor(keyId),
+      }),
       bodyLimitBytes: runtime.config.bodyLimitBytes,
       countTokens: { client, settings: routerSettings },
       upstreamErrorMessages: runtime.config.upstreamErrorMessages,

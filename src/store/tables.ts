@@ -41,6 +41,11 @@ export interface VirtualKeysTable {
   metadata: Json<Record<string, unknown>>;
   created_at: Generated<Timestamp>;
   updated_at: Generated<Timestamp>;
+  /** Migration 0006: the secret a rotation replaced, accepted until `previous_key_expires_at`. */
+  previous_key_hash: Buffer | null;
+  previous_key_expires_at: Timestamp | null;
+  /** Migration 0006: default tags of the key's calls. */
+  tags: Generated<string[]>;
 }
 
 export interface RouterSettingsTable {
@@ -74,6 +79,8 @@ export interface RequestLogsTable {
   error_detail: Json<Record<string, unknown> | null>;
   /** Migration 0004. */
   cache_hit: Generated<boolean>;
+  /** Migration 0006. */
+  tags: Generated<string[]>;
 }
 
 /** Last run of a periodic job that runs once per cycle across replicas (migration 0002). */
@@ -106,6 +113,8 @@ export interface GatewayOperationsTable {
   prompt: string | null;
   /** Migration 0004. */
   cache_hit: Generated<boolean>;
+  /** Migration 0006. */
+  tags: Generated<string[]>;
 }
 
 /** Variant B: one row per upstream attempt (migration 0003). */

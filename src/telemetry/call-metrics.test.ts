@@ -27,6 +27,7 @@ function call(overrides: Partial<CallSummary> = {}): CallSummary {
     costCents: 0.5,
     cache: null,
     attempts: [],
+    tags: [],
     ...overrides,
   };
 }

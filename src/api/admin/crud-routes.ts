@@ -134,6 +134,7 @@ function registerItemRoutes<Row extends { id: string }, Create, Patch>(
   });
 }
 
-function notFound(noun: string, id: string): never {
+/** The 404 of a resource route: `No ${noun} with id '...'.` */
+export function notFound(noun: string, id: string): never {
   throw new GatewayError('not_found', { param: 'id', message: `No ${noun} with id '${id}'.` });
 }

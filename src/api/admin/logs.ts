@@ -21,6 +21,9 @@ const logsQuery = z
       .meta({ description: 'Operations served by this deployment or with an attempt on it.' }),
     status: z.enum(OPERATION_STATUSES).optional(),
     code: id.optional().meta({ description: 'Error code of the call (docs/api.md, Errors).' }),
+    tag: id
+      .optional()
+      .meta({ description: 'Operations carrying this tag (`x-switchyard-tags` or the key defaults).' }),
     ...timeRangeQuery('start time'),
     limit: z.coerce.number().int().min(1).max(LOGS_MAX_LIMIT).default(LOGS_DEFAULT_LIMIT),
     cursor: z.string().min(1).max(400).optional().meta({ description: '`nextCursor` of the previous page.' }),
@@ -70,6 +73,9 @@ const operationSchema = z
     cacheHit: z
       .boolean()
       .meta({ description: 'Answered from the response cache: no upstream attempt, nothing billed.' }),
+    tags: z
+      .array(z.string())
+      .meta({ description: "The call's `x-switchyard-tags`, then its key's default tags (at most 10)." }),
     latencyMs: z.number().nullable(),
     prompt: z.string().nullable().meta({ description: 'Truncated to MAX_STRING_LENGTH_PROMPT_IN_DB.' }),
     attempts: z.array(attemptSchema),

@@ -1,9 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { VirtualKeyAdmin } from '../../keys/virtual-key-admin.ts';
-import { virtualKeyCreateSchema, virtualKeyPatchSchema } from '../../keys/virtual-key-schemas.ts';
+import {
+  type VirtualKeyRotateInput,
+  virtualKeyCreateSchema,
+  virtualKeyPatchSchema,
+  virtualKeyRotateSchema,
+} from '../../keys/virtual-key-schemas.ts';
 import { issuedVirtualKeySchema, virtualKeyView, virtualKeyViewSchema } from '../../keys/virtual-key-view.ts';
 import type { OpenApiRegistry } from '../../server/openapi.ts';
-import { registerCrudRoutes } from './crud-routes.ts';
+import { registerAdminRoute } from './admin-route.ts';
+import { type IdParams, idParamsSchema } from './admin-schemas.ts';
+import { notFound, registerCrudRoutes } from './crud-routes.ts';
+
+const NOUN = 'virtual key';
 
 /** `/admin/keys` (DESIGN.md section 5, Virtual key): thin handlers over VirtualKeyAdmin. */
 export function registerVirtualKeyRoutes(
@@ -14,7 +23,7 @@ export function registerVirtualKeyRoutes(
   registerCrudRoutes(scope, docs, {
     path: '/keys',
     tag: 'keys',
-    noun: 'virtual key',
+    noun: NOUN,
     service: admin,
     view: { schema: virtualKeyViewSchema, pageId: 'VirtualKeyPage', render: virtualKeyView },
     create: {
@@ -35,5 +44,25 @@ export function registerVirtualKeyRoutes(
       responseDescription: 'The key after the change.',
     },
     delete: { summary: 'Delete a virtual key (it is refused with 401 at once, on every replica)' },
+  });
+  registerRotateRoute(scope, docs, admin);
+}
+
+/** `POST /admin/keys/:id/rotate` (DESIGN.md section 5, Governance): a new secret, shown once. */
+function registerRotateRoute(scope: FastifyInstance, docs: OpenApiRegistry, admin: VirtualKeyAdmin): void {
+  registerAdminRoute<IdParams, never, VirtualKeyRotateInput>(scope, docs, {
+    method: 'post',
+    path: '/keys/:id/rotate',
+    summary: 'Rotate a virtual key: a new secret in `key`, the old one valid for `gracePeriodSeconds`',
+    tag: 'keys',
+    params: idParamsSchema,
+    // No body is `{}`: rotate now, no grace period.
+    body: virtualKeyRotateSchema.prefault({}),
+    response: issuedVirtualKeySchema,
+    responseDescription: 'The key, with its new secret in `key` (shown only here).',
+    handle: async ({ params, body }) => {
+      const rotated = (await admin.rotate(params.id, body)) ?? notFound(NOUN, params.id);
+      return { ...virtualKeyView(rotated.row), key: rotated.secret };
+    },
   });
 }

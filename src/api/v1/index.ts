@@ -1,14 +1,18 @@
 import type { UpstreamErrorMessages } from '../../errors/render-error.ts';
+import type { KeyInfoReader } from '../../keys/key-info.ts';
 import type { InferencePipeline } from '../../pipeline/pipeline.ts';
 import type { RouteModule } from '../../server/app.ts';
 import { type CountTokensDeps, registerCountTokensRoute } from './count-tokens.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { registerInferenceRoute } from './inference-route.ts';
+import { registerKeyRoute } from './key-route.ts';
 import { type ModelSource, registerModelsRoute } from './models-route.ts';
 
 export interface V1Deps {
   pipeline: InferencePipeline;
   directory: ModelSource & CountTokensDeps['directory'];
+  /** `GET /v1/key`. */
+  keyInfo: KeyInfoReader;
   /** The bound of a request body (BODY_LIMIT_BYTES); multipart uploads too. */
   bodyLimitBytes: number;
   /** What `POST /v1/messages/count_tokens` needs to reach a provider's own count. */
@@ -17,7 +21,8 @@ export interface V1Deps {
 }
 
 /**
- * The /v1 surface: every inference endpoint on the one generic handler, and `GET /v1/models`.
+ * The /v1 surface: every inference endpoint on the one generic handler, `GET /v1/models` and
+ * `GET /v1/key`.
  * multipart/form-data is not parsed here: its parser hands the raw request stream to the handler,
  * which reads the text fields and streams the upload on (multipart-fields.ts). Registered on the
  * v1 scope only, so the admin surface never accepts multipart.
@@ -34,6 +39,7 @@ export function v1Module(deps: V1Deps): RouteModule {
       for (const endpoint of ENDPOINTS) registerInferenceRoute(scope, docs, endpoint, deps.pipeline, options);
       registerModelsRoute(scope, docs, deps.directory);
       registerCountTokensRoute(scope, docs, { ...deps.countTokens, directory: deps.directory });
+      registerKeyRoute(scope, docs, deps.keyInfo);
     },
   };
 }

@@ -6,6 +6,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { errorStatus, type UpstreamErrorMessages } from '../../errors/render-error.ts';
 import type { AttemptResult } from '../../pipeline/attempt.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
+import { mergeTags, parseTagsHeader, TAGS_HEADER } from '../../pipeline/call-tags.ts';
 import { type Endpoint, type EndpointBody, MULTIPART_UPLOAD } from '../../pipeline/endpoint.ts';
 import type { InferencePipeline } from '../../pipeline/pipeline.ts';
 import { sseErrorEvent, startSse, writeJson, writeSseEvents, writeText } from '../../pipeline/respond.ts';
@@ -94,6 +95,7 @@ async function createContext(
 ): Promise<CallContext> {
   // Taken before a multipart form is read: the call's latency includes reading its fields.
   const startedAtMs = Date.now();
+  const tags = callTags(request);
   const body = await bodyOf(endpoint, request, options);
   const stream = body.stream === true;
   if (stream && !endpoint.streamable) {
@@ -107,6 +109,7 @@ async function createContext(
     signal,
     body,
     stream,
+    tags,
     publicModel: body.model,
     servedBy: null,
     responseHeaders: { 'x-request-id': request.id },
@@ -127,6 +130,13 @@ export function forwardedHeaders(request: FastifyRequest): Record<string, string
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
   return headers;
+}
+
+/** The header's tags, then the calling key's defaults. */
+function callTags(request: FastifyRequest): readonly string[] {
+  const own = parseTagsHeader(request.headers[TAGS_HEADER]);
+  const principal = request.principal;
+  return principal.kind === 'virtual' ? mergeTags(own, principal.key.tags) : own;
 }
 
 async function handle(

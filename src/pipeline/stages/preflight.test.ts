@@ -61,6 +61,7 @@ function context(
     usage: null,
     costCents: 0,
     stageState: new Map(),
+    tags: [],
   };
 }
 
@@ -141,6 +142,7 @@ describe('createPreflightStages', () => {
         spendCents: 0,
         enabled: true,
         expiresAt: null,
+        tags: [],
       },
     };
     assert.equal((await refusal(poolOf(), context(CHAT, chat('zzz'), principal))).code, 'model_not_allowed');

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../store/database.ts';
 import type { GatewayOperationsTable, UpstreamAttemptsTable } from '../../store/tables.ts';
 import { keysetPage, type PageCursor } from './cursor.ts';
@@ -13,6 +13,8 @@ export interface OperationLogFilter {
   deploymentId?: string;
   status?: (typeof OPERATION_STATUSES)[number];
   code?: string;
+  /** Operations carrying this tag. */
+  tag?: string;
   since?: Date;
   until?: Date;
   limit: number;
@@ -55,6 +57,7 @@ export interface OperationView {
   cachedInputTokens: number | null;
   costCents: number;
   cacheHit: boolean;
+  tags: string[];
   latencyMs: number | null;
   prompt: string | null;
   attempts: AttemptView[];
@@ -73,6 +76,7 @@ export async function queryOperationLog(db: Db, filter: OperationLogFilter): Pro
   if (filter.publicModel !== undefined) query = query.where('o.public_model', '=', filter.publicModel);
   if (filter.status !== undefined) query = query.where('o.status', '=', filter.status);
   if (filter.code !== undefined) query = query.where('o.error_code', '=', filter.code);
+  if (filter.tag !== undefined) query = query.where(sql<boolean>`${filter.tag} = any(o.tags)`);
   if (filter.since !== undefined) query = query.where('o.started_at', '>=', filter.since);
   if (filter.until !== undefined) query = query.where('o.started_at', '<', filter.until);
   const deploymentId = filter.deploymentId;
@@ -157,6 +161,7 @@ function operationView(row: Selectable<GatewayOperationsTable>, attempts: Attemp
     cachedInputTokens: row.cached_input_tokens,
     costCents: Number(row.cost_cents),
     cacheHit: row.cache_hit,
+    tags: row.tags,
     latencyMs: row.latency_ms,
     prompt: row.prompt,
     attempts,

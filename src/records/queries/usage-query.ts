@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../store/database.ts';
 
-export const USAGE_GROUPS = ['key', 'model', 'deployment', 'day'] as const;
+export const USAGE_GROUPS = ['key', 'model', 'deployment', 'day', 'tag'] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
 
 export interface UsageFilter {
@@ -11,7 +11,10 @@ export interface UsageFilter {
 }
 
 export interface UsageRow {
-  /** Key id (null: the master key), public model, deployment id (null: never reached one), or UTC day `YYYY-MM-DD`. */
+  /**
+   * Key id (null: the master key), public model, deployment id (null: never reached one), UTC day
+   * `YYYY-MM-DD`, or tag (null: calls without tags).
+   */
   group: string | null;
   requests: number;
   inputTokens: number;
@@ -25,20 +28,29 @@ const GROUP_EXPRESSIONS = {
   model: sql<string | null>`public_model`,
   deployment: sql<string | null>`deployment_id`,
   day: sql<string | null>`to_char(started_at at time zone 'UTC', 'YYYY-MM-DD')`,
+  tag: sql<string | null>`tag.tag`,
 } as const satisfies Record<UsageGroup, unknown>;
 
-/** `GET /admin/usage`: requests, tokens and cost per group over the retained operations. */
+/**
+ * `GET /admin/usage`: requests, tokens and cost per group over the retained operations. By tag,
+ * each operation is joined to each of its tags (counted under every one) or, without tags, to a
+ * single null tag.
+ */
 export async function queryUsage(db: Db, filter: UsageFilter): Promise<UsageRow[]> {
   const group = GROUP_EXPRESSIONS[filter.groupBy];
-  let query = db
-    .selectFrom('gateway_operations')
-    .select([
-      group.as('group'),
-      sql<number>`count(*)`.as('requests'),
-      sql<number>`coalesce(sum(input_tokens), 0)`.as('input_tokens'),
-      sql<number>`coalesce(sum(output_tokens), 0)`.as('output_tokens'),
-      sql<number>`coalesce(sum(cost_cents), 0)`.as('cost_cents'),
-    ]);
+  const operations =
+    filter.groupBy === 'tag'
+      ? db
+          .selectFrom('gateway_operations')
+          .leftJoin(sql<{ tag: string }>`unnest(gateway_operations.tags)`.as('tag'), (join) => join.onTrue())
+      : db.selectFrom('gateway_operations');
+  let query = operations.select([
+    group.as('group'),
+    sql<number>`count(*)`.as('requests'),
+    sql<number>`coalesce(sum(input_tokens), 0)`.as('input_tokens'),
+    sql<number>`coalesce(sum(output_tokens), 0)`.as('output_tokens'),
+    sql<number>`coalesce(sum(cost_cents), 0)`.as('cost_cents'),
+  ]);
   if (filter.since !== undefined) query = query.where('started_at', '>=', filter.since);
   if (filter.until !== undefined) query = query.where('started_at', '<', filter.until);
   const rows = await query.groupBy(sql`1`).orderBy(sql`1`).execute();

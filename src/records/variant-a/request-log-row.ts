@@ -22,6 +22,7 @@ export interface RequestLogRow {
   prompt: string | null;
   error_detail: unknown;
   cache_hit: boolean;
+  tags: readonly string[];
 }
 
 export const REQUEST_LOG_COLUMNS = [
@@ -41,6 +42,7 @@ export const REQUEST_LOG_COLUMNS = [
   'prompt',
   'error_detail',
   'cache_hit',
+  'tags',
 ] as const satisfies readonly (keyof RequestLogRow)[];
 
 /**
@@ -71,5 +73,6 @@ export function requestLogRow(call: CallSummary, prompt: string | null): Request
     prompt,
     error_detail: jsonForDb(detail),
     cache_hit: call.cache === 'hit',
+    tags: call.tags,
   };
 }

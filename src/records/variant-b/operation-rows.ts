@@ -27,6 +27,7 @@ export interface OperationRow {
   attempt_count: number;
   prompt: string | null;
   cache_hit: boolean;
+  tags: readonly string[];
 }
 
 export const OPERATION_COLUMNS = [
@@ -51,6 +52,7 @@ export const OPERATION_COLUMNS = [
   'attempt_count',
   'prompt',
   'cache_hit',
+  'tags',
 ] as const satisfies readonly (keyof OperationRow)[];
 
 /** An `upstream_attempts` row. */
@@ -121,6 +123,7 @@ export function startedOperationRow(start: OperationStart, ctx: CallContext): Op
     attempt_count: 0,
     prompt: start.prompt,
     cache_hit: false,
+    tags: ctx.tags,
   };
 }
 
@@ -147,6 +150,7 @@ export function finishedOperationRow(start: OperationStart, call: CallSummary): 
     attempt_count: call.attempts.length,
     prompt: start.prompt,
     cache_hit: call.cache === 'hit',
+    tags: call.tags,
   };
 }
 

@@ -7,6 +7,7 @@ import { sql as requestLogs } from './0002-request-logs.ts';
 import { sql as operationRecords } from './0003-operation-records.ts';
 import { sql as responseCacheHits } from './0004-response-cache-hits.ts';
 import { sql as audit } from './0005-audit.ts';
+import { sql as keyRotation } from './0006-key-rotation.ts';
 
 export interface Migration {
   version: number;
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 3, name: 'operation-records', sql: operationRecords },
   { version: 4, name: 'response-cache-hits', sql: responseCacheHits },
   { version: 5, name: 'audit', sql: audit },
+  { version: 6, name: 'key-rotation', sql: keyRotation },
 ]);
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

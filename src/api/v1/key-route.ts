@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { Principal } from '../../auth/principal.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { KeyInfo, KeyInfoReader } from '../../keys/key-info.ts';
+import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
+
+const keyInfoSchema = z
+  .object({
+    id: z.string().meta({ example: 'key_0m5x2k1a09f3c2b1a0e4d5c6' }),
+    name: z.string(),
+    teamId: z.null().meta({ description: "The key's team; teams do not exist yet, so always null." }),
+    allowedModels: z.array(z.string()).meta({ description: 'Public model names; `"*"` allows every model.' }),
+    tags: z.array(z.string()).meta({ description: "Default tags of the key's calls." }),
+    rpmLimit: z.number().int().nullable(),
+    tpmLimit: z.number().int().nullable(),
+    budgetCents: z.number().nullable(),
+    budgetPeriod: z.null().meta({ description: 'Budget periods do not exist yet: the budget is lifetime.' }),
+    spendCents: z.number().meta({ description: 'Settled spend, cumulative.' }),
+    remainingCents: z
+      .number()
+      .nullable()
+      .meta({ description: '`budgetCents` minus `spendCents`, never below 0; null without a budget.' }),
+    budgetResetsAt: z.null().meta({ description: 'Null: a lifetime budget never resets.' }),
+    expiresAt: z.string().nullable(),
+  })
+  .meta({
+    id: 'KeyInfo',
+    description: 'The calling virtual key, as it sees itself: never its secret, never another key.',
+  }) satisfies z.ZodType<KeyInfo>;
+
+/** Only a virtual key has something to describe; the master key is told where to look instead. */
+function keyIdOf(principal: Principal): string {
+  if (principal.kind === 'virtual') return principal.key.id;
+  throw new GatewayError('invalid_request', {
+    message:
+      'GET /v1/key describes the calling virtual key; the master key is not one (see GET /admin/keys).',
+  });
+}
+
+/** `GET /v1/key` (DESIGN.md section 5, Governance): the calling key's own limits, budget and spend. */
+export function registerKeyRoute(scope: FastifyInstance, docs: OpenApiRegistry, reader: KeyInfoReader): void {
+  scope.get('/key', async (request) => {
+    const info = await reader.read(keyIdOf(request.principal));
+    // Deleted since it was authenticated: refused like any other deleted key.
+    if (info === undefined) throw new GatewayError('invalid_api_key');
+    return info;
+  });
+  docs.add({
+    method: 'get',
+    path: '/v1/key',
+    operation: {
+      summary: 'The calling virtual key: limits, budget, spend and what remains',
+      tags: ['inference'],
+      security: INFERENCE_SECURITY,
+      responses: {
+        200: { description: 'The key.', content: { 'application/json': { schema: keyInfoSchema } } },
+        400: { description: '`invalid_request`: called with the master key, which is not a virtual key.' },
+        401: { description: '`invalid_api_key`: no key, or an unknown, disabled or expired one.' },
+        default: { description: 'An error in the OpenAI shape.' },
+      },
+    },
+  });
+}
