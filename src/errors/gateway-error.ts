@@ -24,11 +24,21 @@ export interface GatewayErrorOptions {
   /** The input's tokens and the window it passed, when known (context_window errors). */
   tokenCounts?: TokenCounts;
   /**
+   * Overrides the Anthropic shape's type and status: an exhausted fallback chain answers as its
+   * last failure did (529 `overloaded_error`), so that Anthropic clients back off as they should.
+   */
+  anthropicAnswer?: AnthropicAnswer;
+  /**
    * The upstream's own wording: private (goes to the record) unless the operator chose
    * UPSTREAM_ERROR_MESSAGES=passthrough; scrubbed of credentials before it can be shown.
    */
   upstreamMessage?: string;
   cause?: unknown;
+}
+
+export interface AnthropicAnswer {
+  type: string;
+  status: number;
 }
 
 export interface TokenCounts {
@@ -49,6 +59,8 @@ export class GatewayError extends Error {
   readonly shouldRetry: boolean | undefined;
   readonly upstreamCode: string | undefined;
   readonly tokenCounts: TokenCounts | undefined;
+  /** Set where the Anthropic shape answers other than the code says (an exhausted chain). */
+  readonly anthropicAnswer: AnthropicAnswer | undefined;
   /** Not readonly: the attempt scrubs it of the deployment's key (attempt.ts). */
   upstreamMessage: string | undefined;
 
@@ -67,6 +79,7 @@ export class GatewayError extends Error {
     this.shouldRetry = options.shouldRetry;
     this.upstreamCode = options.upstreamCode;
     this.tokenCounts = options.tokenCounts;
+    this.anthropicAnswer = options.anthropicAnswer;
     this.upstreamMessage = options.upstreamMessage;
   }
 
@@ -80,12 +93,14 @@ export class GatewayError extends Error {
   }
 
   get anthropicType(): string {
+    if (this.anthropicAnswer) return this.anthropicAnswer.type;
     const entry = ERROR_CODES[this.code];
     return 'anthropicType' in entry ? entry.anthropicType : ERROR_CLASSES[this.errorClass].anthropicType;
   }
 
   /** The status in the Anthropic shape: Anthropic's own where it has one (529 overloaded). */
   get anthropicStatus(): number {
+    if (this.anthropicAnswer) return this.anthropicAnswer.status;
     const entry = ERROR_CODES[this.code];
     return 'anthropicStatus' in entry ? entry.anthropicStatus : this.status;
   }

@@ -70,6 +70,7 @@ export function scrubbedFailure(failure: unknown, secrets: readonly string[]): u
     errorClass: failure.errorClass,
     upstreamCode: failure.upstreamCode,
     tokenCounts: failure.tokenCounts,
+    anthropicAnswer: failure.anthropicAnswer,
     upstreamMessage:
       failure.upstreamMessage === undefined ? undefined : scrubSecretText(failure.upstreamMessage, secrets),
     cause: failure.cause,

@@ -53,7 +53,9 @@ export function nextFallbackModel(
 
 /**
  * SPEC.md (Errors): the pool and the fallback chain are exhausted: `no_deployments_available`,
- * with the status and class of the last failure (a 429 keeps its Retry-After).
+ * with the status and class of the last failure (a 429 keeps its Retry-After). In the Anthropic
+ * shape it answers as the last failure did: an overload stays 529 `overloaded_error`, the signal
+ * Anthropic clients back off on, where the code alone would say `api_error`.
  */
 export function chainExhausted(last: GatewayError, tried: readonly string[]): GatewayError {
   return new GatewayError('no_deployments_available', {
@@ -61,6 +63,7 @@ export function chainExhausted(last: GatewayError, tried: readonly string[]): Ga
     errorClass: last.errorClass,
     retryAfterSeconds: last.retryAfterSeconds,
     tokenCounts: last.tokenCounts,
+    anthropicAnswer: { type: last.anthropicType, status: last.anthropicStatus },
     upstreamMessage: last.upstreamMessage,
     detail: { models: tried, lastCode: last.code, lastDetail: last.detail },
     cause: last,

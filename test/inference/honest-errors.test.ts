@@ -6,6 +6,7 @@ import { AnthropicFake } from '../fakes/anthropic-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import {
   ANTHROPIC_UPSTREAM_KEY,
+  admin,
   answerFirstFailure,
   anthropicClient,
   createDeployment,
@@ -290,5 +291,53 @@ describe("the gateway's own body limit", () => {
     );
     assert.ok(viaOpenAI instanceof OpenAI.APIError);
     assert.deepEqual([viaOpenAI.status, viaOpenAI.code], [413, 'request_too_large']);
+  });
+});
+
+describe('a fallback chain exhausted by overloads', () => {
+  let fake: AnthropicFake;
+  let gw: TestGateway;
+  before(async () => {
+    fake = await new AnthropicFake({ apiKey: ANTHROPIC_UPSTREAM_KEY }).start();
+    gw = await startTestGateway({ redis: false });
+    for (const publicModel of ['claude', 'claude-backup']) {
+      await createDeployment(gw, {
+        publicModel,
+        provider: 'anthropic',
+        upstreamModel: 'claude-sonnet-4-5',
+        baseUrl: fake.url,
+        apiKey: ANTHROPIC_UPSTREAM_KEY,
+      });
+    }
+    // The whole settings: retries and cooldowns off, as answerFirstFailure sets them, and the chain.
+    await admin(gw, 'PUT', '/router-settings', {
+      retries: { maxAttempts: 1, backoffMs: 0 },
+      cooldown: { failureThreshold: 1000, windowMs: 1000, durationMs: 0 },
+      fallbacks: { general: { claude: ['claude-backup'] } },
+    });
+  });
+  after(async () => {
+    await gw?.close();
+    await fake?.close();
+  });
+
+  const overloaded = { status: 529, body: anthropicError('overloaded_error', 'Overloaded') };
+
+  it('answers Anthropic clients 529 overloaded_error, OpenAI clients 503 no_deployments_available', async () => {
+    const key = await createKey(gw);
+    fake.failNext(2, overloaded);
+    const viaAnthropic = await rejection(
+      anthropicClient(gw, key).messages.create({ model: 'claude', max_tokens: 20, messages: USER }),
+    );
+    assert.ok(viaAnthropic instanceof Anthropic.OverloadedError, String(viaAnthropic));
+    assert.equal(viaAnthropic.status, 529);
+    assert.equal(anthropicBody(viaAnthropic).error.type, 'overloaded_error');
+    assert.equal(fake.requests.length, 2, 'the model and its fallback were both tried');
+    fake.failNext(2, overloaded);
+    const viaOpenAI = await rejection(
+      openaiClient(gw, key).chat.completions.create({ model: 'claude', messages: USER }),
+    );
+    assert.ok(viaOpenAI instanceof OpenAI.APIError);
+    assert.deepEqual([viaOpenAI.status, viaOpenAI.code], [503, 'no_deployments_available']);
   });
 });
