@@ -180,21 +180,26 @@ describe('Bedrock through the official clients', () => {
     assert.deepEqual(details(second.usage), { cached_tokens: 6, cache_write_tokens: 0 });
   });
 
-  it('Messages -> Bedrock: cache_control on a system block reaches Converse as a cachePoint', async () => {
+  it('Messages -> Bedrock: cache_control on a system block reaches Converse as a cachePoint; cache usage comes back apart', async () => {
     const anthropic = anthropicClient(up.gw, up.key);
-    await anthropic.messages.create({
-      model: 'nova',
-      max_tokens: 50,
-      system: [
-        { type: 'text', text: 'a long and stable system prompt', cache_control: { type: 'ephemeral' } },
-      ],
-      messages: [{ role: 'user', content: 'hello cache' }],
-    });
+    const system = 'another long and stable system prompt';
+    const call = () =>
+      anthropic.messages.create({
+        model: 'nova',
+        max_tokens: 50,
+        system: [{ type: 'text', text: system, cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: 'hello cache' }],
+      });
+    const first = await call();
     const sent = lastJson(up.bedrock) as { system: unknown[] };
-    assert.deepEqual(sent.system, [
-      { text: 'a long and stable system prompt' },
-      { cachePoint: { type: 'default' } },
-    ]);
+    assert.deepEqual(sent.system, [{ text: system }, { cachePoint: { type: 'default' } }]);
+    const second = await call();
+    // The fake writes the cached prefix on the first call and reads it on the second.
+    assert.ok(first.usage.cache_creation_input_tokens, 'the first call reports its cache write');
+    assert.equal(first.usage.cache_read_input_tokens, 0);
+    assert.equal(second.usage.cache_creation_input_tokens, 0);
+    assert.equal(second.usage.cache_read_input_tokens, first.usage.cache_creation_input_tokens);
+    assert.equal(first.usage.input_tokens, second.usage.input_tokens, 'input_tokens excludes both');
   });
 
   it('reasoning_effort on Claude is a thinking budget; the reasoning comes back as reasoning_content', async () => {

@@ -211,7 +211,9 @@ const usageSchema = z.looseObject({
   prompt_tokens: z.number(),
   completion_tokens: z.number(),
   total_tokens: z.number(),
-  prompt_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
+  prompt_tokens_details: z
+    .looseObject({ cached_tokens: z.number().nullish(), cache_write_tokens: z.number().nullish() })
+    .nullish(),
   completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().nullish() }).nullish(),
 });
 export type UpstreamChatUsage = z.infer<typeof usageSchema>;

@@ -7,13 +7,17 @@ export interface AnthropicUsageWire {
   cache_read_input_tokens: number;
 }
 
-/** Chat counts cached tokens inside `prompt_tokens`; Anthropic counts them apart. */
+/**
+ * Chat counts cache reads (`cached_tokens`) and writes (`cache_write_tokens`, set by the Bedrock
+ * adapter and OpenRouter) inside `prompt_tokens`; Anthropic's `input_tokens` excludes both.
+ */
 export function anthropicUsageFromChat(usage: UpstreamChatUsage | null | undefined): AnthropicUsageWire {
-  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+  const read = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+  const written = usage?.prompt_tokens_details?.cache_write_tokens ?? 0;
   return {
-    input_tokens: (usage?.prompt_tokens ?? 0) - cached,
+    input_tokens: Math.max(0, (usage?.prompt_tokens ?? 0) - read - written),
     output_tokens: usage?.completion_tokens ?? 0,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: cached,
+    cache_creation_input_tokens: written,
+    cache_read_input_tokens: read,
   };
 }
