@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import type Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
+import {
+  anthropicClient,
+  createDeployment,
+  lastJson,
+  OPENAI_UPSTREAM_KEY,
+  openaiClient,
+  startUpstreams,
+  type Upstreams,
+} from './support.ts';
+
+const PNG = 'iVBORw0KGgo=';
+const PDF = 'JVBERi0xLjQK';
+
+/** One Chat request using every row of the conformance matrix a native call passes on. */
+const chatRequest = (model: string): OpenAI.ChatCompletionCreateParamsNonStreaming => ({
+  model,
+  messages: [
+    { role: 'system', content: 'be brief' },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'look' },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+        { type: 'file', file: { filename: 'a.pdf', file_data: `data:application/pdf;base64,${PDF}` } },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }],
+    },
+    { role: 'tool', tool_call_id: 'call_1', content: 'found' },
+  ],
+  tools: [
+    {
+      type: 'function',
+      function: {
+        name: 'lookup',
+        parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+        strict: true,
+      },
+    },
+  ],
+  tool_choice: 'auto',
+  parallel_tool_calls: false,
+  n: 2,
+  logprobs: true,
+  top_logprobs: 2,
+  stop: ['END'],
+  temperature: 0.5,
+  top_p: 0.9,
+  max_completion_tokens: 100,
+  metadata: { trace: 't1' },
+  user: 'u1',
+  response_format: {
+    type: 'json_schema',
+    json_schema: { name: 'answer', schema: { type: 'object', properties: {} } },
+  },
+});
+
+/**
+ * The native columns of the conformance matrix (docs/providers.md): a request using every feature
+ * row reaches the upstream as the client sent it, with only the model renamed, through the
+ * official clients (OpenAI native, Azure, Anthropic native).
+ */
+describe('conformance: native columns pass every feature on as sent', () => {
+  let up: Upstreams;
+  let openai: OpenAI;
+  let anthropic: Anthropic;
+  before(async () => {
+    up = await startUpstreams();
+    await createDeployment(up.gw, {
+      publicModel: 'azure-gpt',
+      provider: 'azure',
+      upstreamModel: 'gpt-4o-mini',
+      baseUrl: up.openai.url,
+      apiKey: OPENAI_UPSTREAM_KEY,
+    });
+    openai = openaiClient(up.gw, up.key);
+    anthropic = anthropicClient(up.gw, up.key);
+  });
+  beforeEach(() => {
+    up.openai.reset();
+    up.anthropic.reset();
+  });
+  after(() => up?.close());
+
+  for (const [column, model, path] of [
+    ['OpenAI native', 'gpt', '/v1/chat/completions'],
+    ['Azure', 'azure-gpt', '/openai/deployments/gpt-4o-mini/chat/completions'],
+  ] as const) {
+    it(`${column}: every Chat feature reaches the upstream verbatim but for the model`, async () => {
+      const completion = await openai.chat.completions.create(chatRequest(model));
+      assert.equal(completion.model, model);
+      assert.equal(up.openai.lastRequest?.path, path);
+      const { model: sentModel, ...sent } = lastJson(up.openai);
+      const { model: _public, ...asked } = chatRequest(model);
+      assert.deepEqual(sent, asked);
+      assert.notEqual(sentModel, model, 'the public name never reaches the upstream');
+    });
+  }
+
+  it('Anthropic native: every Messages feature reaches the upstream verbatim but for the model', async () => {
+    const request: Anthropic.MessageCreateParamsNonStreaming = {
+      model: 'claude',
+      max_tokens: 2048,
+      system: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'look' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+            { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { q: 'x' } }],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'found' }] },
+      ],
+      tools: [{ name: 'lookup', input_schema: { type: 'object', properties: { q: { type: 'string' } } } }],
+      tool_choice: { type: 'auto', disable_parallel_tool_use: true },
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      stop_sequences: ['END'],
+      top_k: 5,
+      metadata: { user_id: 'u1' },
+    };
+    const message = await anthropic.messages.create(request);
+    assert.equal(message.model, 'claude');
+    const { model: sentModel, ...sent } = lastJson(up.anthropic);
+    const { model: _public, ...asked } = request;
+    assert.deepEqual(sent, asked);
+    assert.equal(sentModel, 'claude-sonnet-4-5');
+  });
+});
