@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import type OpenAI from 'openai';
+import { type Json, lastJson, openaiClient, startUpstreams, type Upstreams } from './support.ts';
+
+/**
+ * The Responses -> Chat column of the conformance matrix (docs/providers.md): a Responses call
+ * on an OpenAI-compatible deployment (`compat`, served by Chat Completions) through the official
+ * client, asserting the Chat request the upstream received and the Responses answer.
+ */
+describe('conformance: Responses -> Chat', () => {
+  let up: Upstreams;
+  let openai: OpenAI;
+  before(async () => {
+    up = await startUpstreams();
+    openai = openaiClient(up.gw, up.key);
+  });
+  beforeEach(() => up.openai.reset());
+  after(() => up?.close());
+
+  it('instructions, multi-part input, tool history, tools, choice, sampling, limits and format map to Chat', async () => {
+    const response = await openai.responses.create({
+      model: 'compat',
+      instructions: 'be brief',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'look' },
+            { type: 'input_image', image_url: 'https://example.com/a.png', detail: 'auto' },
+          ],
+        },
+        { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{"q":"x"}' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'found' },
+      ],
+      tools: [
+        {
+          type: 'function',
+          name: 'lookup',
+          parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+          strict: true,
+        },
+      ],
+      tool_choice: 'required',
+      parallel_tool_calls: false,
+      temperature: 0.5,
+      top_p: 0.9,
+      max_output_tokens: 100,
+      metadata: { trace: 't1' },
+      text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: {} } } },
+    });
+    assert.equal(response.model, 'compat');
+    assert.equal(response.status, 'completed');
+    const sent = lastJson(up.openai);
+    const messages = sent.messages as Json[];
+    assert.deepEqual(messages[0], { role: 'system', content: 'be brief' });
+    assert.equal(messages[1].role, 'user');
+    assert.deepEqual(
+      (messages[1].content as Json[]).map((part) => part.type),
+      ['text', 'image_url'],
+    );
+    assert.deepEqual((messages[2].tool_calls as Json[])[0], {
+      id: 'call_1',
+      type: 'function',
+      function: { name: 'lookup', arguments: '{"q":"x"}' },
+    });
+    assert.deepEqual(messages[3], { role: 'tool', tool_call_id: 'call_1', content: 'found' });
+    assert.equal(((sent.tools as Json[])[0].function as Json).strict, true);
+    assert.equal(sent.tool_choice, 'required');
+    assert.equal(sent.parallel_tool_calls, false);
+    assert.deepEqual([sent.temperature, sent.top_p, sent.max_completion_tokens], [0.5, 0.9, 100]);
+    assert.equal((sent.response_format as Json).type, 'json_schema');
+    assert.equal(sent.metadata, undefined, 'metadata is the gateway’s to serve, not the upstream’s');
+  });
+
+  it('a stream asks the upstream for usage and ends with response.completed carrying it', async () => {
+    const stream = await openai.responses.create({ model: 'compat', input: 'hello there', stream: true });
+    let completed: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) if (event.type === 'response.completed') completed = event.response;
+    assert.deepEqual(lastJson(up.openai).stream_options, { include_usage: true });
+    assert.ok(completed?.usage && completed.usage.input_tokens > 0, 'usage reaches the Responses client');
+  });
+
+  it('what Chat cannot express is a 400 naming it (a built-in tool)', async () => {
+    const error = await openai.responses
+      .create({ model: 'compat', input: 'hi', tools: [{ type: 'web_search_preview' }] })
+      .then(
+        () => assert.fail('the call succeeded'),
+        (e: unknown) => e as OpenAI.APIError,
+      );
+    assert.equal(error.status, 400);
+    assert.match(String(error.param), /^tools/);
+    assert.equal(up.openai.requests.length, 0);
+  });
+});
