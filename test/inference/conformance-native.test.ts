@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type Anthropic from '@anthropic-ai/sdk';
-import type OpenAI from 'openai';
+import OpenAI from 'openai';
 import {
+  answerFirstFailure,
   anthropicClient,
   createDeployment,
   lastJson,
   OPENAI_UPSTREAM_KEY,
   openaiClient,
+  rejection,
   startUpstreams,
   type Upstreams,
 } from './support.ts';
@@ -80,6 +82,7 @@ describe('conformance: native columns pass every feature on as sent', () => {
       baseUrl: up.openai.url,
       apiKey: OPENAI_UPSTREAM_KEY,
     });
+    await answerFirstFailure(up.gw);
     openai = openaiClient(up.gw, up.key);
     anthropic = anthropicClient(up.gw, up.key);
   });
@@ -138,4 +141,47 @@ describe('conformance: native columns pass every feature on as sent', () => {
     assert.deepEqual(sent, asked);
     assert.equal(sentModel, 'claude-sonnet-4-5');
   });
+
+  it('Azure: a content filter refusal is content_policy_violation, a 429 keeps its Retry-After', async () => {
+    up.openai.enqueue({
+      status: 400,
+      body: { error: { code: 'content_filter', message: 'filtered', param: 'prompt', status: 400 } },
+    });
+    const filtered = await rejection(
+      openai.chat.completions.create({ model: 'azure-gpt', messages: [{ role: 'user', content: 'hi' }] }),
+    );
+    assert.ok(filtered instanceof OpenAI.BadRequestError, String(filtered));
+    assert.equal(filtered.code, 'content_policy_violation');
+    up.openai.enqueue({
+      status: 429,
+      body: { error: { code: '429', message: 'Rate limit is exceeded.' } },
+      headers: { 'retry-after': '7' },
+    });
+    const limited = await rejection(
+      openai.chat.completions.create({ model: 'azure-gpt', messages: [{ role: 'user', content: 'hi' }] }),
+    );
+    assert.ok(limited instanceof OpenAI.RateLimitError, String(limited));
+    assert.equal(limited.headers?.get('retry-after'), '7');
+  });
+
+  for (const model of ['gpt', 'azure-gpt']) {
+    it(`${model}: a stream broken mid-way by an error chunk ends in an error the SDK raises`, async () => {
+      up.openai.faultNextStream({
+        afterEvents: 2,
+        action: { raw: `data: ${JSON.stringify({ error: { message: 'x', type: 'server_error' } })}\n\n` },
+      });
+      const stream = await openai.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'one two three four five' }],
+        stream: true,
+      });
+      const error = await rejection(
+        (async () => {
+          for await (const _chunk of stream);
+        })(),
+      );
+      assert.ok(error instanceof OpenAI.APIError, String(error));
+      assert.equal((error.error as { code?: string } | undefined)?.code, 'upstream_error');
+    });
+  }
 });
