@@ -131,8 +131,9 @@ describe('conformance: native columns pass every feature on as sent', () => {
       tool_choice: { type: 'auto', disable_parallel_tool_use: true },
       thinking: { type: 'enabled', budget_tokens: 1024 },
       stop_sequences: ['END'],
-      top_k: 5,
       metadata: { user_id: 'u1' },
+      // Anthropic's documented sampling field; not in this SDK version's request type.
+      ...({ top_k: 5 } as object),
     };
     const message = await anthropic.messages.create(request);
     assert.equal(message.model, 'claude');

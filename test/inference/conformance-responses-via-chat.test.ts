@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type OpenAI from 'openai';
-import { type Json, lastJson, openaiClient, startUpstreams, type Upstreams } from './support.ts';
+import { type Json, lastJson, openaiClient, rejection, startUpstreams, type Upstreams } from './support.ts';
 
 /**
  * The Responses -> Chat column of the conformance matrix (docs/providers.md): a Responses call
@@ -82,12 +82,9 @@ describe('conformance: Responses -> Chat', () => {
   });
 
   it('what Chat cannot express is a 400 naming it (a built-in tool)', async () => {
-    const error = await openai.responses
-      .create({ model: 'compat', input: 'hi', tools: [{ type: 'web_search_preview' }] })
-      .then(
-        () => assert.fail('the call succeeded'),
-        (e: unknown) => e as OpenAI.APIError,
-      );
+    const error = await rejection<InstanceType<typeof OpenAI.APIError>>(
+      openai.responses.create({ model: 'compat', input: 'hi', tools: [{ type: 'web_search_preview' }] }),
+    );
     assert.equal(error.status, 400);
     assert.match(String(error.param), /^tools/);
     assert.equal(up.openai.requests.length, 0);
