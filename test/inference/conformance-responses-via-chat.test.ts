@@ -89,4 +89,37 @@ describe('conformance: Responses -> Chat', () => {
     assert.match(String(error.param), /^tools/);
     assert.equal(up.openai.requests.length, 0);
   });
+
+  it('refuses top_logprobs and a file input with a 400 naming the field', async () => {
+    const logprobs = await rejection<InstanceType<typeof OpenAI.APIError>>(
+      openai.responses.create({ model: 'compat', input: 'hi', top_logprobs: 2 }),
+    );
+    assert.deepEqual([logprobs.status, logprobs.param], [400, 'top_logprobs']);
+    const file = await rejection<InstanceType<typeof OpenAI.APIError>>(
+      openai.responses.create({
+        model: 'compat',
+        input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }],
+      }),
+    );
+    assert.deepEqual([file.status, file.param], [400, 'input[0].content']);
+    assert.equal(up.openai.requests.length, 0);
+  });
+
+  it('a Chat stream broken mid-way ends the Responses stream in an error the SDK raises', async () => {
+    up.openai.faultNextStream({
+      afterEvents: 2,
+      action: { raw: `data: ${JSON.stringify({ error: { message: 'x', type: 'server_error' } })}\n\n` },
+    });
+    const stream = await openai.responses.create({
+      model: 'compat',
+      input: 'one two three four',
+      stream: true,
+    });
+    const failed = await rejection(
+      (async () => {
+        for await (const _event of stream);
+      })(),
+    );
+    assert.ok(failed instanceof Error);
+  });
 });
