@@ -26,6 +26,7 @@ const CASES = [
   ['rejected key', 401, 'invalid_api_key', 502, 'upstream_auth_failed', 'api_error'],
   ['rate limit', 429, 'rate_limit_exceeded', 429, 'rate_limit_exceeded', 'rate_limit_error'],
   ['server error', 500, null, 502, 'upstream_error', 'api_error'],
+  ['request too large', 413, null, 413, 'request_too_large', 'request_too_large'],
 ] as const;
 
 /**
@@ -86,4 +87,42 @@ describe('conformance: errors through Azure and the Responses and Messages trans
       assert.equal((error.error as { error: { type: string } }).error.type, anthropicType);
     });
   }
+
+  it('request too large: a Bedrock 413 reaches the client as 413 request_too_large', async () => {
+    up.bedrock.enqueueAnswer({
+      status: 413,
+      body: { message: 'Request entity too large' },
+    });
+    const error = await rejection(
+      openai.chat.completions.create({ model: 'nova', messages: [{ role: 'user', content: 'hi' }] }),
+    );
+    assert.ok(error instanceof OpenAI.APIError, String(error));
+    assert.deepEqual([error.status, error.code], [413, 'request_too_large']);
+  });
+
+  it('bad request: an upstream 400 is invalid_request for Chat clients of Claude, invalid_request_error for Anthropic clients of OpenAI and Claude', async () => {
+    const anthropicRefusal = {
+      status: 400,
+      body: { type: 'error', error: { type: 'invalid_request_error', message: 'messages.0: bad' } },
+    };
+    up.anthropic.enqueue(anthropicRefusal);
+    const chat = await rejection(
+      openai.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'hi' }] }),
+    );
+    assert.ok(chat instanceof OpenAI.BadRequestError, String(chat));
+    assert.equal(chat.code, 'invalid_request');
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    for (const model of ['claude', 'gpt']) {
+      if (model === 'claude') up.anthropic.enqueue(anthropicRefusal);
+      else {
+        up.openai.enqueue({
+          status: 400,
+          body: { error: { message: 'bad', type: 'invalid_request_error', param: 'messages', code: null } },
+        });
+      }
+      const error = await rejection(anthropic.messages.create({ model, max_tokens: 20, messages }));
+      assert.ok(error instanceof Anthropic.BadRequestError, `${model}: ${String(error)}`);
+      assert.equal((error.error as { error: { type: string } }).error.type, 'invalid_request_error');
+    }
+  });
 });
