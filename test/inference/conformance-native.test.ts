@@ -58,6 +58,7 @@ const chatRequest = (model: string): OpenAI.ChatCompletionCreateParamsNonStreami
   max_completion_tokens: 100,
   metadata: { trace: 't1' },
   user: 'u1',
+  prompt_cache_key: 'session-1',
   response_format: {
     type: 'json_schema',
     json_schema: { name: 'answer', schema: { type: 'object', properties: {} } },

@@ -47,6 +47,7 @@ describe('conformance: Responses -> Chat', () => {
       top_p: 0.9,
       max_output_tokens: 100,
       metadata: { trace: 't1' },
+      prompt_cache_key: 'session-1',
       text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: {} } } },
     });
     assert.equal(response.model, 'compat');
@@ -70,6 +71,7 @@ describe('conformance: Responses -> Chat', () => {
     assert.equal(sent.parallel_tool_calls, false);
     assert.deepEqual([sent.temperature, sent.top_p, sent.max_completion_tokens], [0.5, 0.9, 100]);
     assert.equal((sent.response_format as Json).type, 'json_schema');
+    assert.equal(sent.prompt_cache_key, 'session-1');
     assert.equal(sent.metadata, undefined, 'metadata is the gateway’s to serve, not the upstream’s');
   });
 
