@@ -10,7 +10,7 @@
 import { createClient } from '@redis/client';
 import type { BenchOptions } from './options.ts';
 import { type CorePlan, setAffinity } from './pinning.ts';
-import { queryOnce } from './postgres-query.ts';
+import { withConnection } from './postgres-query.ts';
 import { commandName, cpuSeconds, parentPid, processTree, statusField, threadIds } from './proc-stats.ts';
 
 export type ServiceName = 'redis' | 'postgres';
@@ -43,9 +43,12 @@ async function redisPid(url: string): Promise<number> {
 
 /** The postmaster: the parent of the backend serving this connection. */
 async function postmasterPid(url: string): Promise<number> {
-  const [row] = await queryOnce<{ pid: number }>(url, 'select pg_backend_pid() as pid');
-  // A backend that is no process here (a remote server) keeps its own pid: the caller's check fails.
-  return commandName(row.pid) === COMMAND.postgres ? (parentPid(row.pid) ?? row.pid) : row.pid;
+  // The backend is looked up while its connection is open: it exits when the connection ends.
+  return withConnection(url, async (query) => {
+    const [row] = await query<{ pid: number }>('select pg_backend_pid() as pid');
+    // A backend that is no process here (a remote server) keeps its own pid: the caller's check fails.
+    return commandName(row.pid) === COMMAND.postgres ? (parentPid(row.pid) ?? row.pid) : row.pid;
+  });
 }
 
 /** The server behind `url` if it runs on this host, else why it is left alone. */
