@@ -12,24 +12,12 @@
  * without the signed thinking Claude wants back (`thinking_blocks`). With thinking on,
  * `temperature` and a `top_p` below 0.95 are left out (Claude refuses them).
  */
+import { claudeThinkingBudget, MIN_TOP_P_WITH_THINKING } from '../anthropic/claude-thinking-budget.ts';
 import type { ChatCompletionRequest, ChatMessage } from '../shared/chat-completions-wire.ts';
 import { unsupportedParameter } from '../shared/unsupported-parameter.ts';
 import { usesJsonResponseTool } from './bedrock-output-format.ts';
 import { isClaudeModel } from './bedrock-tool-config.ts';
 import type { BedrockInferenceConfig } from './bedrock-wire-types.ts';
-
-export const CLAUDE_THINKING_BUDGETS: Readonly<Record<string, number>> = Object.freeze({
-  minimal: 1024,
-  low: 1024,
-  medium: 8192,
-  high: 24576,
-  xhigh: 32768,
-});
-
-/** Claude's smallest thinking budget. */
-const MIN_BUDGET = 1024;
-/** With thinking, Claude takes `top_p` only from 0.95 to 1. */
-const MIN_TOP_P = 0.95;
 
 export interface BedrockThinking {
   thinking?: { type: 'enabled'; budget_tokens: number };
@@ -62,17 +50,9 @@ export function bedrockThinking(
       'reasoning_effort is supported on Bedrock for Claude models only.',
     );
   }
-  if (typeof effort !== 'string' || !Object.hasOwn(CLAUDE_THINKING_BUDGETS, effort)) {
-    throw unsupportedParameter(
-      'reasoning_effort',
-      `reasoning_effort must be one of none, ${Object.keys(CLAUDE_THINKING_BUDGETS).join(', ')}.`,
-    );
-  }
-  const max = inferenceConfig.maxTokens;
-  const budget = Math.min(CLAUDE_THINKING_BUDGETS[effort], max === undefined ? Infinity : max - 1);
-  if (budget < MIN_BUDGET || forcesTool(body) || toolTurnLacksThinking(body.messages))
-    return { inferenceConfig };
+  const budget = claudeThinkingBudget(effort, inferenceConfig.maxTokens);
+  if (budget === null || forcesTool(body) || toolTurnLacksThinking(body.messages)) return { inferenceConfig };
   const { temperature: _temperature, ...rest } = inferenceConfig;
-  if (rest.topP !== undefined && rest.topP < MIN_TOP_P) delete rest.topP;
+  if (rest.topP !== undefined && rest.topP < MIN_TOP_P_WITH_THINKING) delete rest.topP;
   return { thinking: { type: 'enabled', budget_tokens: budget }, inferenceConfig: rest };
 }

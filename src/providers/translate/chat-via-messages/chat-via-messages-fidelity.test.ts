@@ -9,11 +9,11 @@ import { describe, test } from 'node:test';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { AnthropicMessage } from '../../anthropic/anthropic-messages-wire.ts';
 import { AnthropicStreamDecoder } from '../../anthropic/anthropic-stream-decoder.ts';
+import { CLAUDE_THINKING_BUDGETS } from '../../anthropic/claude-thinking-budget.ts';
 import type { ChatCompletionRequest } from '../../shared/chat-completions-wire.ts';
 import { SSE_DONE } from '../../shared/sse.ts';
 import { createChatViaMessages } from './chat-via-messages.ts';
 import { JSON_MODE_TOOL } from './json-mode-tool.ts';
-import { CLAUDE_THINKING_BUDGETS } from './reasoning-effort-to-thinking.ts';
 
 const translator = createChatViaMessages({ nowSeconds: () => 1_750_000_000 });
 const base: ChatCompletionRequest = { model: 'claude', messages: [{ role: 'user', content: 'Hello' }] };
