@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ChildGateway, startChildGateway } from '../helpers/child-gateway.ts';
-import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../helpers/database.ts';
+import { type ChildGateway, startChildGatewayBehindProxy } from '../helpers/child-gateway.ts';
+import { TEST_REDIS_URL, type TestDatabase } from '../helpers/database.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { insertVirtualKey } from '../helpers/seed.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
@@ -28,12 +28,7 @@ describe('Postgres outage', () => {
   let proxy: TcpProxy;
   let gw: ChildGateway;
   before(async () => {
-    database = await createTestDatabase();
-    const target = new URL(database.url);
-    proxy = await startTcpProxy({ targetHost: target.hostname, targetPort: Number(target.port) });
-    const viaProxy = new URL(database.url);
-    viaProxy.port = String(proxy.port);
-    gw = await startChildGateway({ database, databaseUrl: viaProxy.toString() });
+    ({ database, proxy, gw } = await startChildGatewayBehindProxy());
   });
   after(async () => {
     assert.equal(await gw.stop(), 0, gw.output());
