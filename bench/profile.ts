@@ -20,6 +20,7 @@ interface ProfileNode {
 
 interface CpuProfile {
   nodes: ProfileNode[];
+  /** Microseconds on the monotonic clock, the one `process.hrtime` reads. */
   startTime: number;
   samples: number[];
   /** Microseconds between a sample and the one before it. */
@@ -40,6 +41,9 @@ export interface ProfileSummary {
   file: string;
   windowMs: number;
   busyMs: number;
+  /** 2xx answers during the window, and the busy time per thousand of them. */
+  calls: number;
+  busyMsPer1kCalls: number;
   top: HotFunction[];
   /** Self time by where the code lives: a `src/` folder, a package, a Node.js internal module. */
   byOrigin: Array<{ origin: string; selfMs: number; selfPercent: number }>;
@@ -74,22 +78,27 @@ function originOf(where: string): string {
   return where.replace(/:\d+$/, '');
 }
 
-/** `skipMs`/`windowMs`: the load's window, measured from the profile's start. */
+/** The load's window in microseconds of the monotonic clock (`process.hrtime.bigint() / 1000n`). */
+export interface LoadWindow {
+  fromUs: number;
+  toUs: number;
+  /** 2xx answers served in the window. */
+  calls: number;
+}
+
 export function summarizeProfile(
   scenario: ProfileSummary['scenario'],
   file: string,
-  window: { skipMs: number; windowMs: number },
+  window: LoadWindow,
   topCount = 25,
 ): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfUs = new Map<number, number>();
-  const fromUs = window.skipMs * 1000;
-  const toUs = fromUs + window.windowMs * 1000;
-  let elapsedUs = 0;
+  let atUs = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
-    elapsedUs += profile.timeDeltas[i];
-    if (elapsedUs < fromUs || elapsedUs > toUs) continue;
+    atUs += profile.timeDeltas[i];
+    if (atUs < window.fromUs || atUs > window.toUs) continue;
     // A sample stands for the time until the next one (how DevTools attributes self time).
     const durationUs = profile.timeDeltas[i + 1] ?? 0;
     selfUs.set(profile.samples[i], (selfUs.get(profile.samples[i]) ?? 0) + durationUs);
@@ -118,8 +127,10 @@ export function summarizeProfile(
   return {
     scenario,
     file,
-    windowMs: Math.round(window.windowMs),
+    windowMs: Math.round((window.toUs - window.fromUs) / 1000),
     busyMs: ms(busyUs),
+    calls: window.calls,
+    busyMsPer1kCalls: window.calls === 0 ? 0 : ms((busyUs / window.calls) * 1000),
     top: [...byFunction.values()]
       .sort((x, y) => y.us - x.us)
       .slice(0, topCount)
