@@ -7,6 +7,7 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitServing } from './gateway-setup.ts';
+import { cpuSeconds } from './proc-stats.ts';
 import { type LoadWindow, type ProfileSummary, summarizeProfile } from './profile.ts';
 import { BENCH_MODEL, chatRequest } from './requests.ts';
 import { saturate } from './saturation.ts';
@@ -68,8 +69,9 @@ export async function runProfiledGateway(session: BenchSession): Promise<Profile
     await load(Math.max(1, Math.round(session.options.warmupS)));
     session.log(`(${scenario}) profiled pass: load`);
     const fromUs = monotonicUs();
+    const cpuBefore = cpuSeconds(workerPids);
     const run = await load(session.options.durationS);
-    window = { fromUs, toUs: monotonicUs(), calls: run.ok };
+    window = { fromUs, toUs: monotonicUs(), calls: run.ok, cpuS: cpuSeconds(workerPids) - cpuBefore };
   } finally {
     await gateway.stop();
   }

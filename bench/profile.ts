@@ -41,9 +41,14 @@ export interface ProfileSummary {
   file: string;
   windowMs: number;
   busyMs: number;
-  /** 2xx answers during the window, and the busy time per thousand of them. */
+  /** 2xx answers during the window. */
   calls: number;
-  busyMsPer1kCalls: number;
+  /**
+   * The worker's CPU time (user + system, all its threads) per thousand calls. The profile's busy
+   * time is sampled on the wall clock, so a machine shared with other work inflates it; this does
+   * not. Self time x this / busy time is a function's CPU per call.
+   */
+  cpuMsPer1kCalls: number;
   top: HotFunction[];
   /** Self time by where the code lives: a `src/` folder, a package, a Node.js internal module. */
   byOrigin: Array<{ origin: string; selfMs: number; selfPercent: number }>;
@@ -84,6 +89,8 @@ export interface LoadWindow {
   toUs: number;
   /** 2xx answers served in the window. */
   calls: number;
+  /** The serving process's CPU seconds over the window. */
+  cpuS: number;
 }
 
 export function summarizeProfile(
@@ -130,7 +137,7 @@ export function summarizeProfile(
     windowMs: Math.round((window.toUs - window.fromUs) / 1000),
     busyMs: ms(busyUs),
     calls: window.calls,
-    busyMsPer1kCalls: window.calls === 0 ? 0 : ms((busyUs / window.calls) * 1000),
+    cpuMsPer1kCalls: window.calls === 0 ? 0 : Math.round((window.cpuS / window.calls) * 1e7) / 10,
     top: [...byFunction.values()]
       .sort((x, y) => y.us - x.us)
       .slice(0, topCount)
