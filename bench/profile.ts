@@ -39,6 +39,8 @@ export interface ProfileSummary {
   /** The scenario that ran under the profiler. */
   scenario: 'c' | 'd' | 'e';
   file: string;
+  /** The load window on the profile's clock, to read the file again over the same samples. */
+  window: { fromUs: number; toUs: number };
   windowMs: number;
   busyMs: number;
   /** 2xx answers during the window. */
@@ -134,6 +136,7 @@ export function summarizeProfile(
   return {
     scenario,
     file,
+    window: { fromUs: window.fromUs, toUs: window.toUs },
     windowMs: Math.round((window.toUs - window.fromUs) / 1000),
     busyMs: ms(busyUs),
     calls: window.calls,
