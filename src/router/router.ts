@@ -10,7 +10,6 @@ import { multipartUploadOf } from '../pipeline/endpoint.ts';
 import type { FallbackPolicy } from '../pipeline/pipeline.ts';
 import type { UpstreamClient } from '../pipeline/upstream-client.ts';
 import { ClientAbortedError } from '../pipeline/upstream-failure.ts';
-import { recordCooldown } from '../telemetry/cooldown-metric.ts';
 import { type AttemptDeps, runAttempt } from './attempt-runner.ts';
 import { retryDelayMs } from './backoff.ts';
 import { type Candidate, candidatesFor } from './candidates.ts';
@@ -50,7 +49,7 @@ export class Router {
   /** Starts listening to the cooldowns of other replicas at once (see CooldownTracker). */
   constructor(deps: RouterDeps) {
     this.#deps = deps;
-    const cooldowns = new CooldownTracker(deps.cache, { onCooldown: recordCooldown });
+    const cooldowns = new CooldownTracker(deps.cache);
     this.#cooldowns = cooldowns;
     void cooldowns.watch();
     const inFlight = new InFlightTracker(deps.cache);

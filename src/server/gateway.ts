@@ -18,7 +18,6 @@ import { captureResponses } from '../records/response-capture.ts';
 import { ResponseCache } from '../response-cache/response-cache.ts';
 import { Router } from '../router/router.ts';
 import { RouterSettingsStore } from '../router/router-settings.ts';
-import { logCacheDiagnostics } from '../telemetry/cache-log-subscriber.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { registerMetricsRoute } from '../telemetry/metrics-route.ts';
 import { Telemetry } from '../telemetry/telemetry.ts';
@@ -66,7 +65,6 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     cache,
     db: database.db,
     spendDb: database.background,
-    logger,
     directory,
     dependencyTimeoutMs: runtime.config.dependencyTimeoutMs,
   });
@@ -96,8 +94,6 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     isConfiguredModel: (publicModel) => directory.deploymentsOf(publicModel).length > 0,
   });
   lifecycle.onShutdown('telemetry', 'opentelemetry', () => telemetry.shutdown());
-  const stopCacheLog = logCacheDiagnostics(logger);
-  lifecycle.onShutdown('telemetry', 'cache store log', async () => stopCacheLog());
 
   const router = new Router({
     directory,
