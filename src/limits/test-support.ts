@@ -76,7 +76,6 @@ export function testContext(key: VirtualKey | null, body: Partial<EndpointBody> 
     servedBy: null,
     usage: null,
     costCents: 0,
-    stageState: new Map(),
     tags: [],
   };
 }

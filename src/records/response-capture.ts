@@ -1,13 +1,15 @@
 import type { AttemptResult } from '../pipeline/attempt.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
+import { callSlot } from '../pipeline/call-slot.ts';
 import type { CallRouter } from '../pipeline/pipeline.ts';
 import type { StreamEvent } from '../providers/types.ts';
 
 /** The answer a call gave, kept for a payload sample or a span event; streams as their event data. */
 export type CapturedResponse = { kind: 'json'; answer: unknown } | { kind: 'stream'; events: string[] };
 
-const CAPTURE_KEY = 'records.response';
-const WANTS_KEY = 'records.capture';
+/** Set for the calls whose answer is to be captured (requestCapture). */
+const WANTED = callSlot<true>('records.capture');
+const CAPTURED = callSlot<CapturedResponse>('records.response');
 
 /**
  * Bound on a captured stream, in characters of event data: a sample keeps far less, and a span
@@ -17,11 +19,11 @@ export const MAX_CAPTURED_STREAM_CHARS = 1024 * 1024;
 
 /** Asks for the answer of this call to be captured (from an observer's onCallStarted). */
 export function requestCapture(ctx: CallContext): void {
-  ctx.stageState.set(WANTS_KEY, true);
+  WANTED.set(ctx, true);
 }
 
 export function capturedResponse(ctx: CallContext): CapturedResponse | null {
-  return (ctx.stageState.get(CAPTURE_KEY) as CapturedResponse | undefined) ?? null;
+  return CAPTURED.get(ctx) ?? null;
 }
 
 /**
@@ -32,13 +34,13 @@ export function capturedResponse(ctx: CallContext): CapturedResponse | null {
 export function captureResponses(route: CallRouter): CallRouter {
   return async (ctx) => {
     const result = await route(ctx);
-    if (ctx.stageState.get(WANTS_KEY) !== true) return result;
+    if (WANTED.get(ctx) !== true) return result;
     if (result.kind === 'json') {
-      ctx.stageState.set(CAPTURE_KEY, { kind: 'json', answer: result.answer } satisfies CapturedResponse);
+      CAPTURED.set(ctx, { kind: 'json', answer: result.answer });
       return result;
     }
     const captured: CapturedResponse = { kind: 'stream', events: [] };
-    ctx.stageState.set(CAPTURE_KEY, captured);
+    CAPTURED.set(ctx, captured);
     return { ...result, events: tee(result.events, captured.events) } satisfies AttemptResult;
   };
 }

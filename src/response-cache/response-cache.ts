@@ -1,6 +1,7 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { AttemptResult } from '../pipeline/attempt.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
+import { callSlot } from '../pipeline/call-slot.ts';
 import type { CallRouter } from '../pipeline/pipeline.ts';
 import { CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
 import type { StreamEvent } from '../providers/types.ts';
@@ -25,7 +26,6 @@ const CACHEABLE_OPERATIONS: ReadonlySet<string> = new Set([
 ]);
 
 const STAGE_NAME = 'response-cache';
-const LOOKUP_STATE = `${STAGE_NAME}.lookup`;
 
 export interface ResponseCacheOptions {
   cache: CacheStore;
@@ -48,6 +48,11 @@ interface Lookup extends PendingWrite {
   /** The entry being read; null under `Cache-Control: no-cache`. Never rejects. */
   entry: Promise<string | null> | null;
 }
+
+/** The lookup the prefetch began, for the lookup stage to await. */
+const PREFETCHED = callSlot<Lookup>(`${STAGE_NAME}.lookup`);
+/** Set by the lookup on a miss the answer of which is to be stored. */
+const PENDING_WRITE = callSlot<PendingWrite>(`${STAGE_NAME}.write`);
 
 /**
  * The exact-match response cache (DESIGN.md section 5): a call-level stage that answers a hit
@@ -73,7 +78,7 @@ export class ResponseCache {
     name: `${STAGE_NAME}.prefetch`,
     run: (ctx) => {
       const lookup = this.#begin(ctx);
-      if (lookup !== null) ctx.stageState.set(LOOKUP_STATE, lookup);
+      if (lookup !== null) PREFETCHED.set(ctx, lookup);
       return CONTINUE;
     },
   };
@@ -85,7 +90,7 @@ export class ResponseCache {
   storeAnswers(route: CallRouter): CallRouter {
     return async (ctx) => {
       const result = await route(ctx);
-      const pending = ctx.stageState.get(STAGE_NAME) as PendingWrite | undefined;
+      const pending = PENDING_WRITE.get(ctx);
       if (pending === undefined || pending.publicModel !== ctx.publicModel) return result;
       if (result.kind === 'json') {
         if (result.textContentType !== undefined) return result;
@@ -99,15 +104,15 @@ export class ResponseCache {
   }
 
   async #lookup(ctx: CallContext): Promise<StageOutcome> {
-    const prefetched = ctx.stageState.get(LOOKUP_STATE) as Lookup | undefined;
+    const prefetched = PREFETCHED.get(ctx);
     const lookup = prefetched?.publicModel === ctx.publicModel ? prefetched : this.#begin(ctx);
     if (lookup === null) return this.#status(ctx, 'bypass');
-    if (!lookup.noStore) ctx.stageState.set(STAGE_NAME, lookup satisfies PendingWrite);
+    if (!lookup.noStore) PENDING_WRITE.set(ctx, lookup);
     if (lookup.entry === null) return this.#status(ctx, 'bypass');
     const entry = await lookup.entry;
     const result = entry === null ? null : hitResult(ctx, entry);
     if (result === null) return this.#status(ctx, 'miss');
-    ctx.stageState.delete(STAGE_NAME);
+    PENDING_WRITE.delete(ctx);
     ctx.cacheStatus = 'hit';
     ctx.responseHeaders[CACHE_HEADER] = 'hit';
     return { kind: 'respond', result };

@@ -91,7 +91,6 @@ function context(): CallContext {
     attempts: [],
     usage: null,
     costCents: 0,
-    stageState: new Map(),
     tags: [],
   };
 }

@@ -6,6 +6,7 @@ import { catalogCostModel } from '../limits/catalog-cost-model.ts';
 import { estimateCallTokens, tpmReservation } from '../limits/token-reservation.ts';
 import type { AttemptResult } from '../pipeline/attempt.ts';
 import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-context.ts';
+import { callSlot } from '../pipeline/call-slot.ts';
 import { multipartUploadOf } from '../pipeline/endpoint.ts';
 import type { FallbackPolicy } from '../pipeline/pipeline.ts';
 import type { UpstreamClient } from '../pipeline/upstream-client.ts';
@@ -166,14 +167,15 @@ function unavailableError(
   return pick.kind === 'unavailable' ? pick.error : new GatewayError('model_not_found', { param: 'model' });
 }
 
-const TOKENS_KEY = 'router.estimatedTokens';
+/** The call's token estimate for deployments' TPM limits, made the first time one is checked. */
+const ESTIMATED_TOKENS = callSlot<ReturnType<typeof estimateCallTokens>>('router.estimatedTokens');
 
 /**
  * The call's TPM reservation under a deployment's `tpmLimit`, estimated once per call (the input
  * estimate shared with pre-flight and the limits through the call context).
  */
 function tokensOf(ctx: CallContext, limit: number): number {
-  let estimate = ctx.stageState.get(TOKENS_KEY) as ReturnType<typeof estimateCallTokens> | undefined;
+  let estimate = ESTIMATED_TOKENS.get(ctx);
   if (estimate === undefined) {
     estimate = estimateCallTokens(
       catalogCostModel,
@@ -181,7 +183,7 @@ function tokensOf(ctx: CallContext, limit: number): number {
       ctx.body,
       estimatedInputTokensOf(ctx, catalogCostModel.estimateInputTokens),
     );
-    ctx.stageState.set(TOKENS_KEY, estimate);
+    ESTIMATED_TOKENS.set(ctx, estimate);
   }
   return tpmReservation(estimate, limit);
 }

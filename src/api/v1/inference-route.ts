@@ -116,7 +116,6 @@ async function createContext(
     attempts: [],
     usage: null,
     costCents: 0,
-    stageState: new Map(),
     cacheControl: request.headers['cache-control'],
     clientHeaders: forwardedHeaders(request),
   };

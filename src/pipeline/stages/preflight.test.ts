@@ -60,7 +60,6 @@ function context(
     attempts: [],
     usage: null,
     costCents: 0,
-    stageState: new Map(),
     tags: [],
   };
 }
