@@ -1,7 +1,6 @@
-import type { AttemptResult } from '../pipeline/attempt.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import { callSlot } from '../pipeline/call-slot.ts';
-import type { CallRouter } from '../pipeline/pipeline.ts';
+import type { AnswerStage } from '../pipeline/stage.ts';
 import type { StreamEvent } from '../providers/types.ts';
 
 /** The answer a call gave, kept for a payload sample or a span event; streams as their event data. */
@@ -27,23 +26,24 @@ export function capturedResponse(ctx: CallContext): CapturedResponse | null {
 }
 
 /**
- * Wraps the router so the answer of a call that asked for it (requestCapture) is kept on the
+ * The answer stage keeping the answer of a call that asked for it (requestCapture) on the
  * context: records and telemetry see the call only through the context, and the inference layer
- * writes the answer without keeping it. Calls that did not ask pass through untouched.
+ * writes the answer without keeping it. Calls that did not ask pass through untouched, and so do
+ * answers a stage gave (a response-cache hit): only an upstream's answer is captured.
  */
-export function captureResponses(route: CallRouter): CallRouter {
-  return async (ctx) => {
-    const result = await route(ctx);
-    if (WANTED.get(ctx) !== true) return result;
+export const captureResponse: AnswerStage = {
+  name: 'records.capture',
+  run: (ctx, result, source) => {
+    if (source !== 'route' || WANTED.get(ctx) !== true) return result;
     if (result.kind === 'json') {
       CAPTURED.set(ctx, { kind: 'json', answer: result.answer });
       return result;
     }
     const captured: CapturedResponse = { kind: 'stream', events: [] };
     CAPTURED.set(ctx, captured);
-    return { ...result, events: tee(result.events, captured.events) } satisfies AttemptResult;
-  };
-}
+    return { ...result, events: tee(result.events, captured.events) };
+  },
+};
 
 async function* tee(
   batches: AsyncIterable<readonly StreamEvent[]>,

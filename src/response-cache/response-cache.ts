@@ -2,8 +2,7 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import type { AttemptResult } from '../pipeline/attempt.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import { callSlot } from '../pipeline/call-slot.ts';
-import type { CallRouter } from '../pipeline/pipeline.ts';
-import { CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
+import { type AnswerStage, CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
 import type { StreamEvent } from '../providers/types.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { createAnswerAssembler } from './assembly/index.ts';
@@ -56,7 +55,7 @@ const PENDING_WRITE = callSlot<PendingWrite>(`${STAGE_NAME}.write`);
 
 /**
  * The exact-match response cache (DESIGN.md section 5): a call-level stage that answers a hit
- * before routing, and a wrapper of the router that stores what a miss was answered. Entries are
+ * before routing, and an answer stage that stores what a miss was answered. Entries are
  * the answer's JSON text in the endpoint's format; a streamed request is answered from one by
  * replaying it as SSE, and a streamed answer is assembled into one. A cache store that fails
  * turns the cache off for the call (the call is served from upstream), never fails it.
@@ -86,12 +85,17 @@ export class ResponseCache {
   /** Answers a hit; marks a miss (or a no-cache call) for the write of its answer. */
   readonly stage: Stage = { name: STAGE_NAME, run: (ctx) => this.#lookup(ctx) };
 
-  /** The router, storing the answers of the calls the lookup marked for it. */
-  storeAnswers(route: CallRouter): CallRouter {
-    return async (ctx) => {
-      const result = await route(ctx);
+  /**
+   * Stores the upstream answer of a call the lookup marked for it (a miss under the model the key
+   * was made for): a JSON answer at once, a stream once it ended whole.
+   */
+  readonly store: AnswerStage = {
+    name: `${STAGE_NAME}.store`,
+    run: (ctx, result, source) => {
       const pending = PENDING_WRITE.get(ctx);
-      if (pending === undefined || pending.publicModel !== ctx.publicModel) return result;
+      if (source !== 'route' || pending === undefined || pending.publicModel !== ctx.publicModel) {
+        return result;
+      }
       if (result.kind === 'json') {
         if (result.textContentType !== undefined) return result;
         // Serialised once: the text stored is the text the client is sent (writeJson takes `json`).
@@ -99,9 +103,9 @@ export class ResponseCache {
         this.#write(pending.key, json);
         return { ...result, json };
       }
-      return { ...result, events: this.#assembling(ctx, pending.key, result) } satisfies AttemptResult;
-    };
-  }
+      return { ...result, events: this.#assembling(ctx, pending.key, result) };
+    },
+  };
 
   async #lookup(ctx: CallContext): Promise<StageOutcome> {
     const prefetched = PREFETCHED.get(ctx);

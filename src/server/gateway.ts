@@ -14,7 +14,7 @@ import { InferencePipeline } from '../pipeline/pipeline.ts';
 import { createPreflightStages } from '../pipeline/stages/preflight.ts';
 import { UpstreamClient } from '../pipeline/upstream-client.ts';
 import { createRecords } from '../records/index.ts';
-import { captureResponses } from '../records/response-capture.ts';
+import { captureResponse } from '../records/response-capture.ts';
 import { ResponseCache } from '../response-cache/response-cache.ts';
 import { Router } from '../router/router.ts';
 import { RouterSettingsStore } from '../router/router-settings.ts';
@@ -108,13 +108,16 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   });
   lifecycle.onShutdown('flush', 'router cooldown mirror', () => router.close());
   const responseCache = createResponseCache(runtime.config, cache, logger);
+  // DESIGN.md section 4, in order: pre-flight per model, the call stages once, routing (with
+  // its fallbacks), the answer stages on the answer, the observers once the call is over.
   const pipeline = new InferencePipeline({
     preflight: createPreflightStages({ directory }),
     call:
       responseCache === null ? [limits.stage] : [responseCache.prefetch, limits.stage, responseCache.stage],
-    route: captureResponses(responseCache?.storeAnswers(router.route) ?? router.route),
-    observers: [limits.observer, ...records.observers, telemetry],
+    route: router.route,
     fallbacks: router.fallbacks,
+    answer: responseCache === null ? [captureResponse] : [responseCache.store, captureResponse],
+    observers: [limits.observer, ...records.observers, telemetry],
   });
   const modules: RouteModule[] = [
     v1Module({
