@@ -1,6 +1,6 @@
-import type { Deployment } from '../deployments/deployment.ts';
 import { getProviderAdapter, type OperationPlan, planOperation } from '../providers/registry.ts';
 import type { Operation, ProviderAdapter } from '../providers/types.ts';
+import type { Deployment } from './deployment.ts';
 
 /** A deployment that can serve the call, with how it serves it. */
 export interface Candidate {

@@ -12,20 +12,20 @@ import { KeyInfoReader } from '../keys/key-info.ts';
 import { createLimits } from '../limits/index.ts';
 import { InferencePipeline } from '../pipeline/pipeline.ts';
 import { createPreflightStages } from '../pipeline/stages/preflight.ts';
-import { UpstreamClient } from '../pipeline/upstream-client.ts';
 import { createRecords } from '../records/index.ts';
 import { captureResponse } from '../records/response-capture.ts';
 import { ResponseCache } from '../response-cache/response-cache.ts';
 import { Router } from '../router/router.ts';
 import { RouterSettingsStore } from '../router/router-settings.ts';
+import { buildApp, type RegisteredRoute, type RouteModule } from '../server/app.ts';
+import { registerMetricsRoute } from '../server/metrics-route.ts';
+import { OpenApiRegistry } from '../server/openapi.ts';
+import type { ReadinessProbe } from '../server/readiness.ts';
+import { openRuntime, type Runtime } from '../server/runtime.ts';
 import { logCacheDiagnostics } from '../telemetry/cache-log-subscriber.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import { registerMetricsRoute } from '../telemetry/metrics-route.ts';
 import { Telemetry } from '../telemetry/telemetry.ts';
-import { buildApp, type RegisteredRoute, type RouteModule } from './app.ts';
-import { OpenApiRegistry } from './openapi.ts';
-import type { ReadinessProbe } from './readiness.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
+import { UpstreamClient } from '../upstream/upstream-client.ts';
 
 export interface Gateway {
   app: FastifyInstance;

@@ -1,8 +1,8 @@
 import type { CacheStore } from '../cache/cache-store.ts';
+import { servesOperation } from '../deployments/candidate-pools.ts';
 import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Stage } from '../pipeline/stage.ts';
-import { servesOperation } from '../router/candidates.ts';
 import { type Db, withTimeout } from '../store/database.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { admitLimits } from './admission-stage.ts';

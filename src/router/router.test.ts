@@ -7,7 +7,7 @@ import type { Deployment } from '../deployments/deployment.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import type { Endpoint } from '../pipeline/endpoint.ts';
-import type { UpstreamClient, UpstreamResponse } from '../pipeline/upstream-client.ts';
+import type { UpstreamClient, UpstreamResponse } from '../upstream/upstream-client.ts';
 import { Router } from './router.ts';
 import { type RouterSettings, routerSettingsSchema } from './router-settings-schema.ts';
 

@@ -1,5 +1,8 @@
 import type { Deployment } from '../deployments/deployment.ts';
+import { catalogEntryOf } from '../deployments/deployment-catalog.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { type EndpointBody, multipartUploadOf } from '../pipeline/endpoint.ts';
+import { eventWithPublicModel, isRecord, withPublicModel } from '../pipeline/public-model.ts';
 import type { OperationPlan } from '../providers/registry.ts';
 import type {
   DeploymentTarget,
@@ -10,10 +13,7 @@ import type {
   Usage,
 } from '../providers/types.ts';
 import { answerTextWithModel } from './answer-text.ts';
-import { type EndpointBody, multipartUploadOf } from './endpoint.ts';
 import { endOfFirstEvent } from './first-event.ts';
-import { eventWithPublicModel, isRecord, withPublicModel } from './public-model.ts';
-import { catalogEntryOf } from './stages/deployment-catalog.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
 import { httpFailure, parseUpstreamBody, transportFailure } from './upstream-failure.ts';
 

@@ -1,5 +1,5 @@
+import { servesOperation } from '../../deployments/candidate-pools.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { servesOperation } from '../../router/candidates.ts';
 import { CONTINUE, type Stage } from '../stage.ts';
 import type { PoolSource } from './eligible-deployments.ts';
 
