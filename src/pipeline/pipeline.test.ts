@@ -4,7 +4,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { testContext } from '../limits/test-support.ts';
 import { fallbackPolicy } from '../router/fallback-policy.ts';
 import { DEFAULT_ROUTER_SETTINGS, type RouterSettings } from '../router/router-settings-schema.ts';
-import type { AttemptResult } from '../upstream/attempt.ts';
+import type { AttemptResult } from './attempt-result.ts';
 import type { CallContext } from './call-context.ts';
 import { InferencePipeline, ROUTING_HEADERS } from './pipeline.ts';
 import { type AnswerSource, type AnswerStage, CONTINUE, type Stage } from './stage.ts';

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { AttemptResult } from '../upstream/attempt.ts';
+import type { AttemptResult } from './attempt-result.ts';
 import type { CallContext, CallOutcome } from './call-context.ts';
 import { multipartUploadOf } from './endpoint.ts';
 import { type AnswerSource, type AnswerStage, runAnswerStages, runStages, type Stage } from './stage.ts';

@@ -1,4 +1,4 @@
-import type { AttemptResult } from '../upstream/attempt.ts';
+import type { AttemptResult } from './attempt-result.ts';
 import type { CallContext } from './call-context.ts';
 
 /** What a stage decides, as a tagged outcome the orchestrator switches on: go on, or answer now (a cache hit, an extension's reply). */

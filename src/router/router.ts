@@ -5,12 +5,12 @@ import type { DeploymentDirectory } from '../deployments/deployment-directory.ts
 import { GatewayError } from '../errors/gateway-error.ts';
 import { catalogCostModel } from '../limits/catalog-cost-model.ts';
 import { estimateCallTokens, tpmReservation } from '../limits/token-reservation.ts';
+import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-context.ts';
 import { callSlot } from '../pipeline/call-slot.ts';
 import { multipartUploadOf } from '../pipeline/endpoint.ts';
 import type { FallbackPolicy } from '../pipeline/pipeline.ts';
 import { recordCooldown } from '../telemetry/cooldown-metric.ts';
-import type { AttemptResult } from '../upstream/attempt.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { ClientAbortedError } from '../upstream/upstream-failure.ts';
 import { type AttemptDeps, runAttempt } from './attempt-runner.ts';
