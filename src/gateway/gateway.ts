@@ -81,10 +81,8 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   lifecycle.onShutdown('flush', 'request records', (remainingMs) => records.flush(remainingMs));
   const audit = createAudit({
     config: runtime.config,
-    db: database.db,
     background: database.background,
     maintenance: database.background,
-    keyring,
     logger,
   });
   lifecycle.onShutdown('flush', 'audit trail', (remainingMs) => audit.flush(remainingMs));
@@ -132,9 +130,17 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
       countTokens: { client, settings: routerSettings },
       upstreamErrorMessages: runtime.config.upstreamErrorMessages,
     }),
-    ...adminModules({ db: database.db, cache, keyring, logger, directory, keys, routerSettings }),
-    ...records.modules,
-    ...audit.modules,
+    ...adminModules({
+      db: database.db,
+      cache,
+      keyring,
+      logger,
+      directory,
+      keys,
+      routerSettings,
+      variant: runtime.config.variant,
+      auditLog: audit.log,
+    }),
   ];
   const probes: ReadinessProbe[] = [
     { name: 'database', check: () => database.ping() },
