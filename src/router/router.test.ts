@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { afterEach, describe, it } from 'node:test';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { MemoryCacheStore } from '../cache/memory-cache-store.ts';
+import { candidatePools } from '../deployments/candidate-pools.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
@@ -117,7 +118,7 @@ async function setup(strategy: RouterSettings['strategy'], pool: Deployment[]) {
   });
   const router = new Router({
     directory: {
-      deploymentsOf: (model) => pool.filter((d) => d.publicModel === model),
+      poolOf: candidatePools((model) => pool.filter((d) => d.publicModel === model)),
       targetOf: (d) => ({
         id: d.id,
         provider: d.provider,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CacheStore } from '../cache/cache-store.ts';
-import { type Candidate, candidatesFor } from '../deployments/candidate-pools.ts';
+import type { Candidate } from '../deployments/candidate-pools.ts';
 import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { catalogCostModel } from '../limits/catalog-cost-model.ts';
@@ -24,7 +24,7 @@ import { LatencyTracker } from './latency-tracker.ts';
 import type { RouterSettings } from './router-settings-schema.ts';
 
 export interface RouterDeps {
-  directory: Pick<DeploymentDirectory, 'deploymentsOf' | 'targetOf'>;
+  directory: Pick<DeploymentDirectory, 'poolOf' | 'targetOf'>;
   client: UpstreamClient;
   cache: CacheStore;
   /** The router settings in force (RouterSettingsStore), read once per model of a call. */
@@ -113,10 +113,12 @@ export class Router {
   }
 
   /** The deployments of the model that serve the operation and that pre-flight left eligible. */
-  #poolOf(ctx: CallContext): Candidate[] {
-    const pool = candidatesFor(this.#deps.directory.deploymentsOf(ctx.publicModel), ctx.endpoint.operation);
+  #poolOf(ctx: CallContext): readonly Candidate[] {
+    const pool = this.#deps.directory.poolOf(ctx.publicModel, ctx.endpoint.operation);
     const eligible = ctx.eligibleDeploymentIds;
-    return eligible === undefined ? pool : pool.filter((c) => eligible.has(c.deployment.id));
+    // Pre-flight hands on the pool's own id set when no check narrowed it.
+    if (eligible === undefined || eligible === pool.ids) return pool.candidates;
+    return pool.candidates.filter((c) => eligible.has(c.deployment.id));
   }
 
   async #backoff(

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Principal } from '../../auth/principal.ts';
+import { candidatePools } from '../../deployments/candidate-pools.ts';
 import type { Deployment, DeploymentProfile } from '../../deployments/deployment.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CallContext } from '../call-context.ts';
@@ -32,9 +33,8 @@ function deployment(publicModel: string, fields: Partial<Deployment> = {}): Depl
 }
 
 function poolOf(...deployments: Deployment[]): PoolSource {
-  return {
-    deploymentsOf: (model) => deployments.filter((d) => d.publicModel === model),
-  };
+  const deploymentsOf = (model: string) => deployments.filter((d) => d.publicModel === model);
+  return { deploymentsOf, poolOf: candidatePools(deploymentsOf) };
 }
 
 const CHAT = { operation: 'chat.completions', requestFormat: 'json', shape: 'openai' } as Endpoint;
