@@ -7,7 +7,7 @@ import { candidatePools } from '../deployments/candidate-pools.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
-import type { Endpoint } from '../pipeline/endpoint.ts';
+import { testCallContext } from '../pipeline/test-support.ts';
 import type { UpstreamClient, UpstreamResponse } from '../upstream/upstream-client.ts';
 import { Router } from './router.ts';
 import { type RouterSettings, routerSettingsSchema } from './router-settings-schema.ts';
@@ -17,8 +17,6 @@ import { type RouterSettings, routerSettingsSchema } from './router-settings-sch
  * production; issue 8, the performance budget): the store is wrapped in a proxy that names every
  * operation called, and the upstream is a stub, so nothing else touches it.
  */
-
-const CHAT = { operation: 'chat.completions', requestFormat: 'json', shape: 'openai' } as Endpoint;
 
 const COMPLETION = {
   id: 'chatcmpl-1',
@@ -78,22 +76,7 @@ function deployment(fields: Partial<Deployment> = {}): Deployment {
 }
 
 function context(): CallContext {
-  return {
-    requestId: `req_${++sequence}`,
-    endpoint: CHAT,
-    principal: { kind: 'master' },
-    startedAtMs: Date.now(),
-    signal: new AbortController().signal,
-    body: { model: 'm', messages: [{ role: 'user', content: 'hello' }] },
-    stream: false,
-    publicModel: 'm',
-    servedBy: null,
-    responseHeaders: {},
-    attempts: [],
-    usage: null,
-    costCents: 0,
-    tags: [],
-  };
+  return testCallContext({ body: { model: 'm', messages: [{ role: 'user', content: 'hello' }] } });
 }
 
 const stores: MemoryCacheStore[] = [];

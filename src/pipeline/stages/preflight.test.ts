@@ -7,6 +7,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CallContext } from '../call-context.ts';
 import type { Endpoint, EndpointBody } from '../endpoint.ts';
 import { runStages } from '../stage.ts';
+import { testCallContext, testEndpoint } from '../test-support.ts';
 import type { PoolSource } from './eligible-deployments.ts';
 import { createPreflightStages } from './preflight.ts';
 
@@ -37,31 +38,16 @@ function poolOf(...deployments: Deployment[]): PoolSource {
   return { deploymentsOf, poolOf: candidatePools(deploymentsOf) };
 }
 
-const CHAT = { operation: 'chat.completions', requestFormat: 'json', shape: 'openai' } as Endpoint;
-const IMAGES = { operation: 'images.generations', requestFormat: 'json', shape: 'openai' } as Endpoint;
-const EMBEDDINGS = { operation: 'embeddings', requestFormat: 'json', shape: 'openai' } as Endpoint;
+const CHAT = testEndpoint('chat.completions');
+const IMAGES = testEndpoint('images.generations');
+const EMBEDDINGS = testEndpoint('embeddings');
 
 function context(
   endpoint: Endpoint,
   body: EndpointBody,
   principal: Principal = { kind: 'master' },
 ): CallContext {
-  return {
-    requestId: 'req',
-    endpoint,
-    principal,
-    startedAtMs: 0,
-    signal: new AbortController().signal,
-    body,
-    stream: body.stream === true,
-    publicModel: body.model,
-    servedBy: null,
-    responseHeaders: {},
-    attempts: [],
-    usage: null,
-    costCents: 0,
-    tags: [],
-  };
+  return testCallContext({ endpoint, body, principal });
 }
 
 async function refusal(pool: PoolSource, ctx: CallContext): Promise<GatewayError> {
