@@ -1,5 +1,4 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
-import type { ErrorClass } from '../errors/error-classes.ts';
 
 /**
  * Every event the gateway publishes, on `node:diagnostics_channel` (as undici does): a module
@@ -57,7 +56,8 @@ export interface CacheSubscriberErrorEvent {
 export interface CooldownEvent {
   deploymentId: string;
   publicModel: string;
-  reason: ErrorClass;
+  /** The error class of the failure that started it. */
+  reason: string;
   durationMs: number;
 }
 
