@@ -18,7 +18,7 @@ import {
   responsesItem,
   responsesTool,
   responsesToolChoice,
-} from './message-schemas.ts';
+} from '../../formats/chat-completions/body-schema.ts';
 
 const model = z.string().min(1, 'model is required').meta({ description: 'A public model name.' });
 const stream = z.boolean().nullish();

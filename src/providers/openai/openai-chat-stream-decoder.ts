@@ -1,8 +1,8 @@
 import {
   chatCompletionChunkSchema,
   type UpstreamChatCompletionChunk,
-} from '../shared/chat-completions-wire.ts';
-import { SSE_DONE, type SseMessage } from '../shared/sse.ts';
+} from '../../formats/chat-completions/wire.ts';
+import { SSE_DONE, type SseMessage } from '../../formats/sse.ts';
 import { sseJson } from '../shared/sse-json.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';

@@ -2,7 +2,7 @@ import {
   type ChatCompletionRequest,
   chatCompletionSchema,
   type UpstreamChatCompletion,
-} from '../shared/chat-completions-wire.ts';
+} from '../../formats/chat-completions/wire.ts';
 import type { OperationAdapter } from '../types.ts';
 import { type ChatChunkNormaliser, OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
 import { OPENAI_PATHS } from './openai-config.ts';

@@ -1,4 +1,4 @@
-import type { UpstreamChatUsage } from '../shared/chat-completions-wire.ts';
+import type { UpstreamChatUsage } from '../../formats/chat-completions/wire.ts';
 import type { Usage } from '../types.ts';
 
 /** Chat Completions usage: `prompt_tokens` already includes `cached_tokens`, as Usage wants. */

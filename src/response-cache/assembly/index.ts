@@ -10,12 +10,12 @@
  * This module picks the operation's assembler: chat-completion.ts, message.ts, response.ts, each a
  * StreamAssembler (stream-assembler.ts).
  */
-import { ChatCompletionAssembler } from './chat-completion.ts';
-import { MessageAssembler } from './message.ts';
-import { ResponseAssembler } from './response.ts';
-import type { AnswerAssembler } from './stream-assembler.ts';
+import { ChatCompletionAssembler } from '../../formats/chat-completions/assembly.ts';
+import { MessageAssembler } from '../../formats/messages/assembly.ts';
+import { ResponseAssembler } from '../../formats/responses/assembly.ts';
+import type { AnswerAssembler } from '../../formats/stream-assembler.ts';
 
-export type { AnswerAssembler } from './stream-assembler.ts';
+export type { AnswerAssembler } from '../../formats/stream-assembler.ts';
 
 /** null for an operation whose streams are not assembled. */
 export function createAnswerAssembler(operation: string): AnswerAssembler | null {

@@ -9,11 +9,12 @@
  *
  * This module picks the operation's replay: chat-completion.ts, message.ts, response.ts.
  */
+
+import { replayChatCompletion } from '../../formats/chat-completions/replay.ts';
+import { replayMessage } from '../../formats/messages/replay.ts';
+import { replayResponse } from '../../formats/responses/replay.ts';
 import type { EndpointBody } from '../../pipeline/endpoint.ts';
 import type { StreamEvent } from '../../providers/types.ts';
-import { replayChatCompletion } from './chat-completion.ts';
-import { replayMessage } from './message.ts';
-import { replayResponse } from './response.ts';
 
 /** The events of a stream that would have carried `answer`, in the endpoint's format; null when the operation does not stream. */
 export function replayAnswerAsEvents(
