@@ -3,13 +3,17 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { decodeAll } from '../../test/fakes/decode-stream.ts';
+import { ENDPOINTS } from '../api/v1/endpoints.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
 import { AnthropicStreamDecoder } from '../providers/anthropic/anthropic-stream-decoder.ts';
 import { OpenAIChatStreamDecoder } from '../providers/openai/openai-chat-stream-decoder.ts';
 import type { StreamEvent } from '../providers/types.ts';
-import { createAnswerAssembler } from '../response-cache/assembly/index.ts';
-import { replayAnswerAsEvents } from '../response-cache/replay/index.ts';
 import { SSE_DONE, SseParser } from './sse.ts';
+
+/** The client format an endpoint of `operation` speaks; undefined for one that has none (embeddings, images). */
+const formatOf = (operation: string) =>
+  ENDPOINTS.find((endpoint) => endpoint.operation === operation)?.format;
+const createAnswerAssembler = (operation: string) => formatOf(operation)?.createAssembler() ?? null;
 
 const fixture = (path: string): Buffer => readFileSync(new URL(`../providers/${path}`, import.meta.url));
 
@@ -30,7 +34,7 @@ function assemble(operation: string, events: readonly StreamEvent[]): unknown {
 }
 
 function replay(operation: string, answer: unknown, request: EndpointBody): StreamEvent[] {
-  const events = replayAnswerAsEvents(operation, answer, request);
+  const events = formatOf(operation)?.replay(answer, request) ?? null;
   assert.ok(events !== null, 'replay gave null');
   return events;
 }

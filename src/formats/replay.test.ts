@@ -2,11 +2,17 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { decodeAll } from '../../test/fakes/decode-stream.ts';
+import { ENDPOINTS } from '../api/v1/endpoints.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
 import { OpenAIResponsesStreamDecoder } from '../providers/openai/openai-responses-stream-decoder.ts';
 import type { StreamEvent } from '../providers/types.ts';
-import { replayAnswerAsEvents } from '../response-cache/replay/index.ts';
 import { SSE_DONE } from './sse.ts';
+
+/** The client format an endpoint of `operation` speaks; undefined for one that has none (embeddings, images). */
+const formatOf = (operation: string) =>
+  ENDPOINTS.find((endpoint) => endpoint.operation === operation)?.format;
+const replayAnswerAsEvents = (operation: string, answer: unknown, request: EndpointBody) =>
+  formatOf(operation)?.replay(answer, request) ?? null;
 
 const fixture = (path: string): Buffer => readFileSync(new URL(`../providers/${path}`, import.meta.url));
 const fixtureJson = (path: string): Record<string, unknown> => JSON.parse(fixture(path).toString());

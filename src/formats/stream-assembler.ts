@@ -1,6 +1,15 @@
 /**
- * The AnswerAssembler contract (createAnswerAssembler, index.ts) and the StreamAssembler base every
- * operation's assembler extends, with the Progress a stream makes and its helpers.
+ * The JSON answer a plain call would have received, assembled from the events a streamed call sent
+ * its client (DESIGN.md section 5, Response cache), so that a streamed answer can be stored too.
+ *
+ * The events come from the decoders (which validated the upstream's) or from the translators (which
+ * built them), so each is read with cheap guards rather than a second zod check per event (that
+ * check is a measurable share of a stream's CPU, docs/decisions/hot-path.md); what assembly cannot read
+ * makes it give up. An answer that might be wrong is worse than none: it would be served again.
+ *
+ * Here: the AnswerAssembler contract (ClientFormat.createAssembler) and the StreamAssembler base
+ * every format's assembler (formats/<name>/assembly.ts) extends, with the Progress a stream makes
+ * and its helpers.
  */
 import type { StreamEvent, Usage } from '../providers/types.ts';
 

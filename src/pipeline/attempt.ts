@@ -1,5 +1,7 @@
 import type { Deployment } from '../deployments/deployment.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { ClientFormat } from '../formats/format.ts';
+import { isRecord } from '../formats/json.ts';
 import type { OperationPlan } from '../providers/registry.ts';
 import type {
   DeploymentTarget,
@@ -12,7 +14,7 @@ import type {
 import { answerTextWithModel } from './answer-text.ts';
 import { type EndpointBody, multipartUploadOf } from './endpoint.ts';
 import { endOfFirstEvent } from './first-event.ts';
-import { eventWithPublicModel, isRecord, withPublicModel } from './public-model.ts';
+import { withPublicModel } from './public-model.ts';
 import { catalogEntryOf } from './stages/deployment-catalog.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
 import { httpFailure, parseUpstreamBody, transportFailure } from './upstream-failure.ts';
@@ -24,6 +26,8 @@ export interface AttemptInput {
   plan: OperationPlan;
   /** The client's body; its `model` is the public model the answer will name. */
   body: EndpointBody;
+  /** The client's wire format (Endpoint.format): where its stream events name the model. */
+  format?: ClientFormat;
   stream: boolean;
   signal: AbortSignal;
   timeouts: UpstreamTimeouts;
@@ -206,8 +210,9 @@ function streamResult(
   const translator =
     input.plan.kind === 'translated' ? input.plan.translator.createStreamTranslator(input.body) : null;
   const publicModel = input.body.model;
+  const format = input.format;
   const publish = (events: StreamEvent[]): StreamEvent[] => {
-    for (const event of events) eventWithPublicModel(event, publicModel);
+    if (format !== undefined) for (const event of events) format.eventWithPublicModel(event, publicModel);
     return events;
   };
   const through = (events: StreamEvent[]): StreamEvent[] =>

@@ -9,7 +9,7 @@ import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import { mergeTags, parseTagsHeader, TAGS_HEADER } from '../../pipeline/call-tags.ts';
 import { type Endpoint, type EndpointBody, MULTIPART_UPLOAD } from '../../pipeline/endpoint.ts';
 import type { InferencePipeline } from '../../pipeline/pipeline.ts';
-import { sseErrorEvent, startSse, writeJson, writeSseEvents, writeText } from '../../pipeline/respond.ts';
+import { startSse, writeJson, writeSseEvents, writeText } from '../../pipeline/respond.ts';
 import { StreamedOutput } from '../../pipeline/streamed-output.ts';
 import { ClientAbortedError } from '../../pipeline/upstream-failure.ts';
 import { FORWARDED_CLIENT_HEADERS } from '../../providers/registry.ts';
@@ -216,8 +216,11 @@ async function writeResult(
     }
     return { status: 200, error: null, streamBroken: false };
   }
+  const format = ctx.endpoint.format;
+  // Only a format's endpoints are streamable (Endpoint.streamable), so a stream always has one.
+  if (format === undefined) throw new Error(`${ctx.endpoint.path} has no stream format`);
   startSse(res, ctx.responseHeaders);
-  const output = new StreamedOutput(ctx.endpoint.operation);
+  const output = new StreamedOutput(format);
   let complete = false;
   try {
     let first = true;
@@ -241,7 +244,7 @@ async function writeResult(
     if (error instanceof ClientAbortedError || res.destroyed)
       return { status: 499, error: null, streamBroken: true };
     const gatewayError = toGatewayError(error);
-    await writeSseEvents(res, [sseErrorEvent(gatewayError, ctx.endpoint.shape, messages)]);
+    await writeSseEvents(res, [format.errorEvent(gatewayError, messages)]);
     return { status: gatewayError.status, error: gatewayError, streamBroken: true };
   } finally {
     ctx.usage = output.usage(ctx, result.usage(), complete);

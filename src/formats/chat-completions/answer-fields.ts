@@ -1,5 +1,5 @@
 /**
- * What replay (replay/chat-completion.ts) and assembly (assembly/chat-completion.ts) agree on about
+ * What replay (replay.ts) and assembly (assembly.ts) agree on about
  * a chat answer: its choice type, the message (and chunk delta) fields carried between a plain
  * answer and its stream, and the answer fields every chunk repeats.
  */

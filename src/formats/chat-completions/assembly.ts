@@ -2,9 +2,10 @@
  * The Chat Completions assembler: chunks merged by choice index and tool-call index, as OpenAI's
  * SDKs do, into the `chat.completion` a plain call would have received.
  */
-import { isRecord } from '../../pipeline/public-model.ts';
+
 import type { StreamEvent, Usage } from '../../providers/types.ts';
 import type { Json } from '../json.ts';
+import { isRecord } from '../json.ts';
 import { SSE_DONE } from '../sse.ts';
 import { openIf, type Progress, StreamAssembler } from '../stream-assembler.ts';
 import { type ChatChoice, chunkIdentityOf, onlyChatAnswerFields } from './answer-fields.ts';

@@ -1,10 +1,10 @@
 /**
  * A cached Chat Completions answer replayed as its chunks (API reference, "The chat completion
- * chunk object"), for replayAnswerAsEvents (index.ts).
+ * chunk object"), for ClientFormat.replay (index.ts).
  */
-import type { EndpointBody } from '../../pipeline/endpoint.ts';
-import { isRecord } from '../../pipeline/public-model.ts';
+
 import type { StreamEvent } from '../../providers/types.ts';
+import { isRecord, type Json } from '../json.ts';
 import { type ChatChoice, chunkIdentityOf, onlyChatAnswerFields } from './answer-fields.ts';
 import { type ChatChunkDelta, ChatChunkWriter } from './chunk-writer.ts';
 import {
@@ -17,7 +17,7 @@ import {
 /** A chunk delta as OpenAI streams it: the writer's fields, and the text of a refusal. */
 type ReplayDelta = ChatChunkDelta & { refusal?: string };
 
-export function replayChatCompletion(answer: unknown, request: EndpointBody): StreamEvent[] | null {
+export function replayChatCompletion(answer: unknown, request: Readonly<Json>): StreamEvent[] | null {
   if (!chatCompletionSchema.safeParse(answer).success) return null;
   // The stored answer itself, not zod's copy: the chunks pass its values on as they are.
   const completion = answer as UpstreamChatCompletion;
@@ -61,7 +61,7 @@ function isReplayable(choice: ChatChoice): boolean {
 }
 
 /** `stream_options.include_usage` of the streamed request (the cache key leaves stream_options out). */
-function asksForUsage(request: EndpointBody): boolean {
+function asksForUsage(request: Readonly<Json>): boolean {
   const options = request.stream_options;
   return isRecord(options) && options.include_usage === true;
 }

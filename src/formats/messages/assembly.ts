@@ -2,9 +2,10 @@
  * The Messages assembler: message_start's message, filled by the content block events and
  * message_delta, into the message a plain call would have received.
  */
-import { isRecord } from '../../pipeline/public-model.ts';
+
 import type { StreamEvent } from '../../providers/types.ts';
 import type { Json } from '../json.ts';
+import { isRecord } from '../json.ts';
 import { openIf, type Progress, StreamAssembler } from '../stream-assembler.ts';
 import { type AnthropicMessage, anthropicMessageSchema } from './wire.ts';
 

@@ -1,10 +1,11 @@
 /**
  * A cached Messages answer replayed as its events (Anthropic API reference, "Streaming messages"),
- * for replayAnswerAsEvents (index.ts).
+ * for ClientFormat.replay (index.ts).
  */
-import { isRecord } from '../../pipeline/public-model.ts';
+
 import type { StreamEvent } from '../../providers/types.ts';
 import type { Json } from '../json.ts';
+import { isRecord } from '../json.ts';
 import { type AnthropicMessage, anthropicMessageSchema, messagesStreamEvent } from './wire.ts';
 
 type ContentBlock = AnthropicMessage['content'][number];

@@ -2,8 +2,9 @@
  * The Responses assembler: the terminal event carries the whole response, which is the answer a
  * plain call would have received.
  */
-import { isRecord } from '../../pipeline/public-model.ts';
+
 import type { StreamEvent } from '../../providers/types.ts';
+import { isRecord } from '../json.ts';
 import { type Progress, StreamAssembler } from '../stream-assembler.ts';
 import { type ResponseObject, responseObjectSchema } from './wire.ts';
 

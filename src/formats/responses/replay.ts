@@ -1,10 +1,11 @@
 /**
  * A cached Responses answer replayed as its events (API reference, "Streaming events"), for
- * replayAnswerAsEvents (index.ts).
+ * ClientFormat.replay (index.ts).
  */
-import { isRecord } from '../../pipeline/public-model.ts';
+
 import type { StreamEvent } from '../../providers/types.ts';
 import type { Json } from '../json.ts';
+import { isRecord } from '../json.ts';
 import { type ResponseObject, responseObjectSchema } from './wire.ts';
 
 type OutputItem = ResponseObject['output'][number];

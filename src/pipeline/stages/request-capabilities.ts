@@ -1,6 +1,6 @@
 import type { ModelCapabilities } from '../../catalog/catalog-entry.ts';
+import { isRecord } from '../../formats/json.ts';
 import type { Operation } from '../../providers/types.ts';
-import { isRecord } from '../public-model.ts';
 
 export type Capability = keyof ModelCapabilities;
 

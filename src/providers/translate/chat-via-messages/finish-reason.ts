@@ -1,4 +1,6 @@
-/** Anthropic `stop_reason` -> Chat `finish_reason` (the reverse of map-chat-finish-reason.ts). */
+import type { ChatFinishReason } from '../../../formats/chat-completions/wire.ts';
+
+/** Anthropic `stop_reason` -> Chat `finish_reason` (the reverse of messages-via-chat/finish-reason.ts). */
 export const STOP_REASON_TO_CHAT_FINISH = Object.freeze({
   end_turn: 'stop',
   stop_sequence: 'stop',
@@ -7,9 +9,7 @@ export const STOP_REASON_TO_CHAT_FINISH = Object.freeze({
   model_context_window_exceeded: 'length',
   tool_use: 'tool_calls',
   refusal: 'content_filter',
-} as const satisfies Record<string, string>);
-
-export type ChatFinishReason = (typeof STOP_REASON_TO_CHAT_FINISH)[keyof typeof STOP_REASON_TO_CHAT_FINISH];
+} as const satisfies Record<string, ChatFinishReason>);
 
 export function finishReasonFromAnthropic(stopReason: string | null | undefined): ChatFinishReason {
   if (stopReason == null) return 'stop';

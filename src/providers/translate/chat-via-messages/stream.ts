@@ -1,6 +1,7 @@
+import { type ChatChunkDelta, ChatChunkWriter } from '../../../formats/chat-completions/chunk-writer.ts';
+import type { ChatFinishReason } from '../../../formats/chat-completions/wire.ts';
 import type { AnthropicUsageCounts } from '../../../formats/messages/usage.ts';
 import type { AnthropicStreamEvent } from '../../../formats/messages/wire.ts';
-import { SSE_DONE } from '../../../formats/sse.ts';
 import { truncatedStreamError } from '../../shared/upstream-error.ts';
 import type { StreamEvent } from '../../types.ts';
 import { chatIdFromMessage, thinkingBlockOf } from './answer.ts';
@@ -16,24 +17,37 @@ export interface MessagesToChatStreamOptions {
   jsonMode?: boolean;
 }
 
-type Delta = Record<string, unknown>;
+/**
+ * The fields of a content block or delta this translator reads, as the Messages reference documents
+ * them; the decoder checked only `type` (formats/messages/wire.ts).
+ */
+type BlockFields = {
+  type: string;
+  text?: string;
+  thinking?: string;
+  signature?: string;
+  /** `input_json_delta`'s, which always has it. */
+  partial_json: string;
+  id?: string;
+  name?: string;
+};
 
 /**
  * Anthropic events -> chat.completion.chunk events (API reference, "The chat completion chunk
- * object"): a role chunk at message_start, content and tool-call deltas as they come, the
- * finish_reason chunk at message_delta, then (if asked) the usage chunk and `[DONE]` at
- * message_stop. Thinking streams as `reasoning_content`; at its signature, the whole block goes out
+ * object"), written by ChatChunkWriter: a role chunk at message_start, content and tool-call
+ * deltas as they come, the finish_reason chunk at message_delta, then (if asked) the usage chunk
+ * and `[DONE]` at message_stop. Thinking streams as `reasoning_content`; at its signature, the whole block goes out
  * once in `thinking_blocks` (what a client sends back to continue a tool loop). Pings are skipped.
  */
 export class MessagesToChatStream {
   readonly #includeUsage: boolean;
   readonly #created: number;
   readonly #jsonMode: boolean;
+  /** The answer's identity is known at message_start; until then chunks carry an empty one. */
+  #writer: ChatChunkWriter;
   /** Content block indexes of the JSON tool (JSON mode) and the thinking text of open blocks. */
   readonly #jsonBlocks = new Set<number>();
   readonly #thinking = new Map<number, string>();
-  #id = '';
-  #model = '';
   #finished = false;
   /** Anthropic content block index -> Chat tool-call index. */
   readonly #toolCalls = new Map<number, number>();
@@ -43,6 +57,7 @@ export class MessagesToChatStream {
     this.#includeUsage = options.includeUsage;
     this.#created = options.createdSeconds;
     this.#jsonMode = options.jsonMode === true;
+    this.#writer = this.#writerFor('', '');
   }
 
   push(event: StreamEvent): StreamEvent[] {
@@ -50,14 +65,13 @@ export class MessagesToChatStream {
     const data = event.data as AnthropicStreamEvent;
     switch (data.type) {
       case 'message_start':
-        this.#id = chatIdFromMessage(data.message.id);
-        this.#model = data.message.model;
+        this.#writer = this.#writerFor(chatIdFromMessage(data.message.id), data.message.model);
         this.#counts = { ...data.message.usage, output_tokens: data.message.usage.output_tokens ?? 0 };
         return [this.#chunk({ role: 'assistant', content: '' })];
       case 'content_block_start':
-        return this.#blockStart(data.index, data.content_block as Record<string, unknown>);
+        return this.#blockStart(data.index, data.content_block as BlockFields);
       case 'content_block_delta':
-        return this.#blockDelta(data.index, data.delta as Record<string, unknown>);
+        return this.#blockDelta(data.index, data.delta as BlockFields);
       case 'message_delta':
         this.#counts = {
           input_tokens: data.usage.input_tokens ?? this.#counts.input_tokens,
@@ -83,7 +97,7 @@ export class MessagesToChatStream {
     return this.#jsonBlocks.size > 0 && stopReason === 'tool_use' ? 'end_turn' : stopReason;
   }
 
-  #blockStart(index: number, block: Record<string, unknown>): StreamEvent[] {
+  #blockStart(index: number, block: BlockFields): StreamEvent[] {
     if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') {
       return [this.#chunk({ content: block.text })];
     }
@@ -103,13 +117,13 @@ export class MessagesToChatStream {
     const call = {
       index: toolIndex,
       id: block.id,
-      type: 'function',
+      type: 'function' as const,
       function: { name: block.name, arguments: '' },
     };
     return [this.#chunk({ tool_calls: [call] })];
   }
 
-  #blockDelta(index: number, delta: Record<string, unknown>): StreamEvent[] {
+  #blockDelta(index: number, delta: BlockFields): StreamEvent[] {
     if (delta.type === 'text_delta') return [this.#chunk({ content: delta.text })];
     if (delta.type === 'thinking_delta') {
       this.#thinking.set(index, (this.#thinking.get(index) ?? '') + String(delta.thinking ?? ''));
@@ -134,24 +148,14 @@ export class MessagesToChatStream {
 
   #end(): StreamEvent[] {
     this.#finished = true;
-    const out: StreamEvent[] = [];
-    if (this.#includeUsage) {
-      out.push({ data: { ...this.#base(), choices: [], usage: chatUsageFromAnthropic(this.#counts) } });
-    }
-    out.push({ data: SSE_DONE });
-    return out;
+    return this.#writer.close(chatUsageFromAnthropic(this.#counts));
   }
 
-  #chunk(delta: Delta, finishReason: string | null = null): StreamEvent {
-    const chunk: Record<string, unknown> = {
-      ...this.#base(),
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-    };
-    if (this.#includeUsage) chunk.usage = null;
-    return { data: chunk };
+  #chunk(delta: ChatChunkDelta, finishReason: ChatFinishReason | null = null): StreamEvent {
+    return this.#writer.chunk(0, delta, finishReason);
   }
 
-  #base(): Record<string, unknown> {
-    return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model };
+  #writerFor(id: string, model: string): ChatChunkWriter {
+    return new ChatChunkWriter({ id, model, created: this.#created, includeUsage: this.#includeUsage });
   }
 }

@@ -158,7 +158,7 @@ function applyOutputConfig(
   config: NonNullable<AnthropicMessagesRequest['output_config']>,
 ): void {
   for (const [key, value] of Object.entries(config)) {
-    // `effort` is read with thinking (thinking-to-reasoning-effort.ts).
+    // `effort` is read with thinking (reasoning.ts).
     if (key !== 'format' && key !== 'effort' && value != null)
       throw unsupportedParameter(`output_config.${key}`);
   }

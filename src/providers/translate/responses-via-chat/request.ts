@@ -84,7 +84,7 @@ export function responsesToChatRequest(body: ResponsesRequest): ChatCompletionRe
 }
 
 /**
- * Input items in order. A reasoning item this gateway wrote (thinking-in-reasoning-items.ts) gives
+ * Input items in order. A reasoning item this gateway wrote (reasoning.ts) gives
  * its thinking blocks to the assistant turn that follows it; other reasoning items are the
  * upstream's own earlier thoughts, with no place in Chat.
  */

@@ -29,7 +29,7 @@ interface ReasoningItem {
   outputIndex: number;
   id: string;
   text: string;
-  /** Claude's signed thinking, returned as `encrypted_content` (thinking-in-reasoning-items.ts). */
+  /** Claude's signed thinking, returned as `encrypted_content` (reasoning.ts). */
   blocks: ChatThinkingBlock[];
 }
 type OpenItem = MessageItem | FunctionCallItem | ReasoningItem;
@@ -122,7 +122,7 @@ export class ChatToResponsesStream {
     else this.#emit(out, 'response.refusal.delta', { ...where, delta });
   }
 
-  /** Reasoning text as the summary of a `reasoning` item (responses-envelope.ts, reasoningItem). */
+  /** Reasoning text as the summary of a `reasoning` item (envelope.ts, reasoningItem). */
   #reasoningDelta(delta: string, out: StreamEvent[]): void {
     const item = this.#reasoningItem(out);
     if (item.text === '') {
