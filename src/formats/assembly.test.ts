@@ -7,8 +7,8 @@ import { ENDPOINTS } from '../api/v1/endpoints.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
 import { AnthropicStreamDecoder } from '../providers/anthropic/anthropic-stream-decoder.ts';
 import { OpenAIChatStreamDecoder } from '../providers/openai/openai-chat-stream-decoder.ts';
-import type { StreamEvent } from '../providers/types.ts';
 import { SSE_DONE, SseParser } from './sse.ts';
+import type { StreamEvent } from './stream-event.ts';
 
 /** The client format an endpoint of `operation` speaks; undefined for one that has none (embeddings, images). */
 const formatOf = (operation: string) =>

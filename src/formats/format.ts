@@ -8,13 +8,13 @@
 import type { z } from 'zod';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { ErrorShape, UpstreamErrorMessages } from '../errors/render-error.ts';
-import type { Operation, StreamEvent } from '../providers/types.ts';
 import type { Json } from './json.ts';
 import type { AnswerAssembler } from './stream-assembler.ts';
+import type { StreamEvent } from './stream-event.ts';
 
 export interface ClientFormat {
-  /** The operation whose wire format this is. */
-  readonly operation: Operation;
+  /** The operation whose wire format this is (one of providers/types.ts OPERATIONS). */
+  readonly operation: 'chat.completions' | 'messages' | 'responses';
   /** The shape of this format's error answers and error events. */
   readonly errorShape: ErrorShape;
   /** Validates a client's request body; unknown fields pass through (body-schema.ts). */

@@ -5,8 +5,8 @@ import { decodeAll } from '../../test/fakes/decode-stream.ts';
 import { ENDPOINTS } from '../api/v1/endpoints.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
 import { OpenAIResponsesStreamDecoder } from '../providers/openai/openai-responses-stream-decoder.ts';
-import type { StreamEvent } from '../providers/types.ts';
 import { SSE_DONE } from './sse.ts';
+import type { StreamEvent } from './stream-event.ts';
 
 /** The client format an endpoint of `operation` speaks; undefined for one that has none (embeddings, images). */
 const formatOf = (operation: string) =>

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { StreamEvent } from '../providers/types.ts';
+import type { StreamEvent } from './stream-event.ts';
 
 /** One raw server-sent event (WHATWG HTML, "Server-sent events": event stream interpretation). */
 export interface SseMessage {

@@ -11,7 +11,8 @@
  * every format's assembler (formats/<name>/assembly.ts) extends, with the Progress a stream makes
  * and its helpers.
  */
-import type { StreamEvent, Usage } from '../providers/types.ts';
+import type { StreamEvent } from './stream-event.ts';
+import type { Usage } from './usage.ts';
 
 export interface AnswerAssembler {
   /** Every event the client was sent, in order. Must never throw on odd input: it just gives up (answer() returns null). */

@@ -3,11 +3,12 @@
  * SDKs do, into the `chat.completion` a plain call would have received.
  */
 
-import type { StreamEvent, Usage } from '../../providers/types.ts';
 import type { Json } from '../json.ts';
 import { isRecord } from '../json.ts';
 import { SSE_DONE } from '../sse.ts';
 import { openIf, type Progress, StreamAssembler } from '../stream-assembler.ts';
+import type { StreamEvent } from '../stream-event.ts';
+import type { Usage } from '../usage.ts';
 import { type ChatChoice, chunkIdentityOf, onlyChatAnswerFields } from './answer-fields.ts';
 import { chatUsageOf } from './usage.ts';
 import { chatCompletionChunkSchema, type UpstreamChatCompletion, type UpstreamChatUsage } from './wire.ts';

@@ -1,5 +1,5 @@
-import type { StreamEvent } from '../../providers/types.ts';
 import { SSE_DONE } from '../sse.ts';
+import type { StreamEvent } from '../stream-event.ts';
 import type { ChatCompletionIdentity } from './identity.ts';
 import type { ChatCompletionChunk, ChatFinishReason, ChatLogprobs, ChatUsage } from './wire.ts';
 

@@ -3,8 +3,8 @@
  * chunk object"), for ClientFormat.replay (index.ts).
  */
 
-import type { StreamEvent } from '../../providers/types.ts';
 import { isRecord, type Json } from '../json.ts';
+import type { StreamEvent } from '../stream-event.ts';
 import { type ChatChoice, chunkIdentityOf, onlyChatAnswerFields } from './answer-fields.ts';
 import { type ChatChunkDelta, ChatChunkWriter } from './chunk-writer.ts';
 import {

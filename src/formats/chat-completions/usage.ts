@@ -1,4 +1,4 @@
-import type { Usage } from '../../providers/types.ts';
+import type { Usage } from '../usage.ts';
 import type { ChatUsage } from './wire.ts';
 
 /** The gateway's normalised usage of a Chat Completions usage object the adapter built. */

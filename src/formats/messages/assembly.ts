@@ -3,10 +3,10 @@
  * message_delta, into the message a plain call would have received.
  */
 
-import type { StreamEvent } from '../../providers/types.ts';
 import type { Json } from '../json.ts';
 import { isRecord } from '../json.ts';
 import { openIf, type Progress, StreamAssembler } from '../stream-assembler.ts';
+import type { StreamEvent } from '../stream-event.ts';
 import { type AnthropicMessage, anthropicMessageSchema } from './wire.ts';
 
 interface BlockDraft {

@@ -3,9 +3,9 @@
  * for ClientFormat.replay (index.ts).
  */
 
-import type { StreamEvent } from '../../providers/types.ts';
 import type { Json } from '../json.ts';
 import { isRecord } from '../json.ts';
+import type { StreamEvent } from '../stream-event.ts';
 import { type AnthropicMessage, anthropicMessageSchema, messagesStreamEvent } from './wire.ts';
 
 type ContentBlock = AnthropicMessage['content'][number];

@@ -1,4 +1,4 @@
-import type { Usage } from '../../providers/types.ts';
+import type { Usage } from '../usage.ts';
 
 export interface AnthropicUsageCounts {
   input_tokens: number;

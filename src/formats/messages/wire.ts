@@ -5,7 +5,7 @@
  * tolerate new ones.
  */
 import { z } from 'zod';
-import type { StreamEvent } from '../../providers/types.ts';
+import type { StreamEvent } from '../stream-event.ts';
 
 export interface AnthropicTextBlock {
   type: 'text';

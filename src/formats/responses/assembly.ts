@@ -3,9 +3,9 @@
  * plain call would have received.
  */
 
-import type { StreamEvent } from '../../providers/types.ts';
 import { isRecord } from '../json.ts';
 import { type Progress, StreamAssembler } from '../stream-assembler.ts';
+import type { StreamEvent } from '../stream-event.ts';
 import { type ResponseObject, responseObjectSchema } from './wire.ts';
 
 /** Events that end a stream with its answer (API reference, "Streaming events"). */

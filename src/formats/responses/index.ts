@@ -4,9 +4,9 @@
  */
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { renderErrorBody, type UpstreamErrorMessages } from '../../errors/render-error.ts';
-import type { StreamEvent } from '../../providers/types.ts';
 import type { ClientFormat } from '../format.ts';
 import { isRecord, type Json, setModel } from '../json.ts';
+import type { StreamEvent } from '../stream-event.ts';
 import { ResponseAssembler } from './assembly.ts';
 import { responsesBody } from './body-schema.ts';
 import { replayResponse } from './replay.ts';

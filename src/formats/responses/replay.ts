@@ -3,9 +3,9 @@
  * ClientFormat.replay (index.ts).
  */
 
-import type { StreamEvent } from '../../providers/types.ts';
 import type { Json } from '../json.ts';
 import { isRecord } from '../json.ts';
+import type { StreamEvent } from '../stream-event.ts';
 import { type ResponseObject, responseObjectSchema } from './wire.ts';
 
 type OutputItem = ResponseObject['output'][number];
