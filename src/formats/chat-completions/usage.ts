@@ -1,5 +1,5 @@
 import type { Usage } from '../usage.ts';
-import type { ChatUsage } from './wire.ts';
+import type { ChatUsage, UpstreamChatUsage } from './wire.ts';
 
 /** The gateway's normalised usage of a Chat Completions usage object the adapter built. */
 export function normaliseChatUsage(usage: ChatUsage): Usage {
@@ -21,4 +21,13 @@ export function chatUsageOf(usage: Usage): ChatUsage {
       ? {}
       : { prompt_tokens_details: { cached_tokens: usage.cachedInputTokens } }),
   };
+}
+
+/** An upstream's Chat Completions usage: `prompt_tokens` already includes `cached_tokens`, as Usage wants. */
+export function usageFromChat(usage: UpstreamChatUsage | null | undefined): Usage | null {
+  if (usage == null) return null;
+  const result: Usage = { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens };
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  if (cached != null && cached > 0) result.cachedInputTokens = cached;
+  return result;
 }

@@ -1,3 +1,4 @@
+import { usageFromChat } from '../../formats/chat-completions/usage.ts';
 import {
   chatCompletionChunkSchema,
   type UpstreamChatCompletionChunk,
@@ -9,7 +10,6 @@ import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-e
 import type { StreamEvent, Usage } from '../types.ts';
 import { classifyOpenAIStreamError } from './openai-error.ts';
 import { readOpenAIError } from './openai-error-wire.ts';
-import { usageFromChat } from './openai-usage.ts';
 
 export interface ChatStreamDecoderOptions {
   provider: string;

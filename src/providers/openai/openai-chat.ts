@@ -1,3 +1,4 @@
+import { usageFromChat } from '../../formats/chat-completions/usage.ts';
 import {
   type ChatCompletionRequest,
   chatCompletionSchema,
@@ -8,7 +9,6 @@ import { type ChatChunkNormaliser, OpenAIChatStreamDecoder } from './openai-chat
 import { OPENAI_PATHS } from './openai-config.ts';
 import type { OpenAIEndpoint } from './openai-endpoint.ts';
 import { openAIJsonAdapter } from './openai-json-adapter.ts';
-import { usageFromChat } from './openai-usage.ts';
 import { stripChatExtensions } from './strip-chat-extensions.ts';
 
 /**

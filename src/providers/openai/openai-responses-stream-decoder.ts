@@ -1,3 +1,4 @@
+import { usageFromResponses } from '../../formats/responses/usage.ts';
 import { responsesStreamEventSchema } from '../../formats/responses/wire.ts';
 import type { SseMessage } from '../../formats/sse.ts';
 import { sseJson } from '../shared/sse-json.ts';
@@ -5,7 +6,6 @@ import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
 import type { StreamEvent, Usage } from '../types.ts';
 import { classifyOpenAIStreamError } from './openai-error.ts';
-import { usageFromResponses } from './openai-usage.ts';
 
 /** Events that end a Responses stream normally (API reference, "Streaming events"). */
 const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete']);

@@ -1,3 +1,4 @@
+import { usageFromResponses } from '../../formats/responses/usage.ts';
 import {
   type ResponseObject,
   type ResponsesRequest,
@@ -8,7 +9,6 @@ import { OPENAI_PATHS } from './openai-config.ts';
 import type { OpenAIEndpoint } from './openai-endpoint.ts';
 import { openAIJsonAdapter } from './openai-json-adapter.ts';
 import { OpenAIResponsesStreamDecoder } from './openai-responses-stream-decoder.ts';
-import { usageFromResponses } from './openai-usage.ts';
 
 /** `POST /responses`: usage always arrives with the response (or its `response.completed` event). */
 export function openAIResponsesAdapter(

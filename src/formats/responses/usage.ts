@@ -1,14 +1,4 @@
-import type { UpstreamChatUsage } from '../../formats/chat-completions/wire.ts';
-import type { Usage } from '../types.ts';
-
-/** Chat Completions usage: `prompt_tokens` already includes `cached_tokens`, as Usage wants. */
-export function usageFromChat(usage: UpstreamChatUsage | null | undefined): Usage | null {
-  if (usage == null) return null;
-  const result: Usage = { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens };
-  const cached = usage.prompt_tokens_details?.cached_tokens;
-  if (cached != null && cached > 0) result.cachedInputTokens = cached;
-  return result;
-}
+import type { Usage } from '../usage.ts';
 
 export interface ResponsesUsageWire {
   input_tokens: number;
