@@ -8,6 +8,7 @@
 import type { z } from 'zod';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { ErrorShape, UpstreamErrorMessages } from '../errors/render-error.ts';
+import type { CapabilityUse } from './capability-use.ts';
 import type { Json } from './json.ts';
 import type { AnswerAssembler } from './stream-assembler.ts';
 import type { StreamEvent } from './stream-event.ts';
@@ -19,6 +20,11 @@ export interface ClientFormat {
   readonly errorShape: ErrorShape;
   /** Validates a client's request body; unknown fields pass through (body-schema.ts). */
   readonly bodySchema: z.ZodType;
+  /**
+   * The capabilities of the model catalog (tools, vision, reasoning, structured outputs) a request
+   * body uses, each with the field that uses it (capabilities.ts).
+   */
+  capabilitiesUsed(body: Readonly<Json>): CapabilityUse[];
   /**
    * A fresh assembler of the events a streamed call sent its client into the JSON answer a plain
    * call would have received (DESIGN.md section 5, Response cache).

@@ -1,5 +1,6 @@
 import type { VirtualKey } from '../auth/principal.ts';
 import type { Deployment, DeploymentPricing } from '../deployments/deployment.ts';
+import { chatCompletionsFormat } from '../formats/chat-completions/index.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import type { Endpoint, EndpointBody } from '../pipeline/endpoint.ts';
 import type { Usage } from '../providers/types.ts';
@@ -57,7 +58,12 @@ export function testDeployment(fields: Partial<Deployment> = {}): Deployment {
   };
 }
 
-const CHAT = { operation: 'chat.completions', path: '/chat/completions', shape: 'openai' } as Endpoint;
+const CHAT = {
+  operation: 'chat.completions',
+  format: chatCompletionsFormat,
+  path: '/chat/completions',
+  shape: 'openai',
+} as Endpoint;
 
 let sequence = 0;
 

@@ -5,6 +5,7 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import { MemoryCacheStore } from '../cache/memory-cache-store.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { chatCompletionsFormat } from '../formats/chat-completions/index.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import type { Endpoint } from '../pipeline/endpoint.ts';
 import type { UpstreamClient, UpstreamResponse } from '../pipeline/upstream-client.ts';
@@ -17,7 +18,12 @@ import { type RouterSettings, routerSettingsSchema } from './router-settings-sch
  * operation called, and the upstream is a stub, so nothing else touches it.
  */
 
-const CHAT = { operation: 'chat.completions', requestFormat: 'json', shape: 'openai' } as Endpoint;
+const CHAT = {
+  operation: 'chat.completions',
+  format: chatCompletionsFormat,
+  requestFormat: 'json',
+  shape: 'openai',
+} as Endpoint;
 
 const COMPLETION = {
   id: 'chatcmpl-1',

@@ -9,6 +9,7 @@ import { isRecord, type Json, setModel } from '../json.ts';
 import type { StreamEvent } from '../stream-event.ts';
 import { ChatCompletionAssembler } from './assembly.ts';
 import { chatCompletionsBody } from './body-schema.ts';
+import { capabilitiesUsed } from './capabilities.ts';
 import { replayChatCompletion } from './replay.ts';
 
 /** Generated text of one chat chunk: content, refusal, reasoning and tool-call deltas. */
@@ -33,6 +34,7 @@ export const chatCompletionsFormat: ClientFormat = Object.freeze({
   operation: 'chat.completions',
   errorShape: 'openai',
   bodySchema: chatCompletionsBody,
+  capabilitiesUsed,
   createAssembler: () => new ChatCompletionAssembler(),
   replay: replayChatCompletion,
   /** Every chunk carries the answer's top-level `model`. */

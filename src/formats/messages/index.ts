@@ -9,6 +9,7 @@ import { isRecord, type Json, setModel } from '../json.ts';
 import type { StreamEvent } from '../stream-event.ts';
 import { MessageAssembler } from './assembly.ts';
 import { messagesBody } from './body-schema.ts';
+import { capabilitiesUsed } from './capabilities.ts';
 import { replayMessage } from './replay.ts';
 
 /** Generated text of one Messages event: text, thinking and tool-input deltas. */
@@ -25,6 +26,7 @@ export const messagesFormat: ClientFormat = Object.freeze({
   operation: 'messages',
   errorShape: 'anthropic',
   bodySchema: messagesBody,
+  capabilitiesUsed,
   createAssembler: () => new MessageAssembler(),
   replay: (answer: unknown) => replayMessage(answer),
   /** The model is in `message_start`'s `message`. */

@@ -9,6 +9,7 @@ import { isRecord, type Json, setModel } from '../json.ts';
 import type { StreamEvent } from '../stream-event.ts';
 import { ResponseAssembler } from './assembly.ts';
 import { responsesBody } from './body-schema.ts';
+import { capabilitiesUsed } from './capabilities.ts';
 import { replayResponse } from './replay.ts';
 
 /** Generated text of one Responses event: every `*.delta` event's string delta. */
@@ -22,6 +23,7 @@ export const responsesFormat: ClientFormat = Object.freeze({
   operation: 'responses',
   errorShape: 'openai',
   bodySchema: responsesBody,
+  capabilitiesUsed,
   createAssembler: () => new ResponseAssembler(),
   replay: (answer: unknown) => replayResponse(answer),
   /** The `response.*` events (`response.created`, `.in_progress`, `.completed`, ...) carry it in `response`. */

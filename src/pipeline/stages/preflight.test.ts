@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { Principal } from '../../auth/principal.ts';
 import type { Deployment, DeploymentProfile } from '../../deployments/deployment.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { chatCompletionsFormat } from '../../formats/chat-completions/index.ts';
 import type { CallContext } from '../call-context.ts';
 import type { Endpoint, EndpointBody } from '../endpoint.ts';
 import { runStages } from '../stage.ts';
@@ -37,7 +38,12 @@ function poolOf(...deployments: Deployment[]): PoolSource {
   };
 }
 
-const CHAT = { operation: 'chat.completions', requestFormat: 'json', shape: 'openai' } as Endpoint;
+const CHAT = {
+  operation: 'chat.completions',
+  format: chatCompletionsFormat,
+  requestFormat: 'json',
+  shape: 'openai',
+} as Endpoint;
 const IMAGES = { operation: 'images.generations', requestFormat: 'json', shape: 'openai' } as Endpoint;
 const EMBEDDINGS = { operation: 'embeddings', requestFormat: 'json', shape: 'openai' } as Endpoint;
 
