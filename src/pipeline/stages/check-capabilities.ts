@@ -1,9 +1,9 @@
 import type { Deployment } from '../../deployments/deployment.ts';
+import { catalogEntryOf } from '../../deployments/deployment-catalog.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { CAPABILITY_PARAMS, type Capability, type CapabilityUse } from '../../formats/capability-use.ts';
 import type { Operation } from '../../providers/types.ts';
 import { CONTINUE, type Stage } from '../stage.ts';
-import { catalogEntryOf } from './deployment-catalog.ts';
 import { narrowEligible, type PoolSource } from './eligible-deployments.ts';
 
 const CAPABILITY_NAMES: Readonly<Record<Capability, string>> = Object.freeze({

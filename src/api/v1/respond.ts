@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import { formatSseEvent } from '../formats/sse.ts';
-import type { StreamEvent } from '../providers/types.ts';
+import { formatSseEvent } from '../../formats/sse.ts';
+import type { StreamEvent } from '../../providers/types.ts';
 
 /** Writes a JSON answer: `json` when the answer's text is already known, else `answer` serialised. */
 export function writeJson(
