@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { type DeploymentCooldownMessage, ROUTER_COOLDOWN_CHANNEL } from './cooldown-diagnostics.ts';
 import { CooldownTracker, countsTowardCooldown } from './cooldown-tracker.ts';
 import { ClockStore } from './test-support.ts';
 
 const settings = { failureThreshold: 3, windowMs: 60_000, durationMs: 30_000 };
-const deployment = { id: 'dep_a', publicModel: 'm' };
+const deployment = { id: 'dep_a', publicModel: 'm', provider: 'openai' };
 const serverError = () => new GatewayError('upstream_error');
 
 function setup() {
@@ -89,5 +91,32 @@ describe('CooldownTracker', () => {
     for (let i = 0; i < 5; i++)
       assert.equal(await tracker.recordFailure(deployment, `z${i}`, serverError(), zero), false);
     assert.equal(tracker.remainingMs('dep_a'), 0);
+  });
+
+  it(`publishes ${ROUTER_COOLDOWN_CHANNEL} once per cooldown, from the replica that started it`, async () => {
+    const { store, fail } = setup();
+    const other = new CooldownTracker(store.asCacheStore(), { now: () => store.nowMs });
+    const published: DeploymentCooldownMessage[] = [];
+    const listener = (message: unknown) => published.push(message as DeploymentCooldownMessage);
+    diagnosticsChannel.subscribe(ROUTER_COOLDOWN_CHANNEL, listener);
+    try {
+      for (let i = 0; i < 3; i++) await fail();
+      await other.recordFailure(deployment, 'on-the-other-replica', serverError(), settings);
+      await fail();
+      assert.deepEqual(published, [
+        {
+          deploymentId: 'dep_a',
+          publicModel: 'm',
+          provider: 'openai',
+          reason: 'server',
+          untilMs: store.nowMs + settings.durationMs,
+        },
+      ]);
+      store.nowMs += settings.durationMs;
+      await fail();
+      assert.equal(published.length, 2, 'a new cooldown after the last one ended is told again');
+    } finally {
+      diagnosticsChannel.unsubscribe(ROUTER_COOLDOWN_CHANNEL, listener);
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import type { ErrorClass } from '../errors/error-classes.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
+import { publishCooldown } from './cooldown-diagnostics.ts';
 import { CooldownMirror, formatAnnouncement } from './cooldown-mirror.ts';
 import { ROUTER_KEYS, UNLIMITED } from './router-keys.ts';
 import type { RouterSettings } from './router-settings-schema.ts';
@@ -87,7 +88,7 @@ export class CooldownTracker {
    * (countsTowardCooldown) are ignored.
    */
   async recordFailure(
-    deployment: { readonly id: string; readonly publicModel: string },
+    deployment: { readonly id: string; readonly publicModel: string; readonly provider: string },
     failureId: string,
     error: GatewayError,
     settings: CooldownSettings,
@@ -101,9 +102,10 @@ export class CooldownTracker {
       windowMs: settings.windowMs,
     });
     if (window.used < settings.failureThreshold || settings.durationMs <= 0) return false;
+    const untilMs = this.#epochNow() + settings.durationMs;
     const started = await this.#cache.setIfAbsent(
       ROUTER_KEYS.cooldown(deploymentId),
-      String(this.#epochNow() + settings.durationMs),
+      String(untilMs),
       settings.durationMs,
     );
     if (!started) {
@@ -113,6 +115,13 @@ export class CooldownTracker {
     }
     this.#mirror.cool(deploymentId, settings.durationMs);
     this.#onCooldown(deploymentId, deployment.publicModel, error.errorClass);
+    publishCooldown({
+      deploymentId,
+      publicModel: deployment.publicModel,
+      provider: deployment.provider,
+      reason: error.errorClass,
+      untilMs,
+    });
     await this.#announce(deploymentId, settings.durationMs);
     return true;
   }
