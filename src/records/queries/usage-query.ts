@@ -2,21 +2,26 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../store/database.ts';
 
 /**
- * How `/admin/usage` groups calls. Each grouping is one SQL expression over `gateway_operations`
- * (aliased `o`); one that `expands` joins each operation to several rows (its tags), so its totals
- * are counted on the operations themselves.
+ * How `/admin/usage` groups calls. The records are first summed per `cell` (an expression over
+ * `gateway_operations o`) and bucket; `group` then names the group of a cell (over `cells c`). A
+ * grouping that `expands` joins each cell to several groups (its tags): its totals are summed over
+ * the cells themselves, so a call with two tags counts once in them.
  */
 interface Grouping {
-  expression: RawBuilder<string | null>;
+  cell: RawBuilder<unknown>;
+  group: RawBuilder<string | null>;
   expands?: RawBuilder<unknown>;
 }
 
 const GROUPINGS = {
-  key: { expression: sql`o.key_id` },
-  model: { expression: sql`o.public_model` },
-  deployment: { expression: sql`o.deployment_id` },
-  day: { expression: sql`to_char(o.started_at at time zone 'UTC', 'YYYY-MM-DD')` },
-  tag: { expression: sql`tag.tag`, expands: sql`left join unnest(o.tags) as tag(tag) on true` },
+  key: { cell: sql`o.key_id`, group: sql`c.cell` },
+  model: { cell: sql`o.public_model`, group: sql`c.cell` },
+  deployment: { cell: sql`o.deployment_id`, group: sql`c.cell` },
+  day: {
+    cell: sql`date_trunc('day', o.started_at at time zone 'UTC')`,
+    group: sql`to_char(c.cell, 'YYYY-MM-DD')`,
+  },
+  tag: { cell: sql`o.tags`, group: sql`tag.tag`, expands: sql`left join unnest(c.cell) as tag(tag) on true` },
 } as const satisfies Record<string, Grouping>;
 
 export type UsageGroup = keyof typeof GROUPINGS;
@@ -82,61 +87,68 @@ const BUCKET_ROLLUP = 2;
 
 /**
  * `GET /admin/usage`: per group, and in total, the figures of the retained operations, each also
- * per bucket when asked. One scan: the groups, their buckets and the totals are grouping sets of
- * one statement, summed by Postgres (cost stays exact `numeric`); a grouping that expands rows
- * takes a second statement for its totals, so a call with two tags counts once in them.
+ * per bucket when asked, in one statement and one pass over the records. The pass is a plain
+ * GROUP BY per cell and bucket, which Postgres runs in parallel (grouping sets it does not); the
+ * groups, their bucket rollups and the totals are then grouping sets over those few cells,
+ * summed by Postgres, so cost stays exact `numeric`.
  */
 export async function queryUsage(db: Db, filter: UsageFilter): Promise<UsageReport> {
-  const grouping: Grouping = GROUPINGS[filter.groupBy];
-  const rows =
-    grouping.expands === undefined
-      ? await aggregate(db, filter, grouping, true)
-      : [
-          ...(await aggregate(db, filter, grouping, false)),
-          ...(await aggregate(db, filter, { expression: sql`null::text` }, true, true)),
-        ];
-  return assemble(rows, filter.bucket !== undefined);
+  const rows = await sql<AggregateRow>`${cellsQuery(filter)} ${rollupsQuery(filter)} order by 1, 2`.execute(
+    db,
+  );
+  return assemble(rows.rows, filter.bucket !== undefined);
 }
 
-async function aggregate(
-  db: Db,
-  filter: UsageFilter,
-  grouping: Grouping,
-  withTotals: boolean,
-  totalsOnly = false,
-): Promise<AggregateRow[]> {
-  const group = grouping.expression;
-  // A literal, not a parameter: each mention of a parameter is a new one ($1, $2...), and Postgres
-  // would not see the grouping-set, select and grouping() mentions as one expression.
+/** `with cells as (...)`: the records in range summed per cell and bucket (null without a bucket). */
+function cellsQuery(filter: UsageFilter): RawBuilder<unknown> {
+  const { cell }: Grouping = GROUPINGS[filter.groupBy];
   const bucket =
     filter.bucket === undefined
-      ? null
+      ? sql`null::timestamp`
       : sql`date_trunc(${sql.lit(filter.bucket)}, o.started_at at time zone 'UTC')`;
-  const sets: RawBuilder<unknown>[] = [];
-  if (!totalsOnly) sets.push(bucket === null ? sql`(${group})` : sql`(${group}, ${bucket}), (${group})`);
-  if (withTotals) sets.push(bucket === null ? sql`()` : sql`(${bucket}), ()`);
-  const bucketText =
-    bucket === null ? sql`null::text` : sql`to_char(${bucket}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-  const groupBit = totalsOnly ? sql.lit(GROUP_ROLLUP) : sql`grouping(${group})`;
-  const bucketBit =
-    bucket === null ? sql.lit(BUCKET_ROLLUP) : sql`grouping(${bucket}) * ${sql.lit(BUCKET_ROLLUP)}`;
   const conditions: RawBuilder<unknown>[] = [sql`true`];
   if (filter.from !== undefined) conditions.push(sql`o.started_at >= ${filter.from}`);
   if (filter.to !== undefined) conditions.push(sql`o.started_at < ${filter.to}`);
-  const result = await sql<AggregateRow>`
-    select ${group} as "group", ${bucketText} as bucket,
-           ${groupBit} | ${bucketBit} as rollup,
+  return sql`with cells as (
+    select ${cell} as cell, ${bucket} as bucket,
            count(*) as requests,
-           coalesce(sum(o.input_tokens), 0) as input_tokens,
-           coalesce(sum(o.output_tokens), 0) as output_tokens,
-           coalesce(sum(o.cached_input_tokens), 0) as cached_input_tokens,
-           coalesce(sum(o.cost_cents), 0) as cost_cents,
+           sum(o.input_tokens) as input_tokens,
+           sum(o.output_tokens) as output_tokens,
+           sum(o.cached_input_tokens) as cached_input_tokens,
+           sum(o.cost_cents) as cost_cents,
            count(*) filter (where o.status in ('failure', 'abandoned')) as errors
-      from gateway_operations o ${grouping.expands ?? sql``}
+      from gateway_operations o
      where ${sql.join(conditions, sql` and `)}
-     group by grouping sets (${sql.join(sets)})
-     order by 1, 2`.execute(db);
-  return result.rows;
+     group by 1, 2)`;
+}
+
+/** The groups (with their buckets) and the totals (with theirs) over the cells. */
+function rollupsQuery(filter: UsageFilter): RawBuilder<unknown> {
+  const grouping: Grouping = GROUPINGS[filter.groupBy];
+  const bucketed = filter.bucket !== undefined;
+  const group = grouping.group;
+  const groupSets = bucketed ? sql`(${group}, c.bucket), (${group})` : sql`(${group})`;
+  const totalSets = bucketed ? sql`(c.bucket), ()` : sql`()`;
+  const bucketBit = bucketed ? sql`grouping(c.bucket) * ${sql.lit(BUCKET_ROLLUP)}` : sql.lit(BUCKET_ROLLUP);
+  const bucketText = bucketed ? sql`to_char(c.bucket, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : sql`null::text`;
+  const select = (groupText: RawBuilder<unknown>, groupBit: RawBuilder<unknown>) => sql`
+    select ${groupText} as "group",
+           ${bucketText} as bucket,
+           ${groupBit} | ${bucketBit} as rollup,
+           sum(c.requests) as requests,
+           coalesce(sum(c.input_tokens), 0) as input_tokens,
+           coalesce(sum(c.output_tokens), 0) as output_tokens,
+           coalesce(sum(c.cached_input_tokens), 0) as cached_input_tokens,
+           coalesce(sum(c.cost_cents), 0) as cost_cents,
+           sum(c.errors) as errors
+      from cells c`;
+  if (grouping.expands === undefined) {
+    return sql`${select(group, sql`grouping(${group})`)}
+      group by grouping sets (${groupSets}, ${totalSets})`;
+  }
+  return sql`${select(group, sql.lit(0))} ${grouping.expands} group by grouping sets (${groupSets})
+    union all
+    ${select(sql`null`, sql.lit(GROUP_ROLLUP))} group by grouping sets (${totalSets})`;
 }
 
 function figuresOf(row: AggregateRow): UsageFigures {
