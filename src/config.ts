@@ -196,6 +196,13 @@ const MIN_ALERT_SECRET_LENGTH = 16;
 /** An alert the receiver cannot authenticate would invite forged ones: the URL needs a secret. */
 function checkAlertWebhook(config: Config): void {
   if (config.alertWebhookUrl === undefined) return;
+  const { username, password } = new URL(config.alertWebhookUrl);
+  if (username !== '' || password !== '') {
+    // fetch refuses such a URL, so every alert would fail; and the refusal quotes the URL.
+    throw new ConfigError(
+      'ALERT_WEBHOOK_URL must not hold credentials (user:password@); put a token in its path or query',
+    );
+  }
   const secret = config.alertWebhookSecret;
   if (secret === undefined || secret.length < MIN_ALERT_SECRET_LENGTH) {
     throw new ConfigError(

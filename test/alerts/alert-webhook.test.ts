@@ -164,7 +164,7 @@ describe('alert webhook (ALERT_WEBHOOK_URL)', () => {
 });
 
 describe('alert webhook settings', () => {
-  it('refuses a URL without a secret of at least 16 characters, and a URL that is not http(s)', () => {
+  it('refuses a URL without a secret of at least 16 characters, one that is not http(s), one with credentials', () => {
     const url = 'http://127.0.0.1:9/hooks';
     for (const env of [
       { ALERT_WEBHOOK_URL: url },
@@ -175,6 +175,10 @@ describe('alert webhook settings', () => {
     assert.throws(
       () => loadConfig({ ALERT_WEBHOOK_URL: 'ftp://example.com/x', ALERT_WEBHOOK_SECRET: SECRET }),
       /ALERT_WEBHOOK_URL must use http: or https:/,
+    );
+    assert.throws(
+      () => loadConfig({ ALERT_WEBHOOK_URL: 'https://ops:pa55@example.com/x', ALERT_WEBHOOK_SECRET: SECRET }),
+      (error: Error) => /must not hold credentials/.test(error.message) && !error.message.includes('pa55'),
     );
     assert.equal(loadConfig({ ALERT_WEBHOOK_URL: url, ALERT_WEBHOOK_SECRET: SECRET }).alertWebhookUrl, url);
   });
