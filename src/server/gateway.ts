@@ -10,12 +10,13 @@ import { DeploymentDirectory } from '../deployments/deployment-directory.ts';
 import { CachedKeyResolver } from '../keys/cached-key-resolver.ts';
 import { KeyInfoReader } from '../keys/key-info.ts';
 import { createLimits } from '../limits/index.ts';
-import { InferencePipeline } from '../pipeline/pipeline.ts';
+import { type CallRouter, InferencePipeline } from '../pipeline/pipeline.ts';
 import { createPreflightStages } from '../pipeline/stages/preflight.ts';
 import { UpstreamClient } from '../pipeline/upstream-client.ts';
 import { createRecords } from '../records/index.ts';
 import { captureResponses } from '../records/response-capture.ts';
 import { ResponseCache } from '../response-cache/response-cache.ts';
+import { createResponsesState } from '../responses-state/index.ts';
 import { Router } from '../router/router.ts';
 import { RouterSettingsStore } from '../router/router-settings.ts';
 import { logCacheDiagnostics } from '../telemetry/cache-log-subscriber.ts';
@@ -108,11 +109,17 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   });
   lifecycle.onShutdown('flush', 'router cooldown mirror', () => router.close());
   const responseCache = createResponseCache(runtime.config, cache, logger);
+  const responsesState = createResponsesState({ config: runtime.config, database, keyring, logger });
+  lifecycle.onShutdown('flush', 'response state gc', () => responsesState.stop());
+  // The stored answer is the one the client gets (the gateway's id): the state is written before
+  // the response cache keeps the answer.
+  const route: CallRouter = async (ctx) => responsesState.answer(ctx, await router.route(ctx));
   const pipeline = new InferencePipeline({
-    preflight: createPreflightStages({ directory }),
+    // Conversations are inlined before any check reads the body (DESIGN.md section 5).
+    preflight: [responsesState.expand, ...createPreflightStages({ directory })],
     call:
       responseCache === null ? [limits.stage] : [responseCache.prefetch, limits.stage, responseCache.stage],
-    route: captureResponses(responseCache?.storeAnswers(router.route) ?? router.route),
+    route: captureResponses(responseCache?.storeAnswers(route) ?? route),
     observers: [limits.observer, ...records.observers, telemetry],
     fallbacks: router.fallbacks,
   });
@@ -128,6 +135,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
       bodyLimitBytes: runtime.config.bodyLimitBytes,
       countTokens: { client, settings: routerSettings },
       upstreamErrorMessages: runtime.config.upstreamErrorMessages,
+      responses: { store: responsesState.store, compactor: responsesState.compactor },
     }),
     ...adminModules({ db: database.db, cache, keyring, logger, directory, keys, routerSettings }),
     ...records.modules,
@@ -157,6 +165,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   registerMetricsRoute(app, docs, authenticator, telemetry);
   records.start();
   audit.start();
+  responsesState.start();
   lifecycle.onShutdown('drain', 'http server', (remainingMs) =>
     drain(app, remainingMs - flushReserveMs(runtime.config.shutdownTimeoutMs)),
   );

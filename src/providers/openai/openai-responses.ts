@@ -5,8 +5,12 @@ import { openAIJsonAdapter } from './openai-json-adapter.ts';
 import { OpenAIResponsesStreamDecoder } from './openai-responses-stream-decoder.ts';
 import { type ResponseObject, type ResponsesRequest, responseObjectSchema } from './openai-responses-wire.ts';
 import { usageFromResponses } from './openai-usage.ts';
+import { statelessResponsesBody } from './stateless-responses.ts';
 
-/** `POST /responses`: usage always arrives with the response (or its `response.completed` event). */
+/**
+ * `POST /responses`: usage always arrives with the response (or its `response.completed` event).
+ * The call is stateless (stateless-responses.ts): the gateway keeps the conversation.
+ */
 export function openAIResponsesAdapter(
   endpoint: OpenAIEndpoint,
 ): OperationAdapter<ResponsesRequest, ResponseObject> {
@@ -14,6 +18,7 @@ export function openAIResponsesAdapter(
     path: OPENAI_PATHS.responses,
     answer: responseObjectSchema,
     usageOf: (answer) => usageFromResponses(answer.usage),
+    prepare: (body, _stream, target) => statelessResponsesBody(body, target),
     createStreamDecoder: (target) => new OpenAIResponsesStreamDecoder(target.provider),
   });
 }
