@@ -1,11 +1,14 @@
 import type { CallContext } from '../pipeline/call-context.ts';
 import { CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
+import { withEncryptedReasoning } from '../providers/openai/stateless-responses.ts';
 import { callStateOf, setCallState } from './call-state.ts';
 import { newResponseId } from './conversation.ts';
 import type { ConversationExpander, ConversationRequest } from './conversation-expander.ts';
 
 interface ResponsesBody extends ConversationRequest {
   store?: boolean | null;
+  reasoning?: unknown;
+  include?: unknown;
 }
 
 /**
@@ -22,10 +25,9 @@ export function expandConversationStage(expander: ConversationExpander, storeDef
       if (ctx.endpoint.operation !== 'responses' || callStateOf(ctx) !== undefined) return CONTINUE;
       const body = ctx.body as ResponsesBody;
       const previous = body.previous_response_id;
-      setCallState(ctx, {
-        storeAs: (body.store ?? storeDefault) ? newResponseId() : null,
-        previousResponseId: typeof previous === 'string' ? previous : null,
-      });
+      const storeAs = (body.store ?? storeDefault) ? newResponseId() : null;
+      setCallState(ctx, { storeAs, previousResponseId: typeof previous === 'string' ? previous : null });
+      if (storeAs !== null && body.reasoning != null) keepReasoning(body);
       return expander.refersToState(body) ? inline(ctx, expander, body) : CONTINUE;
     },
   };
@@ -41,4 +43,13 @@ async function inline(
   // An estimate made of the body before it grew would under-count the call.
   ctx.estimatedInputTokens = undefined;
   return CONTINUE;
+}
+
+/**
+ * A stored answer keeps its reasoning whole for the next turn: reasoning items with their
+ * `encrypted_content` (OpenAI's, or Claude's signed thinking blocks, which the translation carries
+ * only when asked), or the next turn could not hand them back.
+ */
+function keepReasoning(body: ResponsesBody): void {
+  body.include = withEncryptedReasoning(body.include);
 }

@@ -10,7 +10,7 @@
  */
 import type { DeploymentTarget } from '../types.ts';
 
-export const ENCRYPTED_REASONING = 'reasoning.encrypted_content';
+const ENCRYPTED_REASONING = 'reasoning.encrypted_content';
 
 /** The upstream body of a Responses call, made stateless (a copy the adapter owns). */
 export function statelessResponsesBody(
@@ -21,11 +21,14 @@ export function statelessResponsesBody(
   if (Array.isArray(body.input) && body.input.some(isOpaqueReasoning)) {
     body.input = body.input.filter((item) => !isOpaqueReasoning(item));
   }
-  if (reasoningInPlay(body, target)) {
-    const include = Array.isArray(body.include) ? body.include : [];
-    if (!include.includes(ENCRYPTED_REASONING)) body.include = [...include, ENCRYPTED_REASONING];
-  }
+  if (reasoningInPlay(body, target)) body.include = withEncryptedReasoning(body.include);
   return body;
+}
+
+/** A request's `include` list, asking for encrypted reasoning too. */
+export function withEncryptedReasoning(include: unknown): unknown[] {
+  const list = Array.isArray(include) ? include : [];
+  return list.includes(ENCRYPTED_REASONING) ? list : [...list, ENCRYPTED_REASONING];
 }
 
 function reasoningInPlay(body: Record<string, unknown>, target: DeploymentTarget): boolean {
