@@ -25,7 +25,10 @@ export function expandConversationStage(expander: ConversationExpander, storeDef
       if (ctx.endpoint.operation !== 'responses' || callStateOf(ctx) !== undefined) return CONTINUE;
       const body = ctx.body as ResponsesBody;
       const previous = body.previous_response_id;
-      const storeAs = (body.store ?? storeDefault) ? newResponseId() : null;
+      const store = body.store ?? storeDefault;
+      // Made explicit, so a translated answer echoes what the call does (the upstream is told false).
+      body.store = store;
+      const storeAs = store ? newResponseId() : null;
       setCallState(ctx, { storeAs, previousResponseId: typeof previous === 'string' ? previous : null });
       if (storeAs !== null && body.reasoning != null) keepReasoning(body);
       return expander.refersToState(body) ? inline(ctx, expander, body) : CONTINUE;

@@ -111,15 +111,15 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   const responseCache = createResponseCache(runtime.config, cache, logger);
   const responsesState = createResponsesState({ config: runtime.config, database, keyring, logger });
   lifecycle.onShutdown('flush', 'response state gc', () => responsesState.stop());
-  // The stored answer is the one the client gets (the gateway's id): the state is written before
-  // the response cache keeps the answer.
-  const route: CallRouter = async (ctx) => responsesState.answer(ctx, await router.route(ctx));
+  // The response cache keeps the upstream's answer; the stored one is the answer the client gets.
+  const cached = responseCache?.storeAnswers(router.route) ?? router.route;
+  const route: CallRouter = async (ctx) => responsesState.answer(ctx, await cached(ctx));
   const pipeline = new InferencePipeline({
     // Conversations are inlined before any check reads the body (DESIGN.md section 5).
     preflight: [responsesState.expand, ...createPreflightStages({ directory })],
     call:
       responseCache === null ? [limits.stage] : [responseCache.prefetch, limits.stage, responseCache.stage],
-    route: captureResponses(responseCache?.storeAnswers(route) ?? route),
+    route: captureResponses(route),
     observers: [limits.observer, ...records.observers, telemetry],
     fallbacks: router.fallbacks,
   });
