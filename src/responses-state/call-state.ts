@@ -1,4 +1,4 @@
-import type { CallContext } from '../pipeline/call-context.ts';
+import { callSlot } from '../pipeline/call-slot.ts';
 
 /** What the expand stage decided for a Responses call, for the answer stage that stores it. */
 export interface ResponseCallState {
@@ -8,12 +8,4 @@ export interface ResponseCallState {
   previousResponseId: string | null;
 }
 
-const SLOT = 'responses-state';
-
-export function callStateOf(ctx: CallContext): ResponseCallState | undefined {
-  return ctx.stageState.get(SLOT) as ResponseCallState | undefined;
-}
-
-export function setCallState(ctx: CallContext, state: ResponseCallState): void {
-  ctx.stageState.set(SLOT, state);
-}
+export const RESPONSE_CALL_STATE = callSlot<ResponseCallState>('responses-state');

@@ -1,7 +1,7 @@
 import type { CallContext } from '../pipeline/call-context.ts';
 import { CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
 import { withEncryptedReasoning } from '../providers/openai/stateless-responses.ts';
-import { callStateOf, setCallState } from './call-state.ts';
+import { RESPONSE_CALL_STATE } from './call-state.ts';
 import { newResponseId } from './conversation.ts';
 import type { ConversationExpander, ConversationRequest } from './conversation-expander.ts';
 
@@ -22,14 +22,18 @@ export function expandConversationStage(expander: ConversationExpander, storeDef
   return {
     name: 'responses-state.expand',
     run: (ctx) => {
-      if (ctx.endpoint.operation !== 'responses' || callStateOf(ctx) !== undefined) return CONTINUE;
+      if (ctx.endpoint.operation !== 'responses' || RESPONSE_CALL_STATE.get(ctx) !== undefined)
+        return CONTINUE;
       const body = ctx.body as ResponsesBody;
       const previous = body.previous_response_id;
       const store = body.store ?? storeDefault;
       // Made explicit, so a translated answer echoes what the call does (the upstream is told false).
       body.store = store;
       const storeAs = store ? newResponseId() : null;
-      setCallState(ctx, { storeAs, previousResponseId: typeof previous === 'string' ? previous : null });
+      RESPONSE_CALL_STATE.set(ctx, {
+        storeAs,
+        previousResponseId: typeof previous === 'string' ? previous : null,
+      });
       if (storeAs !== null && body.reasoning != null) keepReasoning(body);
       return expander.refersToState(body) ? inline(ctx, expander, body) : CONTINUE;
     },

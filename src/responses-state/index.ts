@@ -6,9 +6,7 @@
  */
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/index.ts';
-import type { AttemptResult } from '../pipeline/attempt.ts';
-import type { CallContext } from '../pipeline/call-context.ts';
-import type { Stage } from '../pipeline/stage.ts';
+import type { AnswerStage, Stage } from '../pipeline/stage.ts';
 import type { Database } from '../store/database.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { CapsuleSealer } from './capsules.ts';
@@ -35,8 +33,11 @@ export interface ResponsesStateDeps {
 export interface ResponsesState {
   /** The stage that inlines stored and compacted conversations; first for each model of a call. */
   expand: Stage;
-  /** The answer stage: presents and stores the answer of a Responses call. */
-  answer(ctx: CallContext, result: AttemptResult): Promise<AttemptResult>;
+  /**
+   * The answer stage: presents and stores the answer of a Responses call, an upstream's or a
+   * response-cache hit's (a hit is a response of its own, under its own id).
+   */
+  answer: AnswerStage;
   store: ResponseStateStore;
   /** `POST /v1/responses/compact`; null in variant A, which has no capsules. */
   compactor: Compactor | null;
@@ -60,7 +61,7 @@ export function createResponsesState(deps: ResponsesStateDeps): ResponsesState {
   const writer = new ResponseStateWriter({ store, onWrite: () => gc.pruneSoon(), logger });
   return {
     expand: expandConversationStage(expander, config.responsesStoreDefault),
-    answer: (ctx, result) => writer.answer(ctx, result),
+    answer: { name: 'responses-state.store', run: (ctx, result) => writer.answer(ctx, result) },
     store,
     compactor: capsules === null ? null : new Compactor(expander, capsules),
     gc,

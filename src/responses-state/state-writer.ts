@@ -4,12 +4,12 @@
  * last byte leaves, so a follow-up sent the moment the answer ended finds it, on any replica. A
  * call with `store: false` never waits on the database.
  */
-import type { AttemptResult } from '../pipeline/attempt.ts';
+import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import { isRecord } from '../pipeline/public-model.ts';
 import type { StreamEvent } from '../providers/types.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import { callStateOf, type ResponseCallState } from './call-state.ts';
+import { RESPONSE_CALL_STATE, type ResponseCallState } from './call-state.ts';
 import { inputItems } from './conversation.ts';
 import type { ResponseStateStore } from './state-store.ts';
 
@@ -34,14 +34,14 @@ export class ResponseStateWriter {
 
   /** The answer as the client gets it, stored first when the call asked for it. */
   async answer(ctx: CallContext, result: AttemptResult): Promise<AttemptResult> {
-    const state = callStateOf(ctx);
+    const state = RESPONSE_CALL_STATE.get(ctx);
     if (state === undefined || (state.storeAs === null && state.previousResponseId === null)) return result;
     if (result.kind === 'stream') return { ...result, events: this.#presenting(ctx, state, result.events) };
     if (!isRecord(result.answer) || result.textContentType !== undefined) return result;
-    present(result.answer, state);
-    await this.#write(ctx, state, result.answer);
+    const answer = presented(result.answer, state);
+    await this.#write(ctx, state, answer);
     // The upstream's text names its own id: the answer is serialised again.
-    return { kind: 'json', answer: result.answer, usage: result.usage };
+    return { kind: 'json', answer, usage: result.usage };
   }
 
   async *#presenting(
@@ -51,14 +51,15 @@ export class ResponseStateWriter {
   ): AsyncGenerator<readonly StreamEvent[]> {
     for await (const batch of events) {
       let final: ResponseObject | null = null;
-      for (const event of batch) {
+      const out = batch.map((event) => {
         const data = event.data;
-        if (!isRecord(data) || !isRecord(data.response)) continue;
-        present(data.response, state);
-        if (typeof data.type === 'string' && TERMINAL_EVENTS.has(data.type)) final = data.response;
-      }
+        if (!isRecord(data) || !isRecord(data.response)) return event;
+        const response = presented(data.response, state);
+        if (typeof data.type === 'string' && TERMINAL_EVENTS.has(data.type)) final = response;
+        return { ...event, data: { ...data, response } };
+      });
       if (final !== null) await this.#write(ctx, state, final);
-      yield batch;
+      yield out;
     }
   }
 
@@ -92,9 +93,15 @@ export class ResponseStateWriter {
   }
 }
 
-/** The response as the gateway serves it: its own id and the client's statefulness fields. */
-function present(response: ResponseObject, state: ResponseCallState): void {
-  if (state.storeAs !== null) response.id = state.storeAs;
-  response.store = state.storeAs !== null;
-  response.previous_response_id = state.previousResponseId;
+/**
+ * The response as the gateway serves it: its own id and the client's statefulness fields. A copy:
+ * the answer stages before this one (the response cache) keep the upstream's answer.
+ */
+function presented(response: ResponseObject, state: ResponseCallState): ResponseObject {
+  return {
+    ...response,
+    id: state.storeAs ?? response.id,
+    store: state.storeAs !== null,
+    previous_response_id: state.previousResponseId,
+  };
 }

@@ -125,3 +125,29 @@ describe('response state, variant A (per-row expiry, RESPONSES_STORE_DEFAULT=fal
     assert.equal(error.param, 'input');
   });
 });
+
+describe('stored responses and the response cache', () => {
+  let cached: Started;
+  before(async () => {
+    cached = await start({ RESPONSE_CACHE_TTL_MS: '60000' });
+  });
+  after(() => cached?.close());
+
+  it('stores a cache hit as a response of its own, under its own id, for the key that got it', async () => {
+    const first = await cached.client.responses.create({ model: 'gpt', input: 'same question' });
+    const other = openaiClient(cached.gw, await createKey(cached.gw));
+    const { data: hit, response } = await other.responses
+      .create({ model: 'gpt', input: 'same question' })
+      .withResponse();
+    assert.equal(response.headers.get('x-gateway-cache'), 'hit');
+    assert.notEqual(hit.id, first.id);
+    assert.equal((hit as { store?: boolean }).store, true);
+    const continued = await other.responses.create({
+      model: 'gpt',
+      previous_response_id: hit.id,
+      input: 'follow-up',
+    });
+    assert.equal(continued.output_text, 'echo: follow-up');
+    assert.equal((await rejection<ApiError>(other.responses.retrieve(first.id))).status, 404);
+  });
+});

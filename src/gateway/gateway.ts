@@ -10,23 +10,23 @@ import { DeploymentDirectory } from '../deployments/deployment-directory.ts';
 import { CachedKeyResolver } from '../keys/cached-key-resolver.ts';
 import { KeyInfoReader } from '../keys/key-info.ts';
 import { createLimits } from '../limits/index.ts';
-import { type CallRouter, InferencePipeline } from '../pipeline/pipeline.ts';
+import { InferencePipeline } from '../pipeline/pipeline.ts';
 import { createPreflightStages } from '../pipeline/stages/preflight.ts';
-import { UpstreamClient } from '../pipeline/upstream-client.ts';
 import { createRecords } from '../records/index.ts';
-import { captureResponses } from '../records/response-capture.ts';
+import { captureResponse } from '../records/response-capture.ts';
 import { ResponseCache } from '../response-cache/response-cache.ts';
 import { createResponsesState } from '../responses-state/index.ts';
 import { Router } from '../router/router.ts';
 import { RouterSettingsStore } from '../router/router-settings.ts';
+import { buildApp, type RegisteredRoute, type RouteModule } from '../server/app.ts';
+import { registerMetricsRoute } from '../server/metrics-route.ts';
+import { OpenApiRegistry } from '../server/openapi.ts';
+import type { ReadinessProbe } from '../server/readiness.ts';
+import { openRuntime, type Runtime } from '../server/runtime.ts';
 import { logCacheDiagnostics } from '../telemetry/cache-log-subscriber.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import { registerMetricsRoute } from '../telemetry/metrics-route.ts';
 import { Telemetry } from '../telemetry/telemetry.ts';
-import { buildApp, type RegisteredRoute, type RouteModule } from './app.ts';
-import { OpenApiRegistry } from './openapi.ts';
-import type { ReadinessProbe } from './readiness.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
+import { UpstreamClient } from '../upstream/upstream-client.ts';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -82,10 +82,8 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   lifecycle.onShutdown('flush', 'request records', (remainingMs) => records.flush(remainingMs));
   const audit = createAudit({
     config: runtime.config,
-    db: database.db,
     background: database.background,
     maintenance: database.background,
-    keyring,
     logger,
   });
   lifecycle.onShutdown('flush', 'audit trail', (remainingMs) => audit.flush(remainingMs));
@@ -111,17 +109,22 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   const responseCache = createResponseCache(runtime.config, cache, logger);
   const responsesState = createResponsesState({ config: runtime.config, database, keyring, logger });
   lifecycle.onShutdown('flush', 'response state gc', () => responsesState.stop());
-  // The response cache keeps the upstream's answer; the stored one is the answer the client gets.
-  const cached = responseCache?.storeAnswers(router.route) ?? router.route;
-  const route: CallRouter = async (ctx) => responsesState.answer(ctx, await cached(ctx));
+  // DESIGN.md section 4, in order: pre-flight per model, the call stages once, routing (with
+  // its fallbacks), the answer stages on the answer, the observers once the call is over.
   const pipeline = new InferencePipeline({
     // Conversations are inlined before any check reads the body (DESIGN.md section 5).
     preflight: [responsesState.expand, ...createPreflightStages({ directory })],
     call:
       responseCache === null ? [limits.stage] : [responseCache.prefetch, limits.stage, responseCache.stage],
-    route: captureResponses(route),
-    observers: [limits.observer, ...records.observers, telemetry],
+    route: router.route,
     fallbacks: router.fallbacks,
+    // The response cache keeps the upstream's answer; the stored response is the one the client
+    // gets (the gateway's id), cache hits included.
+    answer:
+      responseCache === null
+        ? [responsesState.answer, captureResponse]
+        : [responseCache.store, responsesState.answer, captureResponse],
+    observers: [limits.observer, ...records.observers, telemetry],
   });
   const modules: RouteModule[] = [
     v1Module({
@@ -137,9 +140,17 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
       upstreamErrorMessages: runtime.config.upstreamErrorMessages,
       responses: { store: responsesState.store, compactor: responsesState.compactor },
     }),
-    ...adminModules({ db: database.db, cache, keyring, logger, directory, keys, routerSettings }),
-    ...records.modules,
-    ...audit.modules,
+    ...adminModules({
+      db: database.db,
+      cache,
+      keyring,
+      logger,
+      directory,
+      keys,
+      routerSettings,
+      variant: runtime.config.variant,
+      auditLog: audit.log,
+    }),
   ];
   const probes: ReadinessProbe[] = [
     { name: 'database', check: () => database.ping() },
