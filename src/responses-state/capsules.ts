@@ -7,7 +7,7 @@
 import type { Principal } from '../auth/principal.ts';
 import { isEnvelopeError, type Keyring } from '../crypto/index.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { isRecord } from '../pipeline/public-model.ts';
+import { isRecord } from '../formats/json.ts';
 import type { ConversationItem } from './conversation.ts';
 
 /** The capsule's plaintext layout; `v` lets a later layout be told apart. */

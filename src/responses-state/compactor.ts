@@ -6,7 +6,7 @@
  */
 import type { Principal } from '../auth/principal.ts';
 import { estimateInputTokens } from '../catalog/estimate-tokens.ts';
-import type { ResponsesUsageWire } from '../providers/translate/responses-via-chat/responses-envelope.ts';
+import type { ResponsesUsageWire } from '../providers/translate/responses-via-chat/envelope.ts';
 import type { CapsuleSealer } from './capsules.ts';
 import { newItemId, newResponseId } from './conversation.ts';
 import type { ConversationExpander, ConversationRequest } from './conversation-expander.ts';

@@ -5,7 +5,7 @@
  * it (OpenAI API reference, `previous_response_id`: the previous instructions are not carried over).
  */
 import { randomBytes } from 'node:crypto';
-import { isRecord } from '../pipeline/public-model.ts';
+import { isRecord } from '../formats/json.ts';
 
 /** One Responses input or output item (message, function_call, reasoning, ...), as JSON. */
 export type ConversationItem = Record<string, unknown>;

@@ -4,10 +4,11 @@
  * last byte leaves, so a follow-up sent the moment the answer ended finds it, on any replica. A
  * call with `store: false` never waits on the database.
  */
+
+import { isRecord } from '../formats/json.ts';
+import type { StreamEvent } from '../formats/stream-event.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
-import { isRecord } from '../pipeline/public-model.ts';
-import type { StreamEvent } from '../providers/types.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { RESPONSE_CALL_STATE, type ResponseCallState } from './call-state.ts';
 import { inputItems } from './conversation.ts';

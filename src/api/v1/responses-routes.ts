@@ -7,9 +7,9 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { mayUseModel, type Principal } from '../../auth/principal.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { responsesItem } from '../../formats/responses/body-schema.ts';
 import type { Compactor, ConversationItem, ResponseStateStore } from '../../responses-state/index.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
-import { responsesItem } from './message-schemas.ts';
 import type { ModelSource } from './models-route.ts';
 import { listedItems } from './responses-items.ts';
 
