@@ -7,6 +7,7 @@ import { MasterKey } from '../auth/credentials.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { Config } from '../config.ts';
 import { DeploymentDirectory } from '../deployments/deployment-directory.ts';
+import { createExtensions } from '../extensions/index.ts';
 import { CachedKeyResolver } from '../keys/cached-key-resolver.ts';
 import { KeyInfoReader } from '../keys/key-info.ts';
 import { createLimits } from '../limits/index.ts';
@@ -107,12 +108,23 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     secrets: runtime.config.masterKey === undefined ? [] : [runtime.config.masterKey],
   });
   lifecycle.onShutdown('flush', 'router cooldown mirror', () => router.close());
+  const extensions = await createExtensions({
+    config: runtime.config,
+    db: database.db,
+    cache,
+    keyring,
+    logger,
+  });
+  lifecycle.onShutdown('flush', 'extensions', () => extensions.close());
   const responseCache = createResponseCache(runtime.config, cache, logger);
+  const route = extensions.afterUpstream(router.route);
   const pipeline = new InferencePipeline({
     preflight: createPreflightStages({ directory }),
     call:
-      responseCache === null ? [limits.stage] : [responseCache.prefetch, limits.stage, responseCache.stage],
-    route: captureResponses(responseCache?.storeAnswers(router.route) ?? router.route),
+      responseCache === null
+        ? [limits.stage, extensions.beforeUpstream]
+        : [responseCache.prefetch, limits.stage, extensions.beforeUpstream, responseCache.stage],
+    route: captureResponses(responseCache?.storeAnswers(route) ?? route),
     observers: [limits.observer, ...records.observers, telemetry],
     fallbacks: router.fallbacks,
   });
@@ -130,12 +142,14 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
       upstreamErrorMessages: runtime.config.upstreamErrorMessages,
     }),
     ...adminModules({ db: database.db, cache, keyring, logger, directory, keys, routerSettings }),
+    ...extensions.modules,
     ...records.modules,
     ...audit.modules,
   ];
   const probes: ReadinessProbe[] = [
     { name: 'database', check: () => database.ping() },
     { name: 'cache', check: () => cache.ping() },
+    extensions.probe,
   ];
   const routes: RegisteredRoute[] = [];
   const authenticator = new Authenticator(new MasterKey(runtime.config.masterKey ?? ''), keys);

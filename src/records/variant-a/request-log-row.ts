@@ -1,6 +1,7 @@
 import { isoTime } from '../../telemetry/iso-time.ts';
 import type { CallSummary } from '../call-summary.ts';
 import { jsonForDb, storedError } from '../error-detail.ts';
+import { type StoredExtensionRun, storedExtensionRuns } from '../extension-runs.ts';
 import { recordId } from '../record-id.ts';
 import type { Timestamp } from '../recordset-json.ts';
 
@@ -23,6 +24,7 @@ export interface RequestLogRow {
   error_detail: unknown;
   cache_hit: boolean;
   tags: readonly string[];
+  extensions: StoredExtensionRun[] | null;
 }
 
 export const REQUEST_LOG_COLUMNS = [
@@ -43,6 +45,7 @@ export const REQUEST_LOG_COLUMNS = [
   'error_detail',
   'cache_hit',
   'tags',
+  'extensions',
 ] as const satisfies readonly (keyof RequestLogRow)[];
 
 /**
@@ -74,5 +77,6 @@ export function requestLogRow(call: CallSummary, prompt: string | null): Request
     error_detail: jsonForDb(detail),
     cache_hit: call.cache === 'hit',
     tags: call.tags,
+    extensions: storedExtensionRuns(call.extensions),
   };
 }

@@ -2,6 +2,7 @@ import type { CallContext } from '../../pipeline/call-context.ts';
 import { isoTime } from '../../telemetry/iso-time.ts';
 import { type CallSummary, keyIdOf } from '../call-summary.ts';
 import { jsonForDb, storedError } from '../error-detail.ts';
+import { type StoredExtensionRun, storedExtensionRuns } from '../extension-runs.ts';
 import type { Timestamp } from '../recordset-json.ts';
 
 /** A `gateway_operations` row (column names as in migration 0003). */
@@ -28,6 +29,7 @@ export interface OperationRow {
   prompt: string | null;
   cache_hit: boolean;
   tags: readonly string[];
+  extensions: StoredExtensionRun[] | null;
 }
 
 export const OPERATION_COLUMNS = [
@@ -53,6 +55,7 @@ export const OPERATION_COLUMNS = [
   'prompt',
   'cache_hit',
   'tags',
+  'extensions',
 ] as const satisfies readonly (keyof OperationRow)[];
 
 /** An `upstream_attempts` row. */
@@ -124,6 +127,7 @@ export function startedOperationRow(start: OperationStart, ctx: CallContext): Op
     prompt: start.prompt,
     cache_hit: false,
     tags: ctx.tags,
+    extensions: null,
   };
 }
 
@@ -151,6 +155,7 @@ export function finishedOperationRow(start: OperationStart, call: CallSummary): 
     prompt: start.prompt,
     cache_hit: call.cache === 'hit',
     tags: call.tags,
+    extensions: storedExtensionRuns(call.extensions),
   };
 }
 
