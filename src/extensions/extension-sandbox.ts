@@ -141,11 +141,13 @@ export class ExtensionSandbox {
   async #call(loaded: Loaded, hook: Hook, json: string): Promise<unknown> {
     const { timeoutMs } = this.#limits;
     let timer: NodeJS.Timeout | undefined;
+    let abandoned = false;
     const wall = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
+        abandoned = true;
+        reject(new SandboxFailure('timeout', `the hook did not finish within ${timeoutMs} ms`));
         // A promise that never settles would hold the isolate's queue: drop the isolate.
         disposeQuietly(loaded.isolate);
-        reject(new SandboxFailure('timeout', `the hook did not finish within ${timeoutMs} ms`));
       }, timeoutMs + WALL_GRACE_MS);
     });
     try {
@@ -154,7 +156,9 @@ export class ExtensionSandbox {
         wall,
       ]);
     } catch (error) {
-      throw failureOf(error, loaded.isolate, timeoutMs);
+      throw abandoned
+        ? new SandboxFailure('timeout', `the hook did not finish within ${timeoutMs} ms`)
+        : failureOf(error, timeoutMs);
     } finally {
       clearTimeout(timer);
     }
@@ -210,10 +214,11 @@ async function exportedHooks(context: ivm.Context): Promise<ReadonlySet<Hook>> {
 }
 
 /** The breaker's reason for a failed call: a timeout, the memory limit, or the hook's own throw. */
-function failureOf(error: unknown, isolate: ivm.Isolate, timeoutMs: number): SandboxFailure {
+function failureOf(error: unknown, timeoutMs: number): SandboxFailure {
   if (error instanceof SandboxFailure) return error;
   const message = messageOf(error);
-  if (isolate.isDisposed || /memory limit/i.test(message)) {
+  // isolated-vm: "Isolate was disposed during execution due to memory limit".
+  if (/memory limit/i.test(message)) {
     return new SandboxFailure('memory', 'the hook went over its memory limit');
   }
   if (/timed out/i.test(message)) return new SandboxFailure('timeout', `the hook ran past ${timeoutMs} ms`);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { AnthropicFake } from '../fakes/anthropic-fake.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { admin, createDeployment } from '../helpers/admin-api.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '../helpers/gateway.ts';
 
 import { ANTHROPIC_UPSTREAM_KEY, type Json, OPENAI_UPSTREAM_KEY } from '../inference/support.ts';
@@ -91,4 +92,37 @@ export async function chat(
 export function answerText(body: Json): string {
   const choices = body.choices as { message: { content: string } }[];
   return choices[0].message.content;
+}
+
+/** One hook as the call's record shows it (`GET /admin/logs`, `extensions`). */
+export interface RecordedRun {
+  extensionId: string;
+  hook: string;
+  outcome: string;
+  durationMs: number;
+  failure: string | null;
+}
+
+/** The extension hooks on the record of the call `requestId` (records are written asynchronously). */
+export async function recordedRuns(gw: TestGateway, requestId: string): Promise<RecordedRun[]> {
+  let runs: RecordedRun[] = [];
+  await eventually(async () => {
+    const page = await admin<{ data: { status: string; extensions: RecordedRun[] }[] }>(
+      gw,
+      'GET',
+      `/logs?requestId=${requestId}`,
+    );
+    const record = page.data[0];
+    assert.ok(record !== undefined && record.status !== 'in_progress', `the record of ${requestId}`);
+    runs = record.extensions;
+  });
+  return runs;
+}
+
+/** An extension's state as the admin API shows it. */
+export async function extensionState(
+  gw: TestGateway,
+  id: string,
+): Promise<{ state: string; consecutiveFailures: number; lastFailure: { reason: string } | null }> {
+  return admin(gw, 'GET', `/extensions/${id}`);
 }
