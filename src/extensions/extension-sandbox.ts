@@ -222,7 +222,17 @@ function failureOf(error: unknown, timeoutMs: number): SandboxFailure {
     return new SandboxFailure('memory', 'the hook went over its memory limit');
   }
   if (/timed out/i.test(message)) return new SandboxFailure('timeout', `the hook ran past ${timeoutMs} ms`);
-  return new SandboxFailure('throw', `the hook threw: ${message.slice(0, 300)}`);
+  return new SandboxFailure('throw', `the hook threw ${thrownAt(error)}`);
+}
+
+/**
+ * What was thrown and where (`a TypeError at extension.js:3:9`), never its message: an extension
+ * may put the call's content in it, and the reason is shown by the admin API and kept on records.
+ */
+function thrownAt(error: unknown): string {
+  const name = error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name) ? error.name : 'Error';
+  const at = error instanceof Error ? /extension\.js:\d+:\d+/.exec(error.stack ?? '')?.[0] : undefined;
+  return `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}${at === undefined ? '' : ` at ${at}`}`;
 }
 
 function messageOf(error: unknown): string {

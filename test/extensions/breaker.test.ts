@@ -40,8 +40,9 @@ describe('extension failure breaker', () => {
       const tripped = await extensionState(rig.gw, 'guard');
       assert.equal(tripped.state, 'tripped');
       assert.equal(tripped.consecutiveFailures, 2);
-      assert.match(tripped.lastFailure?.reason ?? '', /threw: not configured/);
+      assert.match(tripped.lastFailure?.reason ?? '', /threw an Error at extension\.js:1:/);
       assert.ok(!JSON.stringify(tripped).includes('hello'), 'no call content in the admin view');
+      assert.ok(!tripped.lastFailure?.reason.includes('not configured'), 'nor the message the hook threw');
 
       const refused = await chat(rig, 'hello');
       assert.equal(refused.status, 503);
@@ -90,7 +91,7 @@ describe('extension failure breaker', () => {
       assert.equal(failing.status, 200);
       const failed = await recordedRuns(rig.gw, failing.headers.get('x-request-id') ?? '');
       assert.equal(failed[0].outcome, 'failed');
-      assert.match(failed[0].failure ?? '', /not configured/);
+      assert.match(failed[0].failure ?? '', /threw an Error at extension\.js:1:/);
     } finally {
       await deleteExtension(rig.gw, 'helper');
     }
