@@ -64,7 +64,9 @@ async function* observedAtEnd(
   for (const loaded of applying) {
     if (runtime.stateOf(loaded) !== 'active') continue;
     try {
-      await runHook(ctx, runtime, loaded, 'afterUpstream', hookCall(ctx, loaded, answer));
+      await runHook(ctx, runtime, loaded, 'afterUpstream', hookCall(ctx, loaded, answer), {
+        observeOnly: true,
+      });
     } catch {
       // A critical extension failing here cannot refuse an answer the client already has: the
       // failure is on the record and counted by its breaker, and the stream ends as it was.

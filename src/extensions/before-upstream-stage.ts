@@ -39,7 +39,7 @@ async function runBefore(
     const check = (decision: HookDecision) => {
       if (decision.kind === 'body') ctx.body = validatedBody(ctx, decision.body);
     };
-    const decision = await runHook(ctx, runtime, loaded, 'beforeUpstream', hookCall(ctx, loaded), check);
+    const decision = await runHook(ctx, runtime, loaded, 'beforeUpstream', hookCall(ctx, loaded), { check });
     if (decision?.kind === 'reject') throw rejection(loaded, decision);
   }
   return CONTINUE;

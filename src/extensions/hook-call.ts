@@ -27,8 +27,12 @@ export function hookCall(
   return call;
 }
 
-/** Checks a decision further (the replaced body against the operation's schema); throws SandboxFailure when it does not hold. */
-export type DecisionCheck = (decision: HookDecision) => void;
+export interface HookOptions {
+  /** Checks a decision further (the replaced body against the operation's schema); throws SandboxFailure when it does not hold. */
+  check?: (decision: HookDecision) => void;
+  /** The decision cannot change the call (a stream already sent): recorded as `observed`. */
+  observeOnly?: boolean;
+}
 
 /**
  * Runs one hook and settles its breaker. A failure (throw, timeout, memory limit, malformed
@@ -41,15 +45,16 @@ export async function runHook(
   loaded: LoadedExtension,
   hook: Hook,
   call: Record<string, unknown>,
-  check?: DecisionCheck,
+  options: HookOptions = {},
 ): Promise<HookDecision | null> {
   const startedAtMs = Date.now();
   const started = performance.now();
   try {
     const decision = await runtime.invoke(loaded, hook, call);
-    check?.(decision);
+    options.check?.(decision);
     runtime.succeeded(loaded);
-    recordRun(ctx, loaded, hook, outcomeOf(hook, decision), startedAtMs, performance.now() - started, null);
+    const outcome = options.observeOnly === true ? 'observed' : outcomeOf(hook, decision);
+    recordRun(ctx, loaded, hook, outcome, startedAtMs, performance.now() - started, null);
     return decision;
   } catch (error) {
     if (!(error instanceof SandboxFailure)) throw error;

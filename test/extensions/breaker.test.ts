@@ -28,6 +28,7 @@ describe('extension failure breaker', () => {
       critical: true,
       models: ['gpt'],
       source: THROWS,
+      limits: { timeoutMs: 2_000 },
     });
     try {
       const upstreamCalls = rig.openai.requests.length;
@@ -59,7 +60,10 @@ describe('extension failure breaker', () => {
         'other models flow',
       );
 
-      const patched = await admin<{ state: string }>(rig.gw, 'PATCH', '/extensions/guard', { source: FIXED });
+      const patched = await admin<{ state: string }>(rig.gw, 'PATCH', '/extensions/guard', {
+        source: FIXED,
+        limits: { timeoutMs: 2_000 },
+      });
       assert.equal(patched.state, 'active', 'a new source resets the breaker');
       const reset = await adminRaw(rig.gw, 'POST', '/extensions/guard/reset');
       assert.equal(reset.status, 200);
@@ -74,7 +78,12 @@ describe('extension failure breaker', () => {
   });
 
   it('non-critical: failures and the trip skip it, calls go on; a reset makes it active', async () => {
-    await admin(rig.gw, 'POST', '/extensions', { id: 'helper', models: ['gpt'], source: THROWS });
+    await admin(rig.gw, 'POST', '/extensions', {
+      id: 'helper',
+      models: ['gpt'],
+      source: THROWS,
+      limits: { timeoutMs: 2_000 },
+    });
     try {
       for (let i = 0; i < 3; i += 1) assert.equal((await chat(rig, `call ${i}`)).status, 200);
       assert.equal((await extensionState(rig.gw, 'helper')).state, 'skipped');

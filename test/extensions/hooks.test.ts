@@ -2,7 +2,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { admin } from '../helpers/admin-api.ts';
 import { anthropicClient, openaiClient } from '../inference/support.ts';
-import { adminRaw, answerText, chat, deleteExtension, type ExtensionsRig, startRig } from './support.ts';
+import {
+  adminRaw,
+  answerText,
+  chat,
+  deleteExtension,
+  type ExtensionsRig,
+  recordedRuns,
+  startRig,
+} from './support.ts';
+
+/** Time enough that a loaded test machine never cuts these hooks: they are not about limits. */
+const ROOMY = { timeoutMs: 2_000 };
 
 describe('extension hooks through the gateway', () => {
   let rig: ExtensionsRig;
@@ -13,6 +24,7 @@ describe('extension hooks through the gateway', () => {
 
   it('beforeUpstream { body } replaces the request body the upstream receives', async () => {
     await admin(rig.gw, 'POST', '/extensions', {
+      limits: ROOMY,
       id: 'shout',
       models: ['gpt'],
       source: `export function beforeUpstream(call) {
@@ -35,6 +47,7 @@ describe('extension hooks through the gateway', () => {
 
   it('rejects in the OpenAI shape with the status and message the extension chose', async () => {
     await admin(rig.gw, 'POST', '/extensions', {
+      limits: ROOMY,
       id: 'no-secrets',
       source: `export function beforeUpstream(call) {
         if (JSON.stringify(call.body.messages ?? call.body.input).includes('classified')) {
@@ -65,6 +78,7 @@ describe('extension hooks through the gateway', () => {
 
   it('rejects in the Anthropic shape on /v1/messages', async () => {
     await admin(rig.gw, 'POST', '/extensions', {
+      limits: ROOMY,
       id: 'no-secrets-claude',
       models: ['claude'],
       source: `export function beforeUpstream(call) {
@@ -101,6 +115,7 @@ describe('extension hooks through the gateway', () => {
 
   it('afterUpstream { response } replaces the JSON answer', async () => {
     await admin(rig.gw, 'POST', '/extensions', {
+      limits: ROOMY,
       id: 'signature',
       models: ['gpt'],
       config: { suffix: ' [checked]' },
@@ -116,6 +131,39 @@ describe('extension hooks through the gateway', () => {
       assert.equal(answerText(answer.body), 'echo: hi [checked]');
     } finally {
       await deleteExtension(rig.gw, 'signature');
+    }
+  });
+
+  it('afterUpstream on a stream runs once at the end with the assembled answer, and only observes', async () => {
+    await admin(rig.gw, 'POST', '/extensions', {
+      limits: ROOMY,
+      id: 'stream-watch',
+      models: ['gpt'],
+      source: `export function afterUpstream(call) {
+        const text = call.response.choices[0].message.content;
+        if (text !== 'echo: stream me') throw new Error('not the assembled answer');
+        return { response: { replaced: true } };
+      }`,
+    });
+    try {
+      const { data: stream, response } = await openaiClient(rig.gw, rig.key)
+        .chat.completions.create({
+          model: 'gpt',
+          stream: true,
+          messages: [{ role: 'user', content: 'stream me' }],
+        })
+        .withResponse();
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      assert.equal(text, 'echo: stream me', 'the client got the upstream answer, untouched');
+      const requestId = response.headers.get('x-request-id') ?? '';
+      const runs = await recordedRuns(rig.gw, requestId);
+      assert.deepEqual(
+        runs.map((run) => [run.extensionId, run.hook, run.outcome]),
+        [['stream-watch', 'afterUpstream', 'observed']],
+      );
+    } finally {
+      await deleteExtension(rig.gw, 'stream-watch');
     }
   });
 
