@@ -1,6 +1,6 @@
-import type { AttemptResult } from '../pipeline/attempt.ts';
+import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
-import type { CallRouter } from '../pipeline/pipeline.ts';
+import type { AnswerStage } from '../pipeline/stage.ts';
 import type { StreamEvent } from '../providers/types.ts';
 import { createAnswerAssembler } from '../response-cache/assembly/index.ts';
 import type { ExtensionRuntime, LoadedExtension } from './extension-runtime.ts';
@@ -9,20 +9,28 @@ import { disabledError, hookCall, recordRun, rejection, runHook } from './hook-c
 type JsonResult = Extract<AttemptResult, { kind: 'json' }>;
 type StreamResult = Extract<AttemptResult, { kind: 'stream' }>;
 
+export const AFTER_UPSTREAM_STAGE = 'extensions.afterUpstream';
+
 /**
  * `afterUpstream` (DESIGN.md section 4: after the answer is translated, before the cache store):
- * on a JSON answer each extension that applies may replace it or reject the call; on a stream it
- * runs once at the end with the assembled answer, and may only observe (the client has it already).
- * A text answer (transcriptions as text, srt, vtt) is not JSON and is left alone.
+ * on a JSON answer each extension that applies may replace it or reject the call (the one answer
+ * stage that throws: the call then answers the rejection, not rerouted); on a stream it runs once
+ * at the end with the assembled answer, and may only observe (the client has it already). A text
+ * answer (transcriptions as text, srt, vtt) is not JSON and is left alone, and so is an answer a
+ * stage gave (a response-cache hit: the cached answer is the one `afterUpstream` left).
  */
-export function withAfterUpstream(runtime: ExtensionRuntime, route: CallRouter): CallRouter {
-  return async (ctx) => {
-    const result = await route(ctx);
-    const applying = runtime.applying(ctx.publicModel, 'afterUpstream');
-    if (applying.length === 0) return result;
-    if (result.kind === 'stream') return { ...result, events: observedAtEnd(ctx, runtime, applying, result) };
-    if (result.textContentType !== undefined) return result;
-    return afterJson(ctx, runtime, applying, result);
+export function afterUpstreamStage(runtime: ExtensionRuntime): AnswerStage {
+  return {
+    name: AFTER_UPSTREAM_STAGE,
+    run: (ctx, result, source) => {
+      if (source !== 'route') return result;
+      const applying = runtime.applying(ctx.publicModel, 'afterUpstream');
+      if (applying.length === 0) return result;
+      if (result.kind === 'stream')
+        return { ...result, events: observedAtEnd(ctx, runtime, applying, result) };
+      if (result.textContentType !== undefined) return result;
+      return afterJson(ctx, runtime, applying, result);
+    },
   };
 }
 

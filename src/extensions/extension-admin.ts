@@ -1,5 +1,5 @@
-import { announceChange } from '../api/admin/announce-change.ts';
-import type { PageRequest } from '../api/admin/pagination.ts';
+import { announceChange } from '../admin-kit/announce-change.ts';
+import type { PageRequest } from '../admin-kit/pagination.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import type { Keyring } from '../crypto/index.ts';

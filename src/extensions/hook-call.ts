@@ -1,7 +1,7 @@
 import type { ErrorClass } from '../errors/error-classes.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
-import type { ExtensionRun, ExtensionRunOutcome } from './extension-run.ts';
+import type { ExtensionRun, ExtensionRunOutcome } from '../pipeline/extension-run.ts';
 import type { ExtensionRuntime, LoadedExtension } from './extension-runtime.ts';
 import { type Hook, SandboxFailure } from './extension-sandbox.ts';
 import type { HookDecision } from './hook-decision.ts';

@@ -1,14 +1,11 @@
-import { registerExtensionRoutes } from '../api/admin/extension-routes.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/index.ts';
-import type { CallRouter } from '../pipeline/pipeline.ts';
-import type { Stage } from '../pipeline/stage.ts';
-import type { RouteModule } from '../server/app.ts';
+import type { AnswerStage, Stage } from '../pipeline/stage.ts';
 import type { ReadinessProbe } from '../server/readiness.ts';
 import type { Db } from '../store/database.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import { withAfterUpstream } from './after-upstream.ts';
+import { afterUpstreamStage } from './after-upstream.ts';
 import { beforeUpstreamStage } from './before-upstream-stage.ts';
 import { DatabaseExtensions } from './database-extensions.ts';
 import { DirectoryExtensions } from './directory-extensions.ts';
@@ -29,10 +26,10 @@ export interface Extensions {
   runtime: ExtensionRuntime;
   /** The call stage running `beforeUpstream`. */
   beforeUpstream: Stage;
-  /** The router, with `afterUpstream` run on its answers. */
-  afterUpstream(route: CallRouter): CallRouter;
-  /** `/admin/extensions`. */
-  modules: RouteModule[];
+  /** The answer stage running `afterUpstream`. */
+  afterUpstream: AnswerStage;
+  /** The rules of `/admin/extensions`. */
+  admin: ExtensionAdmin;
   probe: ReadinessProbe;
   close(): Promise<void>;
 }
@@ -64,8 +61,8 @@ export async function createExtensions(deps: ExtensionsDeps): Promise<Extensions
   return {
     runtime,
     beforeUpstream: beforeUpstreamStage(runtime),
-    afterUpstream: (route) => withAfterUpstream(runtime, route),
-    modules: [{ surface: 'admin', register: (scope, docs) => registerExtensionRoutes(scope, docs, admin) }],
+    afterUpstream: afterUpstreamStage(runtime),
+    admin,
     probe: { name: 'extensions', check: () => runtime.probe() },
     close: async () => {
       stopDirectory();

@@ -1,9 +1,9 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { ExtensionRun } from '../extensions/extension-run.ts';
 import type { Operation, Usage } from '../providers/types.ts';
 import type { Endpoint, EndpointBody } from './endpoint.ts';
+import type { ExtensionRun } from './extension-run.ts';
 
 /** One upstream attempt, for the router's bookkeeping and the request record. */
 export interface AttemptRecord {
@@ -52,8 +52,6 @@ export interface CallContext {
   servedBy: Deployment | null;
   usage: Usage | null;
   costCents: number;
-  /** Per-call state of stages that must be settled at the end (e.g. limit reservations), by stage name. */
-  readonly stageState: Map<string, unknown>;
   /**
    * Set by the pre-flight stages (src/pipeline/stages/preflight.ts) for `publicModel`: ids of the
    * pool's deployments that accept this call (they serve the operation, and their profile,

@@ -1,11 +1,11 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { ExtensionRun } from '../extensions/extension-run.ts';
 import type {
   AttemptRecord,
   CallContext,
   CallOutcome,
   ResponseCacheStatus,
 } from '../pipeline/call-context.ts';
+import type { ExtensionRun } from '../pipeline/extension-run.ts';
 
 /** How a call ended, as records and metrics name it. `cancelled`: the client went away. */
 export type CallStatus = 'success' | 'failure' | 'cancelled';

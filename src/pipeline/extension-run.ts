@@ -1,4 +1,5 @@
-import type { Hook } from './extension-sandbox.ts';
+/** The two hooks an extension module may export (DESIGN.md section 5, Extensions). */
+export type ExtensionHook = 'beforeUpstream' | 'afterUpstream';
 
 /**
  * What one extension's hook did on a call, for the call's record and span; never the call's
@@ -15,7 +16,7 @@ export type ExtensionRunOutcome =
 
 export interface ExtensionRun {
   extensionId: string;
-  hook: Hook;
+  hook: ExtensionHook;
   outcome: ExtensionRunOutcome;
   startedAtMs: number;
   durationMs: number;
