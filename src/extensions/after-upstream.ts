@@ -2,7 +2,6 @@ import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import type { AnswerStage } from '../pipeline/stage.ts';
 import type { StreamEvent } from '../providers/types.ts';
-import { createAnswerAssembler } from '../response-cache/assembly/index.ts';
 import type { ExtensionRuntime, LoadedExtension } from './extension-runtime.ts';
 import { disabledError, hookCall, recordRun, rejection, runHook } from './hook-call.ts';
 
@@ -62,7 +61,7 @@ async function* observedAtEnd(
   applying: readonly LoadedExtension[],
   stream: StreamResult,
 ): AsyncGenerator<readonly StreamEvent[]> {
-  const assembler = createAnswerAssembler(ctx.endpoint.operation);
+  const assembler = ctx.endpoint.format?.createAssembler() ?? null;
   for await (const batch of stream.events) {
     if (assembler !== null) for (const event of batch) assembler.push(event);
     yield batch;
