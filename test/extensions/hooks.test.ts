@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { admin } from '../helpers/admin-api.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { anthropicClient, openaiClient } from '../inference/support.ts';
 import {
   adminRaw,
@@ -165,6 +166,27 @@ describe('extension hooks through the gateway', () => {
     } finally {
       await deleteExtension(rig.gw, 'stream-watch');
     }
+  });
+
+  it('audits its admin mutations like every other admin resource', async () => {
+    await admin(rig.gw, 'POST', '/extensions', {
+      id: 'audited',
+      source: 'export function beforeUpstream() {}',
+    });
+    await adminRaw(rig.gw, 'POST', '/extensions/audited/reset');
+    await deleteExtension(rig.gw, 'audited');
+    await eventually(async () => {
+      const page = await admin<{ data: { method: string; path: string; status: number }[] }>(
+        rig.gw,
+        'GET',
+        '/audit?resourceId=audited',
+      );
+      assert.deepEqual(page.data.map((row) => `${row.method} ${row.path} ${row.status}`).sort(), [
+        'DELETE /admin/extensions/audited 200',
+        'POST /admin/extensions 201',
+        'POST /admin/extensions/audited/reset 200',
+      ]);
+    });
   });
 
   it('refuses a source that does not compile or exports no hook, naming the problem', async () => {
