@@ -5,7 +5,13 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { request } from 'undici';
 import type { GatewayProcess } from './gateway-process.ts';
-import { keySpendCents, type ProbeAnswer, send, waitServing } from './gateway-setup.ts';
+import {
+  createTrivialExtension,
+  keySpendCents,
+  type ProbeAnswer,
+  send,
+  waitServing,
+} from './gateway-setup.ts';
 import { planCores } from './pinning.ts';
 import { BENCH_MODEL, type BenchRequest, chatRequest, messagesRequest } from './requests.ts';
 import { logLevelSpec, SCENARIOS, type ScenarioSpec } from './scenarios.ts';
@@ -153,6 +159,24 @@ export async function runCacheGateway(session: BenchSession): Promise<void> {
       { notes },
     );
     notes.push(`${(await fakeCalls(session.fake)) - before} calls reached the upstream during the run`);
+  });
+}
+
+/** (h): scenario (c) with one trivial `beforeUpstream` extension on the model; compare with (c). */
+export async function runExtensionGateway(session: BenchSession): Promise<void> {
+  const spec = SCENARIOS.extension;
+  await withGateway(session, [spec], { label: 'extension' }, async (gateway) => {
+    await session.tenant(gateway);
+    await createTrivialExtension(gateway.origin, session.storage.masterKey);
+    const call = chatRequest(BENCH_MODEL, session.storage.masterKey, false);
+    await serving(gateway, call);
+    await session.measure(
+      spec,
+      { origin: gateway.origin, request: call, serverPids: () => gateway.pids() },
+      {
+        notes: ['compare with (c): the same call without the extension'],
+      },
+    );
   });
 }
 

@@ -80,6 +80,18 @@ export async function createBenchKey(origin: string, masterKey: string): Promise
   return { keyId: String(key.id), virtualKey: String(key.key) };
 }
 
+/**
+ * An extension whose `beforeUpstream` does nothing, on the bench model: what the isolate boundary
+ * itself costs a call (the copy of the call in, the result out, the breaker).
+ */
+export async function createTrivialExtension(origin: string, masterKey: string): Promise<void> {
+  await admin(origin, masterKey, 'POST', '/extensions', {
+    id: 'bench-trivial',
+    models: [BENCH_MODEL],
+    source: 'export function beforeUpstream(call) {}',
+  });
+}
+
 /** The key's recorded spend: proof that cost was counted (read after the gateway flushed it). */
 export async function keySpendCents(origin: string, masterKey: string, keyId: string): Promise<number> {
   const key = await admin(origin, masterKey, 'GET', `/keys/${keyId}`);

@@ -15,7 +15,13 @@ import { fileURLToPath } from 'node:url';
 import { checkBudget, deriveFigures } from './derived.ts';
 import { FAKE_MODEL } from './fake-answers.ts';
 import { buildGateway } from './gateway-process.ts';
-import { runCacheGateway, runLogLevelGateway, runMainGateway, runWorkersGateways } from './gateway-runs.ts';
+import {
+  runCacheGateway,
+  runExtensionGateway,
+  runLogLevelGateway,
+  runMainGateway,
+  runWorkersGateways,
+} from './gateway-runs.ts';
 import { LocalServices } from './local-services.ts';
 import { machineInfo } from './machine.ts';
 import { benchOptions } from './options.ts';
@@ -115,6 +121,7 @@ async function main(): Promise<void> {
     await runReferences(session);
     await runMainGateway(session);
     await runCacheGateway(session);
+    await runExtensionGateway(session);
     await runWorkersGateways(session);
     await runLogLevelGateway(session);
     profile = await runProfiledGateway(session).catch((error: Error) => {

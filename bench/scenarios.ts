@@ -25,6 +25,7 @@ export const SCENARIOS = Object.freeze({
   sse: spec('e', 'SSE through the gateway, virtual key', 'e.direct', 'e.proxy'),
   cacheHit: spec('f', 'response cache hit, virtual key', 'a', 'b'),
   messages: spec('g', 'Anthropic Messages in, OpenAI Chat out, virtual key', 'a', 'b'),
+  extension: spec('h', 'gateway, master key, one trivial beforeUpstream extension', 'a', 'b'),
   oneWorker: spec('c.workers-1', 'gateway, master key, WORKERS=1, cores as for WORKERS=2', 'a', 'b'),
   workers: spec('c.workers-2', 'gateway, master key, WORKERS=2', 'a', 'b'),
 });

@@ -47,7 +47,8 @@ export function pageSchema<T extends z.ZodType>(item: T, id: string) {
     .meta({ id });
 }
 
-const CURSOR_ID = /^[a-z]+_[A-Za-z0-9]{1,64}$/;
+/** Generated ids (`dep_…`, `key_…`) and operators' slugs (extension ids such as `pii-redactor`). */
+const CURSOR_ID = /^[a-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 /**
  * Cursors are opaque to clients (base64url of the last id seen) so their form can change without

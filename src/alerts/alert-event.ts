@@ -14,7 +14,7 @@ export interface DeploymentCooldownData {
   until: string;
 }
 
-export type ExtensionTrippedData = ExtensionTrippedEvent;
+export type ExtensionTrippedData = Pick<ExtensionTrippedEvent, 'extensionId' | 'critical' | 'reason'>;
 
 interface AlertDataByType {
   'budget.threshold': BudgetThresholdData;

@@ -4,4 +4,7 @@ export const CHANNELS = {
   deploymentsChanged: 'config:deployments',
   routerSettingsChanged: 'config:router-settings',
   routerCooldowns: 'router:cooldowns',
+  extensionsChanged: 'config:extensions',
+  /** An extension's breaker reset (`POST /admin/extensions/{id}/reset`); the message is its id. */
+  extensionsReset: 'extensions:reset',
 } as const;

@@ -144,12 +144,14 @@ export const ERROR_CODES = {
     errorClass: 'unavailable',
     status: 503,
     message: 'A required extension is disabled.',
-    description: 'A critical extension tripped its failure breaker.',
+    description:
+      'A critical extension tripped its failure breaker (or failed on this very call); the response carries Retry-After.',
   },
   extension_rejected: {
     errorClass: 'bad_request',
     message: 'The request was rejected by an extension.',
-    description: 'An extension rejected the call; the status is the one the extension chose (4xx).',
+    description:
+      "An extension rejected the call; the status is the one the extension chose (4xx), the type follows it (403: the Anthropic shape's `permission_error`, 404 `not_found_error`, 429 `rate_limit_error`).",
   },
   service_unavailable: {
     errorClass: 'unavailable',

@@ -8,6 +8,7 @@ import { MasterKey } from '../auth/credentials.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { Config } from '../config.ts';
 import { DeploymentDirectory } from '../deployments/deployment-directory.ts';
+import { createExtensions } from '../extensions/index.ts';
 import { CachedKeyResolver } from '../keys/cached-key-resolver.ts';
 import { KeyInfoReader } from '../keys/key-info.ts';
 import { createLimits } from '../limits/index.ts';
@@ -107,6 +108,14 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     secrets: runtime.config.masterKey === undefined ? [] : [runtime.config.masterKey],
   });
   lifecycle.onShutdown('flush', 'router cooldown mirror', () => router.close());
+  const extensions = await createExtensions({
+    config: runtime.config,
+    db: database.db,
+    cache,
+    keyring,
+    logger,
+  });
+  lifecycle.onShutdown('flush', 'extensions', () => extensions.close());
   const responseCache = createResponseCache(runtime.config, cache, logger);
   const responsesState = createResponsesState({ config: runtime.config, database, keyring, logger });
   lifecycle.onShutdown('flush', 'response state gc', () => responsesState.stop());
@@ -116,15 +125,17 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     // Conversations are inlined before any check reads the body (DESIGN.md section 5).
     preflight: [responsesState.expand, ...createPreflightStages({ directory })],
     call:
-      responseCache === null ? [limits.stage] : [responseCache.prefetch, limits.stage, responseCache.stage],
+      responseCache === null
+        ? [limits.stage, extensions.beforeUpstream]
+        : [responseCache.prefetch, limits.stage, extensions.beforeUpstream, responseCache.stage],
     route: router.route,
     fallbacks: router.fallbacks,
-    // The response cache keeps the upstream's answer; the stored response is the one the client
-    // gets (the gateway's id), cache hits included.
+    // The response cache keeps the upstream's answer as the extensions left it; the stored
+    // response is the one the client gets (the gateway's id), cache hits included.
     answer:
       responseCache === null
-        ? [responsesState.answer, captureResponse]
-        : [responseCache.store, responsesState.answer, captureResponse],
+        ? [extensions.afterUpstream, responsesState.answer, captureResponse]
+        : [extensions.afterUpstream, responseCache.store, responsesState.answer, captureResponse],
     observers: [limits.observer, ...records.observers, telemetry],
   });
   const modules: RouteModule[] = [
@@ -151,11 +162,13 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
       routerSettings,
       variant: runtime.config.variant,
       auditLog: audit.log,
+      extensions: extensions.admin,
     }),
   ];
   const probes: ReadinessProbe[] = [
     { name: 'database', check: () => database.ping() },
     { name: 'cache', check: () => cache.ping() },
+    extensions.probe,
   ];
   const routes: RegisteredRoute[] = [];
   const authenticator = new Authenticator(new MasterKey(runtime.config.masterKey ?? ''), keys);

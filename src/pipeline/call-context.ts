@@ -3,6 +3,7 @@ import type { Deployment } from '../deployments/deployment.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { Operation, Usage } from '../providers/types.ts';
 import type { Endpoint, EndpointBody } from './endpoint.ts';
+import type { ExtensionRun } from './extension-run.ts';
 
 /** One upstream attempt, for the router's bookkeeping and the request record. */
 export interface AttemptRecord {
@@ -31,10 +32,11 @@ export interface CallContext {
   /** Aborted when the client goes away: cancels the upstream call. */
   readonly signal: AbortSignal;
   /**
-   * The validated body. On a multipart endpoint: its text fields, with the single-use upload
+   * The validated body (an extension's `beforeUpstream` may replace it with one that validates
+   * too: extensions/before-upstream-stage.ts). On a multipart endpoint: its text fields, with the single-use upload
    * under `MULTIPART_UPLOAD` (endpoint.ts); check `upload.opened` before a second attempt.
    */
-  readonly body: EndpointBody;
+  body: EndpointBody;
   readonly stream: boolean;
   /**
    * The call's tags (`x-switchyard-tags`, then the key's defaults; call-tags.ts), recorded with
@@ -75,6 +77,8 @@ export interface CallContext {
   readonly cacheControl?: string;
   /** What the response cache did for the call; undefined when the cache is off. */
   cacheStatus?: ResponseCacheStatus;
+  /** The extension hooks that ran on the call, in order; undefined when none applied. */
+  extensionRuns?: ExtensionRun[];
 }
 
 /** `x-gateway-cache` (DESIGN.md section 5): answered from the cache, looked up and missed, or not looked up. */

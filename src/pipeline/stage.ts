@@ -14,8 +14,7 @@ export interface Stage {
 
 /**
  * Where a call's answer came from: `route` for an upstream's answer through the router, `stage`
- * for one a pre-flight or call stage gave instead (a response-cache hit, later an extension's
- * reply).
+ * for one a pre-flight or call stage gave instead (a response-cache hit).
  */
 export type AnswerSource = 'route' | 'stage';
 
@@ -26,7 +25,9 @@ export type AnswerSource = 'route' | 'stage';
  * changes the text), or wrap a stream's `events` to observe or rewrite its batches as they pass
  * (it must yield every batch it does not mean to drop, and sees the end of the stream only if the
  * client reads it whole). A stage that only concerns upstream answers (the response-cache write)
- * returns a `stage` answer untouched. It must not throw: the answer is already decided.
+ * returns a `stage` answer untouched. It must not throw, the answer being decided, with one
+ * exception: an extension's `afterUpstream` may refuse a JSON answer with a GatewayError, which the
+ * call then answers (never rerouted: extensions/after-upstream.ts).
  */
 export interface AnswerStage {
   readonly name: string;

@@ -5,6 +5,7 @@ import type {
   CallOutcome,
   ResponseCacheStatus,
 } from '../pipeline/call-context.ts';
+import type { ExtensionRun } from '../pipeline/extension-run.ts';
 
 /** How a call ended, as records and metrics name it. `cancelled`: the client went away. */
 export type CallStatus = 'success' | 'failure' | 'cancelled';
@@ -43,7 +44,11 @@ export interface CallSummary {
   attempts: readonly AttemptRecord[];
   /** The call's tags, the key's defaults included. */
   tags: readonly string[];
+  /** The extension hooks that ran on the call, in order. */
+  extensions: readonly ExtensionRun[];
 }
+
+const NO_EXTENSION_RUNS: readonly ExtensionRun[] = Object.freeze([]);
 
 export function keyIdOf(ctx: CallContext): string | null {
   return ctx.principal.kind === 'virtual' ? ctx.principal.key.id : null;
@@ -79,6 +84,7 @@ export function summarizeCall(
     cache: ctx.cacheStatus ?? null,
     attempts: ctx.attempts,
     tags: ctx.tags,
+    extensions: ctx.extensionRuns ?? NO_EXTENSION_RUNS,
   };
 }
 

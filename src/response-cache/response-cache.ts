@@ -2,6 +2,7 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import { callSlot } from '../pipeline/call-slot.ts';
+import type { EndpointBody } from '../pipeline/endpoint.ts';
 import { type AnswerStage, CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
 import type { StreamEvent } from '../providers/types.ts';
 import type { Logger } from '../telemetry/logger.ts';
@@ -41,6 +42,8 @@ interface PendingWrite {
 
 /** A call's lookup, begun before admission so the two cache-store round trips overlap. */
 interface Lookup extends PendingWrite {
+  /** The body the key was made from: an extension's `beforeUpstream` may replace it after the prefetch. */
+  body: EndpointBody;
   noStore: boolean;
   /** The entry being read; null under `Cache-Control: no-cache`. Never rejects. */
   entry: Promise<string | null> | null;
@@ -107,7 +110,10 @@ export class ResponseCache {
 
   async #lookup(ctx: CallContext): Promise<StageOutcome> {
     const prefetched = PREFETCHED.get(ctx);
-    const lookup = prefetched?.publicModel === ctx.publicModel ? prefetched : this.#begin(ctx);
+    const lookup =
+      prefetched?.publicModel === ctx.publicModel && prefetched.body === ctx.body
+        ? prefetched
+        : this.#begin(ctx);
     if (lookup === null) return this.#status(ctx, 'bypass');
     if (!lookup.noStore) PENDING_WRITE.set(ctx, lookup);
     if (lookup.entry === null) return this.#status(ctx, 'bypass');
@@ -128,6 +134,7 @@ export class ResponseCache {
     return {
       key,
       publicModel: ctx.publicModel,
+      body: ctx.body,
       noStore: directives.noStore,
       entry: directives.noCache ? null : this.#read(key),
     };

@@ -28,6 +28,7 @@ const NEVER_REROUTED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'internal_error',
   'service_unavailable',
   'extension_disabled',
+  'extension_rejected',
   'budget_exceeded',
 ]);
 

@@ -27,6 +27,22 @@ export interface DeploymentsTable {
   updated_at: Generated<Timestamp>;
 }
 
+/** Variant B extensions (migration 0007); the source only as an envelope. */
+export interface ExtensionsTable {
+  id: string;
+  description: Generated<string>;
+  critical: Generated<boolean>;
+  enabled: Generated<boolean>;
+  models: Generated<string[]>;
+  source_envelope: string;
+  source_key_id: string;
+  config: Json<unknown>;
+  timeout_ms: number;
+  memory_mb: number;
+  created_at: Generated<Timestamp>;
+  updated_at: Generated<Timestamp>;
+}
+
 export interface VirtualKeysTable {
   id: string;
   name: string;
@@ -81,6 +97,8 @@ export interface RequestLogsTable {
   cache_hit: Generated<boolean>;
   /** Migration 0006. */
   tags: Generated<string[]>;
+  /** Migration 0007: the extension hooks that ran on the call (records/extension-runs.ts). */
+  extensions: Json<unknown[] | null>;
 }
 
 /** Last run of a periodic job that runs once per cycle across replicas (migration 0002). */
@@ -115,6 +133,8 @@ export interface GatewayOperationsTable {
   cache_hit: Generated<boolean>;
   /** Migration 0006. */
   tags: Generated<string[]>;
+  /** Migration 0007: the extension hooks that ran on the call (records/extension-runs.ts). */
+  extensions: Json<unknown[] | null>;
 }
 
 /** Variant B: one row per upstream attempt (migration 0003). */
@@ -189,5 +209,6 @@ export interface Tables {
   upstream_attempts: UpstreamAttemptsTable;
   payload_samples: PayloadSamplesTable;
   audit_events: AuditEventsTable;
+  extensions: ExtensionsTable;
   response_states: ResponseStatesTable;
 }

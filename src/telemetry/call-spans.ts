@@ -1,5 +1,6 @@
 import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { AttemptRecord } from '../pipeline/call-context.ts';
+import type { ExtensionRun } from '../pipeline/extension-run.ts';
 import type { CallSummary } from '../records/call-summary.ts';
 import { storedError } from '../records/error-detail.ts';
 import type { CapturedResponse } from '../records/response-capture.ts';
@@ -31,6 +32,7 @@ export function emitCallSpans(tracer: Tracer, call: CallSummary, payloads: CallP
   call.attempts.forEach((attempt, index) => {
     emitAttemptSpan(tracer, parent, operationName, attempt, index, payloads !== null);
   });
+  for (const run of call.extensions) emitExtensionSpan(tracer, parent, run);
   root.end(call.finishedAtMs);
 }
 
@@ -68,6 +70,30 @@ function emitAttemptSpan(
     if (logPayloads) span.addEvent('switchyard.error', { payload: json(storedError(attempt.error)) });
   }
   span.end(attempt.startedAtMs + attempt.latencyMs);
+}
+
+/** One internal span per extension hook that ran: which, its outcome and its duration; never the call's content. */
+function emitExtensionSpan(
+  tracer: Tracer,
+  parent: ReturnType<typeof trace.setSpan>,
+  run: ExtensionRun,
+): void {
+  const span = tracer.startSpan(
+    `extension ${run.hook} ${run.extensionId}`,
+    {
+      kind: SpanKind.INTERNAL,
+      startTime: run.startedAtMs,
+      attributes: {
+        'switchyard.extension.id': run.extensionId,
+        'switchyard.extension.hook': run.hook,
+        'switchyard.extension.outcome': run.outcome,
+      },
+    },
+    parent,
+  );
+  if (run.outcome === 'failed')
+    span.setStatus({ code: SpanStatusCode.ERROR, message: run.failure ?? 'failed' });
+  span.end(run.startedAtMs + run.durationMs);
 }
 
 function addPayloadEvents(span: Span, call: CallSummary, payloads: CallPayloads): void {

@@ -131,6 +131,8 @@ export interface ExtensionTrippedEvent {
   critical: boolean;
   /** The last failure's reason (never the call's content). */
   reason: string;
+  /** What failed: a throw, a timeout, the memory limit, a malformed result. */
+  kind: string;
 }
 
 export const DIAGNOSTICS = Object.freeze({

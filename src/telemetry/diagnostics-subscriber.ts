@@ -31,6 +31,14 @@ export function subscribeDiagnostics(sinks: DiagnosticsSinks): () => void {
         'cache store pub/sub handler failed; the message was dropped',
       ),
     ),
+    DIAGNOSTICS.extensionTripped.subscribe((event) =>
+      logger.warn(
+        event,
+        event.critical
+          ? 'extension breaker tripped: calls it applies to answer 503 extension_disabled until it is reset'
+          : 'extension breaker tripped: the extension is skipped until it is reset',
+      ),
+    ),
     DIAGNOSTICS.routerCooldown.subscribe((event) =>
       cooldowns.add(event.deploymentId, event.publicModel, event.reason),
     ),

@@ -138,8 +138,18 @@ describe('alert webhook (ALERT_WEBHOOK_URL)', () => {
 
   it('delivers extension.tripped for a critical extension only', async () => {
     const channel = DIAGNOSTICS.extensionTripped;
-    channel.publish({ extensionId: 'spell-check', critical: false, reason: '5 consecutive failures' });
-    channel.publish({ extensionId: 'pii-redactor', critical: true, reason: '5 consecutive failures' });
+    channel.publish({
+      extensionId: 'spell-check',
+      critical: false,
+      reason: '5 consecutive failures',
+      kind: 'timeout',
+    });
+    channel.publish({
+      extensionId: 'pii-redactor',
+      critical: true,
+      reason: '5 consecutive failures',
+      kind: 'timeout',
+    });
     const tripped = () => events(receiver).filter((event) => event.type === 'extension.tripped');
     await eventually(() => assert.equal(tripped().length, 1), 10_000);
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -6,6 +6,7 @@ import { catalogFacts } from '../../deployments/catalog-facts.ts';
 import { DeploymentAdmin } from '../../deployments/deployment-admin.ts';
 import type { DeploymentDirectory } from '../../deployments/deployment-directory.ts';
 import type { CatalogLookup } from '../../deployments/deployment-resolver.ts';
+import type { ExtensionAdmin } from '../../extensions/extension-admin.ts';
 import type { CachedKeyResolver } from '../../keys/cached-key-resolver.ts';
 import { VirtualKeyAdmin } from '../../keys/virtual-key-admin.ts';
 import type { RouterSettingsStore } from '../../router/router-settings.ts';
@@ -14,6 +15,7 @@ import type { Db } from '../../store/database.ts';
 import type { Logger } from '../../telemetry/logger.ts';
 import { auditModule } from './audit.ts';
 import { registerDeploymentRoutes } from './deployment-routes.ts';
+import { registerExtensionRoutes } from './extension-routes.ts';
 import { logsModule } from './logs.ts';
 import { registerPayloadRoute } from './payload-route.ts';
 import { registerRouterSettingsRoutes } from './router-settings-routes.ts';
@@ -32,12 +34,15 @@ export interface AdminDeps {
   variant: Variant;
   /** Where the audit module queues the admin surface's mutations. */
   auditLog: AuditLog;
+  /** `/admin/extensions`: the extension runtime's admin rules. */
+  extensions: ExtensionAdmin;
   /** Defaults to the model catalog. */
   catalog?: CatalogLookup;
 }
 
 /**
- * The admin surface's modules (master key only): deployments, virtual keys, router settings; in
+ * The admin surface's modules (master key only): deployments, virtual keys, router settings,
+ * extensions; in
  * variant B the records (`/admin/logs`, `/admin/usage`); the audit trail (`GET /admin/audit` and
  * the mutation hooks), with the payload samples route in variant B.
  */
@@ -51,6 +56,7 @@ export function adminModules(deps: AdminDeps): RouteModule[] {
       registerDeploymentRoutes(scope, docs, deployments);
       registerVirtualKeyRoutes(scope, docs, keys);
       registerRouterSettingsRoutes(scope, docs, deps.routerSettings);
+      registerExtensionRoutes(scope, docs, deps.extensions);
     },
   };
   if (deps.variant === 'a') return [resources, auditModule({ db, log: deps.auditLog })];

@@ -76,6 +76,19 @@ const operationSchema = z
     tags: z
       .array(z.string())
       .meta({ description: "The call's `x-switchyard-tags`, then its key's default tags (at most 10)." }),
+    extensions: z
+      .array(
+        z.object({
+          extensionId: z.string(),
+          hook: z.enum(['beforeUpstream', 'afterUpstream']),
+          outcome: z.enum(['continue', 'replaced', 'rejected', 'observed', 'failed', 'skipped', 'disabled']),
+          durationMs: z.number(),
+          failure: z.string().nullable(),
+        }),
+      )
+      .meta({
+        description: 'The extension hooks that ran on the call, in order, with their outcome and duration.',
+      }),
     latencyMs: z.number().nullable(),
     prompt: z.string().nullable().meta({ description: 'Truncated to MAX_STRING_LENGTH_PROMPT_IN_DB.' }),
     attempts: z.array(attemptSchema),

@@ -54,6 +54,14 @@ export function registerInferenceRoute(
             ? 'The answer in the endpoint format; `text/event-stream` when `stream` is true.'
             : 'The answer in the endpoint format (transcriptions in `text`, `srt` or `vtt`: as text).',
         },
+        '4XX': {
+          description:
+            'A refusal: `invalid_request` and the other codes of docs/api.md (Errors), or `extension_rejected` with the status an extension chose.',
+        },
+        503: {
+          description:
+            '`service_unavailable`, `server_busy`, or `extension_disabled` (a critical extension tripped its failure breaker); carries Retry-After.',
+        },
         default: {
           description: `An error in the ${endpoint.shape === 'anthropic' ? 'Anthropic' : 'OpenAI'} shape.`,
         },

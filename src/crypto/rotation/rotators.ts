@@ -2,10 +2,7 @@ import { CHANNELS } from '../../cache/channels.ts';
 import { columnRotator } from './column-rotator.ts';
 import type { TableRotator } from './table-rotator.ts';
 
-/**
- * Every table holding envelopes, in the order `encryption:rotate` walks and reports them.
- * Extension artifacts join with one entry when their table exists.
- */
+/** Every table holding envelopes, in the order `encryption:rotate` walks and reports them. */
 export const ROTATORS: readonly TableRotator[] = Object.freeze([
   columnRotator({
     table: 'deployments',
@@ -14,6 +11,14 @@ export const ROTATORS: readonly TableRotator[] = Object.freeze([
     envelopeColumn: 'api_key_envelope',
     keyIdColumn: 'api_key_key_id',
     channel: CHANNELS.deploymentsChanged,
+  }),
+  columnRotator({
+    table: 'extensions',
+    purpose: 'extension-artifact',
+    idColumn: 'id',
+    envelopeColumn: 'source_envelope',
+    keyIdColumn: 'source_key_id',
+    channel: CHANNELS.extensionsChanged,
   }),
   columnRotator({
     table: 'payload_samples',

@@ -1,6 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../store/database.ts';
 import type { GatewayOperationsTable, UpstreamAttemptsTable } from '../../store/tables.ts';
+import type { StoredExtensionRun } from '../extension-runs.ts';
 import { keysetPage, type PageCursor } from './cursor.ts';
 
 export const OPERATION_STATUSES = ['in_progress', 'success', 'failure', 'cancelled', 'abandoned'] as const;
@@ -58,6 +59,8 @@ export interface OperationView {
   costCents: number;
   cacheHit: boolean;
   tags: string[];
+  /** The extension hooks that ran on the call (records/extension-runs.ts); empty when none applied. */
+  extensions: StoredExtensionRun[];
   latencyMs: number | null;
   prompt: string | null;
   attempts: AttemptView[];
@@ -162,6 +165,7 @@ function operationView(row: Selectable<GatewayOperationsTable>, attempts: Attemp
     costCents: Number(row.cost_cents),
     cacheHit: row.cache_hit,
     tags: row.tags,
+    extensions: (row.extensions ?? []) as StoredExtensionRun[],
     latencyMs: row.latency_ms,
     prompt: row.prompt,
     attempts,

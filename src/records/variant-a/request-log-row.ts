@@ -2,6 +2,7 @@ import type { RequestLogsTable } from '../../store/tables.ts';
 import { isoTime } from '../../telemetry/iso-time.ts';
 import type { CallSummary } from '../call-summary.ts';
 import { jsonForDb, storedError } from '../error-detail.ts';
+import { storedExtensionRuns } from '../extension-runs.ts';
 import { recordId } from '../record-id.ts';
 import type { RecordsetRow } from '../recordset-json.ts';
 
@@ -26,6 +27,7 @@ export const REQUEST_LOG_COLUMNS = [
   'error_detail',
   'cache_hit',
   'tags',
+  'extensions',
 ] as const satisfies readonly (keyof RequestLogRow)[];
 
 /**
@@ -57,5 +59,6 @@ export function requestLogRow(call: CallSummary, prompt: string | null): Request
     error_detail: jsonForDb(detail),
     cache_hit: call.cache === 'hit',
     tags: call.tags,
+    extensions: storedExtensionRuns(call.extensions),
   };
 }

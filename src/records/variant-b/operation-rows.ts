@@ -3,6 +3,7 @@ import type { GatewayOperationsTable, UpstreamAttemptsTable } from '../../store/
 import { isoTime } from '../../telemetry/iso-time.ts';
 import { type CallSummary, keyIdOf } from '../call-summary.ts';
 import { jsonForDb, storedError } from '../error-detail.ts';
+import { storedExtensionRuns } from '../extension-runs.ts';
 import type { RecordsetRow, Timestamp } from '../recordset-json.ts';
 
 /** A `gateway_operations` row (column names as in migration 0003). */
@@ -31,6 +32,7 @@ export const OPERATION_COLUMNS = [
   'prompt',
   'cache_hit',
   'tags',
+  'extensions',
 ] as const satisfies readonly (keyof OperationRow)[];
 
 /** An `upstream_attempts` row. */
@@ -86,6 +88,7 @@ export function startedOperationRow(start: OperationStart, ctx: CallContext): Op
     prompt: start.prompt,
     cache_hit: false,
     tags: ctx.tags,
+    extensions: null,
   };
 }
 
@@ -113,6 +116,7 @@ export function finishedOperationRow(start: OperationStart, call: CallSummary): 
     prompt: start.prompt,
     cache_hit: call.cache === 'hit',
     tags: call.tags,
+    extensions: storedExtensionRuns(call.extensions),
   };
 }
 

@@ -1,0 +1,255 @@
+import type { CacheStore } from '../cache/cache-store.ts';
+import { CHANNELS } from '../cache/channels.ts';
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import { appliesTo, type ExtensionDefinition, type ExtensionState } from './extension.ts';
+import { type BreakerView, ExtensionBreaker } from './extension-breaker.ts';
+import { ExtensionSandbox, type Hook, type SandboxFailure } from './extension-sandbox.ts';
+import { type HookDecision, hookDecisionOf } from './hook-decision.ts';
+import { ReadinessProbe } from './readiness-probe.ts';
+
+/** Where definitions come from: the database (variant B) and EXTENSIONS_DIR. */
+export interface ExtensionSource {
+  readonly name: string;
+  load(): Promise<ExtensionDefinition[]>;
+}
+
+/** An extension ready to run on this replica. */
+export interface LoadedExtension {
+  readonly definition: ExtensionDefinition;
+  readonly hooks: ReadonlySet<Hook>;
+  readonly sandbox: ExtensionSandbox;
+  readonly breaker: ExtensionBreaker;
+}
+
+/** An extension as the admin API shows it: its definition, its hooks and its breaker on this replica. */
+export interface ExtensionStatus extends Omit<BreakerView, 'state'> {
+  id: string;
+  state: ExtensionState;
+  definition: ExtensionDefinition;
+  hooks: readonly Hook[];
+}
+
+export interface ExtensionRuntimeOptions {
+  sources: readonly ExtensionSource[];
+  /** EXTENSION_BREAKER_THRESHOLD: consecutive failures that trip an extension. */
+  breakerThreshold: number;
+  /** Longest result (JSON characters) a hook may return. */
+  maxResultChars: number;
+  logger: Logger;
+}
+
+/** Periodic reload interval: a safety net for a missed pub/sub message, as for deployments. */
+const REFRESH_INTERVAL_MS = 30_000;
+
+const NONE: readonly LoadedExtension[] = Object.freeze([]);
+
+/**
+ * The extensions of this replica, compiled once per source version, with their breakers
+ * (DESIGN.md section 5, Extensions). The list that applies to a public model is built once per
+ * load, not per call. Reloaded when any replica announces a change; a reset announced by any
+ * replica closes the breaker here too.
+ */
+export class ExtensionRuntime {
+  readonly #options: ExtensionRuntimeOptions;
+  readonly #probe = new ReadinessProbe();
+  #byId = new Map<string, LoadedExtension>();
+  #byModel = new Map<string, readonly LoadedExtension[]>();
+  #loadsStarted = 0;
+  #loadApplied = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: ExtensionRuntimeOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Reads every source and swaps in the new set. An extension whose source and limits did not
+   * change keeps its isolate and its breaker; a new source gets a fresh isolate and an `active`
+   * breaker (a PATCH of the source resets it). A source that no longer compiles is left out and logged.
+   */
+  async load(): Promise<void> {
+    const sequence = ++this.#loadsStarted;
+    const definitions = await this.#definitions();
+    const next = new Map<string, LoadedExtension>();
+    for (const definition of definitions) {
+      const loaded = await this.#loaded(definition);
+      if (loaded !== null) next.set(definition.id, loaded);
+    }
+    if (sequence < this.#loadApplied) {
+      for (const [id, loaded] of next) if (this.#byId.get(id) !== loaded) loaded.sandbox.dispose();
+      return;
+    }
+    const previous = this.#byId;
+    this.#loadApplied = sequence;
+    this.#byId = next;
+    this.#byModel = new Map();
+    for (const [id, loaded] of previous) {
+      if (next.get(id)?.sandbox !== loaded.sandbox) loaded.sandbox.dispose();
+    }
+  }
+
+  /** Reloads on change announcements and every 30 s, and resets on reset announcements; returns a stop function. */
+  async watch(cache: CacheStore): Promise<() => Promise<void>> {
+    const stopChanges = await cache.subscribe(CHANNELS.extensionsChanged, () => void this.reload());
+    const stopResets = await cache.subscribe(CHANNELS.extensionsReset, (id) => this.reset(id));
+    this.#timer = setInterval(() => void this.reload(), REFRESH_INTERVAL_MS).unref();
+    return async () => {
+      clearInterval(this.#timer);
+      await stopChanges();
+      await stopResets();
+    };
+  }
+
+  /**
+   * The enabled extensions that apply to `publicModel` (and export `hook`, when given), in id
+   * order (the documented run order); built once per model and load, not per call.
+   */
+  applying(publicModel: string, hook?: Hook): readonly LoadedExtension[] {
+    const key = hook === undefined ? publicModel : `${hook}\u0000${publicModel}`;
+    let list = this.#byModel.get(key);
+    if (list === undefined) {
+      const found = [...this.#byId.values()].filter(
+        (loaded) =>
+          loaded.definition.enabled &&
+          appliesTo(loaded.definition, publicModel) &&
+          (hook === undefined || loaded.hooks.has(hook)),
+      );
+      list = found.length === 0 ? NONE : Object.freeze(found);
+      this.#byModel.set(key, list);
+    }
+    return list;
+  }
+
+  stateOf(loaded: LoadedExtension): ExtensionState {
+    if (loaded.breaker.state === 'active') return 'active';
+    return loaded.definition.critical ? 'tripped' : 'skipped';
+  }
+
+  /** Runs one hook; the decision, or a SandboxFailure. The caller settles the breaker (`succeeded`, `failed`). */
+  async invoke(loaded: LoadedExtension, hook: Hook, call: unknown): Promise<HookDecision> {
+    return hookDecisionOf(hook, await loaded.sandbox.call(hook, call));
+  }
+
+  succeeded(loaded: LoadedExtension): void {
+    loaded.breaker.succeeded();
+  }
+
+  /**
+   * Counts a failure of the extension; publishes the trip (the reason, never the call's content),
+   * which telemetry logs and alerts send on.
+   */
+  failed(loaded: LoadedExtension, failure: SandboxFailure): void {
+    if (!loaded.breaker.failed(failure.message)) return;
+    if (!DIAGNOSTICS.extensionTripped.hasSubscribers) return;
+    const { id, critical } = loaded.definition;
+    DIAGNOSTICS.extensionTripped.publish({
+      extensionId: id,
+      critical,
+      reason: failure.message,
+      kind: failure.kind,
+    });
+  }
+
+  /** Closes the extension's breaker on this replica; false when there is no such extension. */
+  reset(id: string): boolean {
+    const loaded = this.#byId.get(id);
+    loaded?.breaker.reset();
+    return loaded !== undefined;
+  }
+
+  status(id: string): ExtensionStatus | undefined {
+    const loaded = this.#byId.get(id);
+    return loaded === undefined ? undefined : statusOf(this, loaded);
+  }
+
+  /** Every extension, in id order. */
+  statuses(): ExtensionStatus[] {
+    return [...this.#byId.values()]
+      .sort((a, b) => (a.definition.id < b.definition.id ? -1 : 1))
+      .map((loaded) => statusOf(this, loaded));
+  }
+
+  /** Readiness: a trivial hook runs in an isolate. */
+  probe(): Promise<void> {
+    return this.#probe.check();
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    for (const loaded of this.#byId.values()) loaded.sandbox.dispose();
+    this.#byId = new Map();
+    this.#byModel = new Map();
+    this.#probe.dispose();
+  }
+
+  async #definitions(): Promise<ExtensionDefinition[]> {
+    const byId = new Map<string, ExtensionDefinition>();
+    for (const source of this.#options.sources) {
+      for (const definition of await source.load()) {
+        if (byId.has(definition.id)) {
+          this.#options.logger.warn(
+            { extensionId: definition.id, source: source.name },
+            'an extension with this id was already loaded from another source; this one is ignored',
+          );
+          continue;
+        }
+        byId.set(definition.id, definition);
+      }
+    }
+    return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  async #loaded(definition: ExtensionDefinition): Promise<LoadedExtension | null> {
+    const current = this.#byId.get(definition.id);
+    if (current !== undefined && sameCode(current.definition, definition)) {
+      return { ...current, definition };
+    }
+    try {
+      const sandbox = await ExtensionSandbox.create(
+        definition.source,
+        definition.limits,
+        this.#options.maxResultChars,
+      );
+      const breaker = new ExtensionBreaker(this.#options.breakerThreshold);
+      return { definition, hooks: sandbox.hooks, sandbox, breaker };
+    } catch (error) {
+      this.#options.logger.error(
+        { extensionId: definition.id, origin: definition.origin, err: (error as Error).message },
+        'extension not loaded: its module cannot run',
+      );
+      return current ?? null;
+    }
+  }
+
+  /** `load`, with a failure logged rather than thrown: the loaded extensions keep running. */
+  async reload(): Promise<void> {
+    try {
+      await this.load();
+    } catch (error) {
+      this.#options.logger.warn(
+        { err: error },
+        'extension reload failed; the loaded extensions keep running',
+      );
+    }
+  }
+}
+
+/** Same module and limits: the compiled isolate and the breaker carry over. */
+function sameCode(a: ExtensionDefinition, b: ExtensionDefinition): boolean {
+  return (
+    a.source === b.source &&
+    a.limits.timeoutMs === b.limits.timeoutMs &&
+    a.limits.memoryMb === b.limits.memoryMb
+  );
+}
+
+function statusOf(runtime: ExtensionRuntime, loaded: LoadedExtension): ExtensionStatus {
+  return {
+    ...loaded.breaker.view(),
+    id: loaded.definition.id,
+    state: runtime.stateOf(loaded),
+    definition: loaded.definition,
+    hooks: [...loaded.hooks],
+  };
+}

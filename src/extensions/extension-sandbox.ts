@@ -1,0 +1,248 @@
+import ivm from 'isolated-vm';
+
+/** The two hooks an extension module may export (DESIGN.md section 5, Extensions). */
+export const HOOKS = ['beforeUpstream', 'afterUpstream'] as const;
+export type Hook = (typeof HOOKS)[number];
+
+export interface SandboxLimits {
+  /** CPU time one hook call may take inside the isolate; also bounds its wall time (see `#call`). */
+  timeoutMs: number;
+  /** The isolate's heap limit (isolated-vm takes 8 MB at least). */
+  memoryMb: number;
+}
+
+/** Why a hook call failed: what the breaker counts, what the admin API shows (never call content). */
+export type SandboxFailureKind = 'throw' | 'timeout' | 'memory' | 'malformed';
+
+export class SandboxFailure extends Error {
+  readonly kind: SandboxFailureKind;
+
+  constructor(kind: SandboxFailureKind, message: string) {
+    super(message);
+    this.name = 'SandboxFailure';
+    this.kind = kind;
+  }
+}
+
+/** A module that cannot become an extension: the 400 of `POST /admin/extensions` names `message`. */
+export class ExtensionCompileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExtensionCompileError';
+  }
+}
+
+/**
+ * Runs inside the isolate, over the module's exports (set as a global just before, and removed):
+ * the call crosses in as JSON text and the result leaves as JSON text, so nothing but copied
+ * strings passes the boundary (no reference into the gateway's heap). A hook may be async;
+ * `undefined` (continue) leaves as the empty string.
+ */
+const RUNNER = `(() => {
+  const hooks = globalThis.__exports;
+  delete globalThis.__exports;
+  const encode = (value) => (value === undefined ? '' : JSON.stringify(value));
+  return function run(hook, json) {
+    const out = hooks[hook](JSON.parse(json));
+    return out !== null && typeof out === 'object' && typeof out.then === 'function' ? out.then(encode) : encode(out);
+  };
+})()`;
+
+/** The heap isolated-vm refuses to go under. */
+const MIN_MEMORY_MB = 8;
+
+/**
+ * The time past `timeoutMs` a call may take before it is abandoned: isolated-vm's timeout counts
+ * the script's own running time, and a hook awaiting a promise that never settles runs no script.
+ */
+const WALL_GRACE_MS = 50;
+
+/** One compiled isolate and the runner bound to the module's hooks. */
+interface Loaded {
+  isolate: ivm.Isolate;
+  run: ivm.Reference<(hook: string, json: string) => string | Promise<string>>;
+}
+
+/**
+ * One extension's isolate (DESIGN.md section 1: isolated-vm, a real isolation boundary): its own
+ * V8 heap bounded by `memoryMb`, each call cut at `timeoutMs`, no Node.js API, no network, no file
+ * system (the context holds only the language's built-ins). Compiled once per source version; an
+ * isolate the memory limit killed is rebuilt for the next call.
+ */
+export class ExtensionSandbox {
+  readonly #source: string;
+  readonly #limits: SandboxLimits;
+  readonly #maxResultChars: number;
+  readonly hooks: ReadonlySet<Hook>;
+  #loaded: Promise<Loaded> | null = null;
+
+  private constructor(
+    source: string,
+    limits: SandboxLimits,
+    maxResultChars: number,
+    hooks: ReadonlySet<Hook>,
+  ) {
+    this.#source = source;
+    this.#limits = limits;
+    this.#maxResultChars = maxResultChars;
+    this.hooks = hooks;
+  }
+
+  /**
+   * Compiles and evaluates `source` as an ES module; throws ExtensionCompileError naming the
+   * problem when it does not compile, imports anything, throws while evaluated, or exports
+   * neither hook as a function.
+   */
+  static async create(
+    source: string,
+    limits: SandboxLimits,
+    maxResultChars: number,
+  ): Promise<ExtensionSandbox> {
+    const loaded = await load(source, limits);
+    const sandbox = new ExtensionSandbox(source, limits, maxResultChars, loaded.hooks);
+    sandbox.#loaded = Promise.resolve(loaded);
+    return sandbox;
+  }
+
+  /** Runs `hook` with `call`; resolves with the hook's result (undefined: continue) or throws a SandboxFailure. */
+  async call(hook: Hook, call: unknown): Promise<unknown> {
+    const loaded = await this.#isolate();
+    const json = JSON.stringify(call);
+    const text = await this.#call(loaded, hook, json);
+    if (typeof text !== 'string')
+      throw new SandboxFailure('malformed', 'the hook returned something JSON cannot carry');
+    if (text.length > this.#maxResultChars) {
+      throw new SandboxFailure('malformed', `the hook's result is over ${this.#maxResultChars} characters`);
+    }
+    return text === '' ? undefined : JSON.parse(text);
+  }
+
+  /** Frees the isolate. */
+  dispose(): void {
+    const loaded = this.#loaded;
+    this.#loaded = null;
+    void loaded?.then(
+      (it) => disposeQuietly(it.isolate),
+      () => undefined,
+    );
+  }
+
+  async #isolate(): Promise<Loaded> {
+    const current = this.#loaded;
+    if (current !== null) {
+      const loaded = await current;
+      if (!loaded.isolate.isDisposed) return loaded;
+    }
+    const next = load(this.#source, this.#limits);
+    this.#loaded = next;
+    return next;
+  }
+
+  async #call(loaded: Loaded, hook: Hook, json: string): Promise<unknown> {
+    const { timeoutMs } = this.#limits;
+    let timer: NodeJS.Timeout | undefined;
+    let abandoned = false;
+    const wall = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        abandoned = true;
+        reject(new SandboxFailure('timeout', `the hook did not finish within ${timeoutMs} ms`));
+        // A promise that never settles would hold the isolate's queue: drop the isolate.
+        disposeQuietly(loaded.isolate);
+      }, timeoutMs + WALL_GRACE_MS);
+    });
+    try {
+      return await Promise.race([
+        loaded.run.apply(undefined, [hook, json], { timeout: timeoutMs, result: { promise: true } }),
+        wall,
+      ]);
+    } catch (error) {
+      throw abandoned
+        ? new SandboxFailure('timeout', `the hook did not finish within ${timeoutMs} ms`)
+        : failureOf(error, timeoutMs);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+async function load(source: string, limits: SandboxLimits): Promise<Loaded & { hooks: ReadonlySet<Hook> }> {
+  const isolate = new ivm.Isolate({ memoryLimit: Math.max(MIN_MEMORY_MB, limits.memoryMb) });
+  try {
+    const context = await isolate.createContext();
+    const module = await compile(isolate, source);
+    await module.instantiate(context, (specifier) => {
+      throw new Error(`imports are not available to extensions (tried '${specifier}')`);
+    });
+    await evaluate(module, limits.timeoutMs);
+    await context.global.set('__exports', module.namespace.derefInto());
+    const hooks = await exportedHooks(context);
+    const run = await context.eval(RUNNER, { reference: true, timeout: limits.timeoutMs });
+    return { isolate, run, hooks };
+  } catch (error) {
+    disposeQuietly(isolate);
+    throw error instanceof ExtensionCompileError ? error : new ExtensionCompileError(messageOf(error));
+  }
+}
+
+async function compile(isolate: ivm.Isolate, source: string): Promise<ivm.Module> {
+  try {
+    return await isolate.compileModule(source, { filename: 'extension.js' });
+  } catch (error) {
+    throw new ExtensionCompileError(`the source does not compile: ${messageOf(error)}`);
+  }
+}
+
+async function evaluate(module: ivm.Module, timeoutMs: number): Promise<void> {
+  try {
+    await module.evaluate({ timeout: timeoutMs });
+  } catch (error) {
+    throw new ExtensionCompileError(`the module failed while it was evaluated: ${messageOf(error)}`);
+  }
+}
+
+async function exportedHooks(context: ivm.Context): Promise<ReadonlySet<Hook>> {
+  const found = (await context.eval(
+    `JSON.stringify(${JSON.stringify(HOOKS)}.filter((name) => typeof __exports[name] === 'function'))`,
+  )) as string;
+  const hooks = new Set(JSON.parse(found) as Hook[]);
+  if (hooks.size === 0) {
+    throw new ExtensionCompileError(
+      'the module exports neither beforeUpstream nor afterUpstream as a function',
+    );
+  }
+  return hooks;
+}
+
+/** The breaker's reason for a failed call: a timeout, the memory limit, or the hook's own throw. */
+function failureOf(error: unknown, timeoutMs: number): SandboxFailure {
+  if (error instanceof SandboxFailure) return error;
+  const message = messageOf(error);
+  // isolated-vm: "Isolate was disposed during execution due to memory limit".
+  if (/memory limit/i.test(message)) {
+    return new SandboxFailure('memory', 'the hook went over its memory limit');
+  }
+  if (/timed out/i.test(message)) return new SandboxFailure('timeout', `the hook ran past ${timeoutMs} ms`);
+  return new SandboxFailure('throw', `the hook threw ${thrownAt(error)}`);
+}
+
+/**
+ * What was thrown and where (`a TypeError at extension.js:3:9`), never its message: an extension
+ * may put the call's content in it, and the reason is shown by the admin API and kept on records.
+ */
+function thrownAt(error: unknown): string {
+  const name = error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name) ? error.name : 'Error';
+  const at = error instanceof Error ? /extension\.js:\d+:\d+/.exec(error.stack ?? '')?.[0] : undefined;
+  return `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}${at === undefined ? '' : ` at ${at}`}`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function disposeQuietly(isolate: ivm.Isolate): void {
+  try {
+    if (!isolate.isDisposed) isolate.dispose();
+  } catch {
+    // Already disposed by the memory limit between the check and the call.
+  }
+}

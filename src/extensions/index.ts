@@ -1,0 +1,73 @@
+import type { CacheStore } from '../cache/cache-store.ts';
+import type { Config } from '../config.ts';
+import type { Keyring } from '../crypto/index.ts';
+import type { AnswerStage, Stage } from '../pipeline/stage.ts';
+import type { ReadinessProbe } from '../server/readiness.ts';
+import type { Db } from '../store/database.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import { afterUpstreamStage } from './after-upstream.ts';
+import { beforeUpstreamStage } from './before-upstream-stage.ts';
+import { DatabaseExtensions } from './database-extensions.ts';
+import { DirectoryExtensions } from './directory-extensions.ts';
+import { ExtensionAdmin } from './extension-admin.ts';
+import { ExtensionRepository } from './extension-repository.ts';
+import { ExtensionRuntime, type ExtensionSource } from './extension-runtime.ts';
+
+export interface ExtensionsDeps {
+  config: Config;
+  db: Db;
+  cache: CacheStore;
+  keyring: Keyring;
+  logger: Logger;
+}
+
+/** The extension runtime as the composition root wires it. */
+export interface Extensions {
+  runtime: ExtensionRuntime;
+  /** The call stage running `beforeUpstream`. */
+  beforeUpstream: Stage;
+  /** The answer stage running `afterUpstream`. */
+  afterUpstream: AnswerStage;
+  /** The rules of `/admin/extensions`. */
+  admin: ExtensionAdmin;
+  probe: ReadinessProbe;
+  close(): Promise<void>;
+}
+
+/**
+ * Loads every extension (variant B: the database, then EXTENSIONS_DIR; variant A: EXTENSIONS_DIR
+ * only), compiles each into its isolate, and keeps them current: changes announced by any
+ * replica, resets, and edits of EXTENSIONS_DIR.
+ */
+export async function createExtensions(deps: ExtensionsDeps): Promise<Extensions> {
+  const { config, logger } = deps;
+  const repository = config.variant === 'b' ? new ExtensionRepository(deps.db) : null;
+  const directory =
+    config.extensionsDir === undefined ? null : new DirectoryExtensions(config.extensionsDir, logger);
+  const sources: ExtensionSource[] = [];
+  if (repository !== null) sources.push(new DatabaseExtensions(repository, deps.keyring, logger));
+  if (directory !== null) sources.push(directory);
+  const runtime = new ExtensionRuntime({
+    sources,
+    breakerThreshold: config.extensionBreakerThreshold,
+    // The largest answer the gateway takes from an upstream: no hook result needs to be larger.
+    maxResultChars: config.upstreamMaxAnswerBytes,
+    logger,
+  });
+  await runtime.load();
+  const stopWatching = await runtime.watch(deps.cache);
+  const stopDirectory = directory?.watch(() => void runtime.reload()) ?? (() => undefined);
+  const admin = new ExtensionAdmin({ ...deps, repository, runtime });
+  return {
+    runtime,
+    beforeUpstream: beforeUpstreamStage(runtime),
+    afterUpstream: afterUpstreamStage(runtime),
+    admin,
+    probe: { name: 'extensions', check: () => runtime.probe() },
+    close: async () => {
+      stopDirectory();
+      await stopWatching();
+      runtime.close();
+    },
+  };
+}

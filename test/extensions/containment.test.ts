@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { admin } from '../helpers/admin-api.ts';
+import {
+  answerText,
+  chat,
+  deleteExtension,
+  type ExtensionsRig,
+  extensionState,
+  type RecordedRun,
+  recordedRuns,
+  startRig,
+} from './support.ts';
+
+function runOf(runs: RecordedRun[], id: string): RecordedRun {
+  const run = runs.find((candidate) => candidate.extensionId === id);
+  assert.ok(run !== undefined, `${id} ran: ${JSON.stringify(runs)}`);
+  return run;
+}
+
+/** Each misbehaviour picked by the first word of the prompt; the extensions apply to `gpt` only. */
+const MISBEHAVING = `export function beforeUpstream(call) {
+  const text = call.body.messages[0].content;
+  if (text.startsWith('loop')) { for (;;) {} }
+  if (text.startsWith('throw')) throw new Error('deliberate');
+  if (text.startsWith('huge')) return { body: { ...call.body, padding: 'x'.repeat(2e6) } };
+  if (text.startsWith('hang')) return new Promise(() => {});
+}`;
+
+/** Its own extension, with time enough that the heap limit, not the clock, stops it on a loaded machine. */
+const HOARDER = `export function beforeUpstream(call) {
+  if (!call.body.messages[0].content.startsWith('memory')) return;
+  const hoard = [];
+  for (;;) hoard.push(new Array(1e6).fill(hoard.length));
+}`;
+
+describe('extension containment', () => {
+  let rig: ExtensionsRig;
+  before(async () => {
+    // A small answer bound makes a 2 MB hook result "huge" without a huge heap.
+    rig = await startRig({
+      env: { EXTENSION_BREAKER_THRESHOLD: '1000', UPSTREAM_MAX_ANSWER_BYTES: '1048576' },
+    });
+    await admin(rig.gw, 'POST', '/extensions', {
+      id: 'misbehaving',
+      models: ['gpt'],
+      limits: { timeoutMs: 400, memoryMb: 32 },
+      source: MISBEHAVING,
+    });
+    await admin(rig.gw, 'POST', '/extensions', {
+      id: 'hoarder',
+      models: ['gpt'],
+      limits: { timeoutMs: 5_000, memoryMb: 16 },
+      source: HOARDER,
+    });
+  });
+  after(async () => {
+    await deleteExtension(rig.gw, 'misbehaving');
+    await deleteExtension(rig.gw, 'hoarder');
+    await rig.close();
+  });
+
+  /** The call succeeds (the extension is not critical), its hook failed for `reason`, and the extension still runs the next call. */
+  async function containedFailure(prompt: string, reason: RegExp, id = 'misbehaving'): Promise<void> {
+    const answer = await chat(rig, prompt);
+    assert.equal(answer.status, 200);
+    assert.equal(answerText(answer.body), `echo: ${prompt}`, 'the body the client sent went upstream');
+    const run = runOf(await recordedRuns(rig.gw, answer.headers.get('x-request-id') ?? ''), id);
+    assert.equal(run.outcome, 'failed');
+    assert.match(run.failure ?? '', reason);
+    assert.match((await extensionState(rig.gw, id)).lastFailure?.reason ?? '', reason);
+    const next = await chat(rig, 'fine');
+    assert.equal(next.status, 200);
+    const ok = runOf(await recordedRuns(rig.gw, next.headers.get('x-request-id') ?? ''), id);
+    assert.equal(ok.outcome, 'continue', 'the extension runs again on the next call');
+  }
+
+  it('cuts an endless loop at its limit while other calls keep flowing', async () => {
+    const started = performance.now();
+    const looping = chat(rig, 'loop forever');
+    const others = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => chat(rig, `other ${i}`, { model: 'claude', max_tokens: 10 })),
+    );
+    assert.ok(
+      others.every((answer) => answer.status === 200),
+      'the other calls were served',
+    );
+    const looped = await looping;
+    assert.equal(looped.status, 200);
+    assert.ok(performance.now() - started < 5_000, 'the loop was cut, not waited out');
+    const run = runOf(await recordedRuns(rig.gw, looped.headers.get('x-request-id') ?? ''), 'misbehaving');
+    assert.equal(run.outcome, 'failed');
+    assert.match(run.failure ?? '', /400 ms/);
+    assert.ok(run.durationMs >= 400, `the hook ran until its limit (${run.durationMs} ms)`);
+  });
+
+  it('stops a memory bomb at the isolate heap limit', async () => {
+    await containedFailure('memory bomb', /memory limit/, 'hoarder');
+  });
+
+  it('counts a throw', async () => {
+    await containedFailure('throw now', /threw an Error at extension\.js:4:/);
+  });
+
+  it('refuses a huge result', async () => {
+    await containedFailure('huge result', /result is over 1048576 characters/);
+  });
+
+  it('abandons a promise that never settles', async () => {
+    await containedFailure('hang around', /did not finish within 400 ms/);
+  });
+
+  it('keeps the process up', async () => {
+    const live = await fetch(`${rig.gw.url}/health/live`);
+    assert.equal(live.status, 200);
+    const ready = await fetch(`${rig.gw.url}/health/ready`);
+    const body = (await ready.json()) as { checks: Record<string, string> };
+    assert.equal(ready.status, 200);
+    assert.equal(body.checks.extensions, 'ok', 'readiness includes the extension runtime');
+  });
+});
