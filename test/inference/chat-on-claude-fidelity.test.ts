@@ -3,16 +3,14 @@
  * through it): what the Anthropic fake receives, and what the client reads back (issue 23).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
+import { recordedText } from '../fakes/recorded.ts';
 import { lastJson, openaiClient, startUpstreams, type Upstreams } from './support.ts';
 
 type Json = Record<string, unknown>;
 
-function fixture(name: string): string {
-  return readFileSync(new URL(`../../src/providers/anthropic/fixtures/${name}`, import.meta.url), 'utf8');
-}
+const fixture = (name: string): string => recordedText('anthropic', name);
 
 describe('openai client on an Anthropic deployment: fidelity', () => {
   let up: Upstreams;

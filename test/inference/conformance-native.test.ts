@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { recordedReply, recordedText } from '../fakes/recorded.ts';
 import {
   answerFirstFailure,
   anthropicClient,
@@ -144,21 +145,14 @@ describe('conformance: native columns pass every feature on as sent', () => {
     assert.equal(sentModel, 'claude-sonnet-4-5');
   });
 
-  it('Azure: a content filter refusal is content_policy_violation, a 429 keeps its Retry-After', async () => {
-    up.openai.enqueue({
-      status: 400,
-      body: { error: { code: 'content_filter', message: 'filtered', param: 'prompt', status: 400 } },
-    });
+  it('Azure: azure-400-content-filter.http is content_policy_violation, azure-429-rate-limit-retry-after.http keeps its Retry-After', async () => {
+    up.openai.enqueue(recordedReply('azure', 'azure-400-content-filter.http'));
     const filtered = await rejection(
       openai.chat.completions.create({ model: 'azure-gpt', messages: [{ role: 'user', content: 'hi' }] }),
     );
     assert.ok(filtered instanceof OpenAI.BadRequestError, String(filtered));
     assert.equal(filtered.code, 'content_policy_violation');
-    up.openai.enqueue({
-      status: 429,
-      body: { error: { code: '429', message: 'Rate limit is exceeded.' } },
-      headers: { 'retry-after': '7' },
-    });
+    up.openai.enqueue(recordedReply('azure', 'azure-429-rate-limit-retry-after.http'));
     const limited = await rejection(
       openai.chat.completions.create({ model: 'azure-gpt', messages: [{ role: 'user', content: 'hi' }] }),
     );
@@ -167,10 +161,10 @@ describe('conformance: native columns pass every feature on as sent', () => {
   });
 
   for (const model of ['gpt', 'azure-gpt']) {
-    it(`${model}: a stream broken mid-way by an error chunk ends in an error the SDK raises`, async () => {
+    it(`${model}: a stream broken mid-way by openai-stream-server-error-chunk.sse ends in an error the SDK raises`, async () => {
       up.openai.faultNextStream({
         afterEvents: 2,
-        action: { raw: `data: ${JSON.stringify({ error: { message: 'x', type: 'server_error' } })}\n\n` },
+        action: { raw: recordedText('openai', 'openai-stream-server-error-chunk.sse') },
       });
       const stream = await openai.chat.completions.create({
         model,

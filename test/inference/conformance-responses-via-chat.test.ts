@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type OpenAI from 'openai';
+import { recordedText } from '../fakes/recorded.ts';
 import { type Json, lastJson, openaiClient, rejection, startUpstreams, type Upstreams } from './support.ts';
 
 /**
@@ -107,10 +108,10 @@ describe('conformance: Responses -> Chat', () => {
     assert.equal(up.openai.requests.length, 0);
   });
 
-  it('a Chat stream broken mid-way ends the Responses stream in an error the SDK raises', async () => {
+  it('a Chat stream broken mid-way by openai-stream-server-error-chunk.sse ends the Responses stream in an error the SDK raises', async () => {
     up.openai.faultNextStream({
       afterEvents: 2,
-      action: { raw: `data: ${JSON.stringify({ error: { message: 'x', type: 'server_error' } })}\n\n` },
+      action: { raw: recordedText('openai', 'openai-stream-server-error-chunk.sse') },
     });
     const stream = await openai.responses.create({
       model: 'compat',

@@ -4,13 +4,12 @@
  * Recorded answers come from src/providers/gemini/fixtures.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { recordedText } from '../fakes/recorded.ts';
 import { admin, lastJson, openaiClient, rejection, startUpstreams, type Upstreams } from './support.ts';
 
-const recorded = (name: string): string =>
-  readFileSync(new URL(`../../src/providers/gemini/fixtures/${name}`, import.meta.url), 'utf8');
+const recorded = (name: string): string => recordedText('gemini', name);
 const SSE = { 'content-type': 'text/event-stream' };
 
 describe('Gemini through the openai client', () => {
