@@ -200,6 +200,23 @@ describe('response cache (RESPONSE_CACHE_TTL_MS set), Postgres and Redis', () =>
     assert.equal(up.upstreamCalls(), calls);
   });
 
+  it('keeps calls differing only in anthropic-beta apart: the betas change what Anthropic answers', async () => {
+    const client = anthropicClient(up.gw, up.key.key);
+    const request = {
+      model: 'claude',
+      max_tokens: 50,
+      messages: [{ role: 'user' as const, content: freshPrompt() }],
+    };
+    const cacheStatus = async (betas: string[]) =>
+      (await client.beta.messages.create({ ...request, betas }).withResponse()).response.headers.get(
+        'x-gateway-cache',
+      );
+    assert.equal(await cacheStatus(['interleaved-thinking-2025-05-14']), 'miss');
+    assert.equal(await cacheStatus(['context-1m-2025-08-07']), 'miss');
+    assert.equal(await cacheStatus(['interleaved-thinking-2025-05-14']), 'hit');
+    assert.equal(up.anthropic.requests.at(-1)?.headers['anthropic-beta'], 'context-1m-2025-08-07');
+  });
+
   it('serves the Responses API from the cache, streamed', async () => {
     const client = openaiClient(up.gw, up.key.key);
     const input = freshPrompt();
