@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AnthropicFake } from '../fakes/anthropic-fake.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
+import { recordedJson, recordedText } from '../fakes/recorded.ts';
 import { TEST_REDIS_URL } from '../helpers/database.ts';
 import { eventually, waitUntil } from '../helpers/eventually.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -16,6 +17,9 @@ import {
   openaiClient,
   post,
 } from './support.ts';
+
+/** The reasoning field of DeepSeek and vLLM, which the openai client's types do not name. */
+type Reasoning = { reasoning_content?: string | null; content?: string | null };
 
 const CACHE_ENV = { RESPONSE_CACHE_TTL_MS: '60000' };
 /** Priced, so a call that reaches the upstream costs something and a hit visibly does not. */
@@ -176,6 +180,56 @@ describe('response cache (RESPONSE_CACHE_TTL_MS set), Postgres and Redis', () =>
     // The client was not sent the usage chunk, but the stored answer has the usage the upstream sent.
     assert.ok((plain.data.usage?.prompt_tokens ?? 0) > 0, JSON.stringify(plain.data.usage));
     assert.equal(up.upstreamCalls(), calls);
+  });
+
+  it('replays a cached answer with reasoning_content (deepseek-reasoning-content.json) as a stream carrying the reasoning deltas', async () => {
+    const client = openaiClient(up.gw, up.key.key);
+    const request = {
+      model: 'gpt',
+      messages: [{ role: 'user' as const, content: freshPrompt() }],
+      max_tokens: 20,
+    };
+    up.openai.enqueue({ status: 200, body: recordedJson('openai', 'deepseek-reasoning-content.json') });
+    const miss = await client.chat.completions.create(request).withResponse();
+    assert.equal(miss.response.headers.get('x-gateway-cache'), 'miss');
+    const message = miss.data.choices[0].message as Reasoning;
+    assert.ok(message.reasoning_content, 'the upstream answer has reasoning');
+    const stream = await client.chat.completions.create({ ...request, stream: true }).withResponse();
+    assert.equal(stream.response.headers.get('x-gateway-cache'), 'hit');
+    let reasoning = '';
+    let text = '';
+    for await (const chunk of stream.data) {
+      reasoning += (chunk.choices[0]?.delta as Reasoning | undefined)?.reasoning_content ?? '';
+      text += chunk.choices[0]?.delta.content ?? '';
+    }
+    assert.deepEqual([reasoning, text], [message.reasoning_content, message.content]);
+  });
+
+  it('stores a stream with reasoning deltas (deepseek-reasoning-content-stream.sse) with its reasoning_content', async () => {
+    const client = openaiClient(up.gw, up.key.key);
+    const request = {
+      model: 'gpt',
+      messages: [{ role: 'user' as const, content: freshPrompt() }],
+      max_tokens: 20,
+    };
+    up.openai.enqueue({
+      status: 200,
+      body: recordedText('openai', 'deepseek-reasoning-content-stream.sse'),
+      headers: { 'content-type': 'text/event-stream' },
+    });
+    const streamed = await client.chat.completions.create({ ...request, stream: true }).withResponse();
+    assert.equal(streamed.response.headers.get('x-gateway-cache'), 'miss');
+    let reasoning = '';
+    let text = '';
+    for await (const chunk of streamed.data) {
+      reasoning += (chunk.choices[0]?.delta as Reasoning | undefined)?.reasoning_content ?? '';
+      text += chunk.choices[0]?.delta.content ?? '';
+    }
+    assert.ok(reasoning !== '', 'the recorded stream carries reasoning');
+    const plain = await client.chat.completions.create(request).withResponse();
+    assert.equal(plain.response.headers.get('x-gateway-cache'), 'hit');
+    const message = plain.data.choices[0].message as Reasoning;
+    assert.deepEqual([message.reasoning_content, message.content], [reasoning, text]);
   });
 
   it('serves Anthropic Messages from the cache to the official client, streamed as Anthropic events', async () => {
