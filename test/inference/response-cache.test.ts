@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { AnthropicFake } from '../fakes/anthropic-fake.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { recordedJson, recordedText } from '../fakes/recorded.ts';
@@ -20,6 +21,17 @@ import {
 
 /** The reasoning field of DeepSeek and vLLM, which the openai client's types do not name. */
 type Reasoning = { reasoning_content?: string | null; content?: string | null };
+
+/** The reasoning and the text a Chat stream's first choice carried. */
+async function reasoningAndText(stream: AsyncIterable<ChatCompletionChunk>): Promise<[string, string]> {
+  let reasoning = '';
+  let text = '';
+  for await (const chunk of stream) {
+    reasoning += (chunk.choices[0]?.delta as Reasoning | undefined)?.reasoning_content ?? '';
+    text += chunk.choices[0]?.delta.content ?? '';
+  }
+  return [reasoning, text];
+}
 
 const CACHE_ENV = { RESPONSE_CACHE_TTL_MS: '60000' };
 /** Priced, so a call that reaches the upstream costs something and a hit visibly does not. */
@@ -196,12 +208,7 @@ describe('response cache (RESPONSE_CACHE_TTL_MS set), Postgres and Redis', () =>
     assert.ok(message.reasoning_content, 'the upstream answer has reasoning');
     const stream = await client.chat.completions.create({ ...request, stream: true }).withResponse();
     assert.equal(stream.response.headers.get('x-gateway-cache'), 'hit');
-    let reasoning = '';
-    let text = '';
-    for await (const chunk of stream.data) {
-      reasoning += (chunk.choices[0]?.delta as Reasoning | undefined)?.reasoning_content ?? '';
-      text += chunk.choices[0]?.delta.content ?? '';
-    }
+    const [reasoning, text] = await reasoningAndText(stream.data);
     assert.deepEqual([reasoning, text], [message.reasoning_content, message.content]);
   });
 
@@ -219,12 +226,7 @@ describe('response cache (RESPONSE_CACHE_TTL_MS set), Postgres and Redis', () =>
     });
     const streamed = await client.chat.completions.create({ ...request, stream: true }).withResponse();
     assert.equal(streamed.response.headers.get('x-gateway-cache'), 'miss');
-    let reasoning = '';
-    let text = '';
-    for await (const chunk of streamed.data) {
-      reasoning += (chunk.choices[0]?.delta as Reasoning | undefined)?.reasoning_content ?? '';
-      text += chunk.choices[0]?.delta.content ?? '';
-    }
+    const [reasoning, text] = await reasoningAndText(streamed.data);
     assert.ok(reasoning !== '', 'the recorded stream carries reasoning');
     const plain = await client.chat.completions.create(request).withResponse();
     assert.equal(plain.response.headers.get('x-gateway-cache'), 'hit');
