@@ -145,15 +145,10 @@ describe('Gemini through the openai client', () => {
     assert.equal(text, '4');
   });
 
-  it('parallel_tool_calls false: one tool call reaches the client', async () => {
-    const call = (city: string) => ({ functionCall: { name: 'get_weather', args: { city } } });
+  it('parallel_tool_calls false: one tool call of gemini-parallel-function-calls.json reaches the client', async () => {
     up.gemini.enqueueAnswer({
       status: 200,
-      body: {
-        candidates: [
-          { content: { role: 'model', parts: [call('Paris'), call('Rome')] }, finishReason: 'STOP' },
-        ],
-      },
+      body: JSON.parse(recorded('gemini-parallel-function-calls.json')),
     });
     const completion = await client.chat.completions.create({
       model: 'gemini',
