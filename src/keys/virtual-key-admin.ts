@@ -1,11 +1,11 @@
-import { announceChange } from '../api/admin/announce-change.ts';
-import { ResourceAdmin } from '../api/admin/resource-admin.ts';
+import { announceChange } from '../admin-kit/announce-change.ts';
+import { ResourceAdmin } from '../admin-kit/resource-admin.ts';
+import { hashKeySecret } from '../auth/key-hash.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import type { Db } from '../store/database.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { CachedKeyResolver } from './cached-key-resolver.ts';
-import { hashKeySecret } from './key-hash.ts';
 import { generateKeySecret } from './key-secret.ts';
 import { VirtualKeyRepository, type VirtualKeyUpdate } from './virtual-key-repository.ts';
 import type { VirtualKeyRow } from './virtual-key-row.ts';

@@ -1,6 +1,6 @@
 /** The admin API's virtual key inputs (DESIGN.md section 5, Virtual key). */
 import { z } from 'zod';
-import { rateLimitSchema as limit } from '../limits/rate-limit-schema.ts';
+import { rateLimitSchema as limit } from '../deployments/rate-limit-schema.ts';
 import { tagListSchema as tags } from '../pipeline/call-tags.ts';
 import { storableDateTime } from '../store/storable-date-time.ts';
 

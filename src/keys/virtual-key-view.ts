@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoString } from '../api/admin/iso-string.ts';
+import { isoString } from '../admin-kit/iso-string.ts';
 import type { VirtualKeyRow } from './virtual-key-row.ts';
 
 /** A virtual key as the admin API shows it: never its secret (only `POST` answers with it, once) nor its hash. */

@@ -1,6 +1,6 @@
-import type { CallContext } from '../pipeline/call-context.ts';
+import { callSlot } from '../pipeline/call-slot.ts';
 
-/** The name of the admission stage, and its key in `CallContext.stageState`. */
+/** The name of the admission stage. */
 export const ADMISSION_STAGE = 'admit-limits';
 
 /** What a call reserved on admission, for the settle observer to reconcile or release. */
@@ -12,6 +12,5 @@ export interface Admission {
   reservedCents: number | null;
 }
 
-export function admissionOf(ctx: CallContext): Admission | undefined {
-  return ctx.stageState.get(ADMISSION_STAGE) as Admission | undefined;
-}
+/** What the admission stage reserved for the call; unset when it was not admitted (or not limited). */
+export const ADMISSION = callSlot<Admission>(ADMISSION_STAGE);

@@ -3,7 +3,7 @@ import type { Deployment } from '../deployments/deployment.ts';
 import type { CallContext, CallOutcome } from '../pipeline/call-context.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Usage } from '../providers/types.ts';
-import { type Admission, admissionOf } from './admission.ts';
+import { ADMISSION, type Admission } from './admission.ts';
 import type { CostModel } from './cost-model.ts';
 import { pricingOf } from './deployment-pricing.ts';
 import type { ReservationLeases } from './reservation-leases.ts';
@@ -52,7 +52,7 @@ export class SettleObserver implements CallObserver {
     if (ctx.servedBy !== null && ctx.usage !== null) ctx.usage = this.#bounded(ctx, ctx.servedBy, ctx.usage);
     ctx.costCents = this.#costOf(ctx.servedBy, ctx.usage);
     if (ctx.principal.kind === 'virtual') this.#deps.spend.add(ctx.principal.key.id, ctx.costCents);
-    const admission = admissionOf(ctx);
+    const admission = ADMISSION.get(ctx);
     if (admission !== undefined) this.#settle(ctx, admission);
   }
 
