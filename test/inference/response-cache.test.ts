@@ -290,6 +290,33 @@ describe('response cache (RESPONSE_CACHE_TTL_MS set), Postgres and Redis', () =>
     assert.equal(up.upstreamCalls(), calls);
   });
 
+  it('replays the logprobs of a cached response (response-output-text-logprobs.json) on its text events', async () => {
+    const client = openaiClient(up.gw, up.key.key);
+    const request = {
+      model: 'gpt',
+      input: freshPrompt(),
+      top_logprobs: 2,
+      include: ['message.output_text.logprobs' as const],
+    };
+    up.openai.enqueue({ status: 200, body: recordedJson('openai', 'response-output-text-logprobs.json') });
+    const miss = await client.responses.create(request);
+    const part = miss.output[0].type === 'message' ? miss.output[0].content[0] : undefined;
+    assert.ok(
+      part?.type === 'output_text' && part.logprobs?.length === 2,
+      'the recorded answer has logprobs',
+    );
+    const stream = await client.responses.create({ ...request, stream: true }).withResponse();
+    assert.equal(stream.response.headers.get('x-gateway-cache'), 'hit');
+    const deltas: unknown[] = [];
+    let done: unknown;
+    for await (const event of stream.data) {
+      if (event.type === 'response.output_text.delta') deltas.push(...event.logprobs);
+      if (event.type === 'response.output_text.done') done = event.logprobs;
+    }
+    assert.deepEqual(deltas, part.logprobs);
+    assert.deepEqual(done, part.logprobs);
+  });
+
   it('caches embeddings', async () => {
     const body = { model: 'embed', input: freshPrompt() };
     const miss = await post(up.gw, up.key.key, '/embeddings', body);
