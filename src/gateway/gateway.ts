@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { createAlerts } from '../alerts/index.ts';
 import { adminModules } from '../api/admin/index.ts';
 import { v1Module } from '../api/v1/index.ts';
 import { createAudit } from '../audit/index.ts';
@@ -22,7 +23,6 @@ import { registerMetricsRoute } from '../server/metrics-route.ts';
 import { OpenApiRegistry } from '../server/openapi.ts';
 import type { ReadinessProbe } from '../server/readiness.ts';
 import { openRuntime, type Runtime } from '../server/runtime.ts';
-import { logCacheDiagnostics } from '../telemetry/cache-log-subscriber.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { Telemetry } from '../telemetry/telemetry.ts';
 import { UpstreamClient } from '../upstream/upstream-client.ts';
@@ -41,6 +41,10 @@ export interface Gateway {
 export async function buildGateway(config: Config, logger: Logger): Promise<Gateway> {
   const runtime = await openRuntime(config, logger);
   const { database, cache, keyring, lifecycle } = runtime;
+  // First registered, so last of the flush phase: the records and spend go before any alert.
+  const alerts = createAlerts(runtime.config, logger);
+  if (alerts !== null)
+    lifecycle.onShutdown('flush', 'alert webhook', (remainingMs) => alerts.close(remainingMs));
 
   const keys = new CachedKeyResolver(database.db, runtime.config.keyCacheTtlMs);
   const stopKeys = await keys.listen(cache);
@@ -66,7 +70,6 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     cache,
     db: database.db,
     spendDb: database.background,
-    logger,
     directory,
     dependencyTimeoutMs: runtime.config.dependencyTimeoutMs,
   });
@@ -94,8 +97,6 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     isConfiguredModel: (publicModel) => directory.deploymentsOf(publicModel).length > 0,
   });
   lifecycle.onShutdown('telemetry', 'opentelemetry', () => telemetry.shutdown());
-  const stopCacheLog = logCacheDiagnostics(logger);
-  lifecycle.onShutdown('telemetry', 'cache store log', async () => stopCacheLog());
 
   const router = new Router({
     directory,

@@ -3,7 +3,7 @@ import type { DeploymentDirectory } from '../deployments/deployment-directory.ts
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Stage } from '../pipeline/stage.ts';
 import { type Db, withTimeout } from '../store/database.ts';
-import type { Logger } from '../telemetry/logger.ts';
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
 import { catalogCostModel } from './catalog-cost-model.ts';
@@ -24,7 +24,6 @@ export interface LimitsDeps {
    * times out yet lands (and is then added again) a stall's event, not a busy pool's.
    */
   spendDb?: Db;
-  logger: Logger;
   /** The deployments by public model: the pools whose highest price a budget reservation uses. */
   directory: Pick<DeploymentDirectory, 'poolOf'>;
   /** Bound on the budget re-seed's database read (the dependency timeout). */
@@ -43,57 +42,27 @@ export interface Limits {
   spend: SpendWriter;
   /**
    * The shutdown 'flush' step: lets settlements finish, then writes the pending spend, trying for
-   * at most `timeoutMs`; spend not written by then is logged, key by key.
+   * at most `timeoutMs`; spend not written by then is published key by key
+   * (`switchyard:limits:spend-not-written`).
    */
   close(timeoutMs?: number): Promise<void>;
 }
 
 /** Builds limits, budgets and cost accounting (issue 6) from the runtime's dependencies. */
 export function createLimits(deps: LimitsDeps): Limits {
-  const { cache, db, logger, directory } = deps;
+  const { cache, db, directory } = deps;
   const model = deps.model ?? catalogCostModel;
   const spend = new SpendWriter({
     flush: spendFlushFor(deps.spendDb ?? db),
     intervalMs: deps.spendFlushIntervalMs,
-    onFlushError: (error, keys) =>
-      logger.warn({ err: error, keys }, 'spend flush failed; keeping the deltas and retrying'),
-    onFlushRecovered: () => logger.info('spend flush recovered'),
   });
   const budget = new BudgetCounter({
     cache,
     readSpendCents: (keyId) => withTimeout(readSpendCents(db, keyId), deps.dependencyTimeoutMs, 'database'),
     pendingSpendCents: (keyId) => spend.pendingFor(keyId),
   });
-  const leases = new ReservationLeases({
-    cache,
-    onRenewError: (error, keyId) =>
-      logger.warn(
-        { err: error, keyId },
-        'budget reservations not renewed; they lapse unless a renewal succeeds',
-      ),
-  });
-  const observer = new SettleObserver({
-    cache,
-    model,
-    spend,
-    leases,
-    onUsageClamped: (deployment, requestId, clamped) =>
-      logger.warn(
-        { requestId, deploymentId: deployment.id, upstreamModel: deployment.upstreamModel, clamped },
-        "upstream usage outside the model's bounds was clamped before billing",
-      ),
-    onUnpricedModel: (deployment) =>
-      logger.warn(
-        {
-          provider: deployment.provider,
-          upstreamModel: deployment.upstreamModel,
-          deploymentId: deployment.id,
-        },
-        'model has no pricing (no override, not in the catalog): its calls are recorded with zero cost',
-      ),
-    onSettleError: (error, requestIds) =>
-      logger.warn({ err: error, requestIds }, 'limit reservations not reconciled'),
-  });
+  const leases = new ReservationLeases({ cache });
+  const observer = new SettleObserver({ cache, model, spend, leases });
   spend.start();
   leases.start();
   return {
@@ -113,8 +82,8 @@ export function createLimits(deps: LimitsDeps): Limits {
         await spend.close({ timeoutMs });
       } catch (error) {
         if (!(error instanceof SpendNotWrittenError)) throw error;
-        // The operator's record of what to add to spend_cents by hand.
-        logger.error({ deltas: error.deltas }, 'spend could not be written to the database before shutdown');
+        const channel = DIAGNOSTICS.spendNotWritten;
+        if (channel.hasSubscribers) channel.publish({ deltas: error.deltas });
       }
     },
   };

@@ -1,4 +1,5 @@
 import type { CacheStore } from '../cache/cache-store.ts';
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { LIMIT_KEYS } from './limit-keys.ts';
 
 /**
@@ -10,15 +11,14 @@ export const RESERVATION_LEASE_MS = 30_000;
 
 export interface ReservationLeasesOptions {
   cache: Pick<CacheStore, 'renewReservations'>;
-  /** A renewal failed (the cache store is down); the reservations may lapse. Must not throw. */
-  onRenewError(error: unknown, keyId: string): void;
   leaseMs?: number;
 }
 
 /**
  * The budget reservations of this process's calls in flight, renewed together on one timer: a
  * call longer than a lease keeps its reservation, and a call costs one map entry, not a timer.
- * One renewal per key with calls in flight per tick, whatever their number.
+ * One renewal per key with calls in flight per tick, whatever their number. A failed renewal (the
+ * cache store is down; the reservations may lapse) is published (`switchyard:limits:lease-renew-error`).
  */
 export class ReservationLeases {
   readonly leaseMs: number;
@@ -57,7 +57,10 @@ export class ReservationLeases {
     const renewals = [...this.#held].map(([keyId, ids]) =>
       this.#options.cache
         .renewReservations({ heldKey: LIMIT_KEYS.budgetHeld(keyId), ids: [...ids], leaseMs: this.leaseMs })
-        .catch((error: unknown) => this.#options.onRenewError(error, keyId)),
+        .catch((error: unknown) => {
+          const channel = DIAGNOSTICS.leaseRenewError;
+          if (channel.hasSubscribers) channel.publish({ error, keyId });
+        }),
     );
     await Promise.all(renewals);
   }

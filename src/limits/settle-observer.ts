@@ -3,6 +3,7 @@ import type { Deployment } from '../deployments/deployment.ts';
 import type { CallContext, CallOutcome } from '../pipeline/call-context.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Usage } from '../providers/types.ts';
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { ADMISSION, type Admission } from './admission.ts';
 import type { CostModel } from './cost-model.ts';
 import { pricingOf } from './deployment-pricing.ts';
@@ -16,12 +17,6 @@ export interface SettleDeps {
   model: CostModel;
   spend: SpendWriter;
   leases: ReservationLeases;
-  /** An upstream reported usage outside the model's bounds; it was clamped (usage-bounds.ts). */
-  onUsageClamped(deployment: Deployment, requestId: string, clamped: readonly ClampedCount[]): void;
-  /** Once per model and process: the served model has no price, so its calls cost 0. */
-  onUnpricedModel(deployment: Deployment): void;
-  /** Reservations could not be reconciled (the cache store failed); the calls are not affected. */
-  onSettleError(error: unknown, requestIds: readonly string[]): void;
 }
 
 /**
@@ -31,7 +26,8 @@ export interface SettleDeps {
  * actual tokens, the budget reservation the actual cost (released when nothing was served), and
  * the cost goes to the batched `spend_cents` writer. Nothing here waits: the reservations are
  * settled in the background, one cache-store operation in flight per key, the calls that finish
- * meanwhile together after it (settlement-batcher.ts); shutdown lets them finish.
+ * meanwhile together after it (settlement-batcher.ts); shutdown lets them finish. Clamped usage
+ * and an unpriced model (once per model and process) are published on their channels.
  */
 export class SettleObserver implements CallObserver {
   readonly name = 'settle-limits';
@@ -41,11 +37,7 @@ export class SettleObserver implements CallObserver {
 
   constructor(deps: SettleDeps) {
     this.#deps = deps;
-    this.#batcher = new SettlementBatcher({
-      cache: deps.cache,
-      leaseMs: deps.leases.leaseMs,
-      onError: deps.onSettleError,
-    });
+    this.#batcher = new SettlementBatcher({ cache: deps.cache, leaseMs: deps.leases.leaseMs });
   }
 
   onCallFinished(ctx: CallContext, _outcome: CallOutcome): void {
@@ -65,7 +57,7 @@ export class SettleObserver implements CallObserver {
   #bounded(ctx: CallContext, servedBy: Deployment, usage: Usage): Usage {
     const limits = this.#deps.model.tokenLimits(servedBy.provider, servedBy.upstreamModel);
     const checked = clampUsage(usage, limits);
-    if (checked.clamped.length > 0) this.#deps.onUsageClamped(servedBy, ctx.requestId, checked.clamped);
+    if (checked.clamped.length > 0) publishClamped(servedBy, ctx.requestId, checked.clamped);
     return checked.usage;
   }
 
@@ -77,7 +69,7 @@ export class SettleObserver implements CallObserver {
       const model = `${servedBy.provider}/${servedBy.upstreamModel}`;
       if (!this.#unpriced.has(model)) {
         this.#unpriced.add(model);
-        this.#deps.onUnpricedModel(servedBy);
+        publishUnpriced(servedBy);
       }
       return 0;
     }
@@ -96,6 +88,22 @@ export class SettleObserver implements CallObserver {
     if (tokens === null && budget === null) return;
     this.#batcher.add(admission.keyId, { requestId: ctx.requestId, tokens, budget });
   }
+}
+
+function publishClamped(servedBy: Deployment, requestId: string, clamped: readonly ClampedCount[]): void {
+  const channel = DIAGNOSTICS.usageClamped;
+  if (!channel.hasSubscribers) return;
+  channel.publish({ requestId, deploymentId: servedBy.id, upstreamModel: servedBy.upstreamModel, clamped });
+}
+
+function publishUnpriced(servedBy: Deployment): void {
+  const channel = DIAGNOSTICS.unpricedModel;
+  if (!channel.hasSubscribers) return;
+  channel.publish({
+    provider: servedBy.provider,
+    upstreamModel: servedBy.upstreamModel,
+    deploymentId: servedBy.id,
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { CacheStore, TokenEntry } from '../cache/cache-store.ts';
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { exactCents } from './exact-cents.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
 
@@ -15,8 +16,6 @@ export interface SettlementBatcherOptions {
   cache: Pick<CacheStore, 'settleCalls'>;
   /** The budget reservations' lease (ReservationLeases.leaseMs). */
   leaseMs: number;
-  /** A batch could not be settled (the cache store failed); the calls are not affected. Must not throw. */
-  onError(error: unknown, requestIds: readonly string[]): void;
   /** A waiting batch is sent at once, beside the one in flight, when it holds this many calls. */
   maxCalls?: number;
 }
@@ -45,11 +44,11 @@ interface KeyState {
  * in order); calls that finish while one is in flight wait for it and then go together. So a
  * busy key costs one settlement per round trip instead of one per call, and nothing waits on a
  * timer. The token entries keep their own costs; the budget costs are summed and the
- * reservations released in the same step.
+ * reservations released in the same step. A batch that could not be settled (the cache store
+ * failed; the calls are not affected) is published (`switchyard:limits:settle-error`).
  */
 export class SettlementBatcher {
   readonly #cache: Pick<CacheStore, 'settleCalls'>;
-  readonly #onError: SettlementBatcherOptions['onError'];
   readonly #leaseMs: number;
   readonly #maxCalls: number;
   readonly #keys = new Map<string, KeyState>();
@@ -57,7 +56,6 @@ export class SettlementBatcher {
 
   constructor(options: SettlementBatcherOptions) {
     this.#cache = options.cache;
-    this.#onError = options.onError;
     this.#leaseMs = options.leaseMs;
     this.#maxCalls = options.maxCalls ?? DEFAULT_MAX_CALLS;
   }
@@ -104,7 +102,10 @@ export class SettlementBatcher {
                 leaseMs: this.#leaseMs,
               },
       })
-      .catch((error: unknown) => this.#onError(error, batch.requestIds))
+      .catch((error: unknown) => {
+        const channel = DIAGNOSTICS.settleError;
+        if (channel.hasSubscribers) channel.publish({ error, requestIds: batch.requestIds });
+      })
       .finally(() => {
         state.inFlight--;
         // The batch that waited is sent (and tracked) before this one stops being tracked, so
