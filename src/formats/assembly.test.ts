@@ -147,7 +147,7 @@ describe('assembly: chat.completions', () => {
     assert.equal(assemble('chat.completions', [...events.slice(0, 3), error, ...events.slice(3)]), null);
   });
 
-  test('a stream with what assembly does not carry (logprobs, reasoning_content) is not assembled', () => {
+  test('a stream with what assembly does not carry (logprobs, thinking_blocks) is not assembled', () => {
     const events = replay('chat.completions', answer, chatRequest);
     const changed = (change: (choice: Record<string, unknown>) => Record<string, unknown>) => {
       const chunk = events[1].data as { choices: Array<Record<string, unknown>> };
@@ -160,8 +160,16 @@ describe('assembly: chat.completions', () => {
       ),
       null,
     );
+    const blocks = (c: Record<string, unknown>) => ({
+      ...c,
+      delta: { thinking_blocks: [{ type: 'redacted_thinking', data: 'x' }] },
+    });
+    assert.equal(assemble('chat.completions', changed(blocks)), null);
     const reasoning = (c: Record<string, unknown>) => ({ ...c, delta: { reasoning_content: 'hmm' } });
-    assert.equal(assemble('chat.completions', changed(reasoning)), null);
+    const withReasoning = assemble('chat.completions', changed(reasoning)) as {
+      choices: Array<{ message: { reasoning_content?: string } }>;
+    };
+    assert.equal(withReasoning.choices[0].message.reasoning_content, 'hmm', 'reasoning deltas are kept');
     assert.deepEqual(
       assemble(
         'chat.completions',

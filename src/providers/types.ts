@@ -125,6 +125,8 @@ export interface UpstreamErrorInfo {
  * body in, the input tokens out. Not an operation: nothing is generated, billed or recorded.
  */
 export interface TokenCountAdapter {
+  /** Whether the provider counts for this upstream model; absent: for every model. */
+  supports?(upstreamModel: string): boolean;
   buildRequest(input: {
     target: DeploymentTarget;
     /** The client's Messages body, `model` already the upstream model. */
@@ -146,7 +148,7 @@ export interface ProviderAdapter {
    * `anthropic-beta` and `anthropic-version`. Nothing else of the client's headers reaches an upstream.
    */
   readonly forwardedClientHeaders?: readonly string[];
-  /** Present when the provider counts a Messages body's tokens itself. */
+  /** Present when the provider counts a Messages body's tokens itself (for the models it `supports`). */
   readonly countTokens?: TokenCountAdapter;
   /** Classifies a non-2xx answer (status, parsed JSON body or text, headers). */
   classifyError(status: number, body: unknown, headers: Readonly<Record<string, string>>): UpstreamErrorInfo;

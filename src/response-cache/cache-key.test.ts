@@ -24,6 +24,21 @@ describe('responseCacheKey', () => {
     assert.notEqual(responseCacheKey('embeddings', 'gpt', body({ input: 'x', dimensions: 8 })), key);
   });
 
+  it('keys on the client headers sent to the provider (anthropic-beta), whatever their order', () => {
+    const request = body({ messages: [] });
+    const key = responseCacheKey('messages', 'claude', request, { 'anthropic-version': '2023-06-01' });
+    const beta = { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'context-1m-2025-08-07' };
+    assert.notEqual(responseCacheKey('messages', 'claude', request, beta), key);
+    assert.notEqual(responseCacheKey('messages', 'claude', request), key);
+    assert.equal(
+      responseCacheKey('messages', 'claude', request, {
+        'anthropic-beta': 'context-1m-2025-08-07',
+        'anthropic-version': '2023-06-01',
+      }),
+      responseCacheKey('messages', 'claude', request, beta),
+    );
+  });
+
   it('leaves out stream, stream_options, user and metadata (top level only)', () => {
     const key = responseCacheKey('chat.completions', 'gpt', body({ messages: [] }));
     const extras = { stream: true, stream_options: { include_usage: true }, user: 'u', metadata: { a: 1 } };

@@ -12,17 +12,25 @@ const IGNORED_FIELDS: ReadonlySet<string> = new Set(['stream', 'stream_options',
 const ENTRY_VERSION = 'v1';
 
 /**
- * The exact-match key of a call: a hash of the operation, the public model and the canonical JSON
+ * The exact-match key of a call: a hash of the operation, the public model, the canonical JSON
  * of the body (object keys sorted at every depth, so `{"a":1,"b":2}` and `{"b":2,"a":1}` share an
- * entry). The body never reaches the cache store, only its digest.
+ * entry) and the client headers the provider is sent (`anthropic-beta` switches features on, so
+ * it changes the answer). The body never reaches the cache store, only its digest.
  */
-export function responseCacheKey(operation: string, publicModel: string, body: EndpointBody): string {
+export function responseCacheKey(
+  operation: string,
+  publicModel: string,
+  body: EndpointBody,
+  forwardedHeaders: Readonly<Record<string, string>> = {},
+): string {
   const hash = createHash('sha256');
   hash.update(operation);
   hash.update('\n');
   hash.update(publicModel);
   hash.update('\n');
   hash.update(canonicalJson(body, IGNORED_FIELDS));
+  hash.update('\n');
+  hash.update(canonicalJson(forwardedHeaders));
   return `rc:${ENTRY_VERSION}:${hash.digest('base64url')}`;
 }
 

@@ -130,7 +130,7 @@ export class ResponseCache {
   #begin(ctx: CallContext): Lookup | null {
     if (!CACHEABLE_OPERATIONS.has(ctx.endpoint.operation)) return null;
     const directives = parseCacheControl(ctx.cacheControl);
-    const key = responseCacheKey(ctx.endpoint.operation, ctx.publicModel, ctx.body);
+    const key = responseCacheKey(ctx.endpoint.operation, ctx.publicModel, ctx.body, ctx.clientHeaders);
     return {
       key,
       publicModel: ctx.publicModel,

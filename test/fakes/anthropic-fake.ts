@@ -122,7 +122,8 @@ function blocksText(content: unknown): string {
 }
 
 /** Tokens are words: the system prompt's and every message's. */
-function inputTokensOf(body: Json): number {
+/** The input tokens of a Messages body: the words of its system prompt and messages. */
+export function inputTokensOf(body: Json): number {
   const messages = body.messages as Json[];
   const system = typeof body.system === 'string' ? body.system : blocksText(body.system);
   return countWords([system, ...messages.map((m) => blocksText(m.content))].join(' '));

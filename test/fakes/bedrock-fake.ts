@@ -9,6 +9,9 @@
  * forced tool choice or the word "tool" in the last user text (and no Claude `tool_choice: none`),
  * it calls the chosen (or first) tool with `{ "echo": <last user text> }`. Prompt caching, extended
  * thinking and the toolConfig check: see bedrock-fake-converse.ts.
+ *
+ * CountTokens (`POST /model/{id}/count-tokens`) takes an `invokeModel` body for Claude foundation
+ * models only, as Bedrock does, and counts the words of its system prompt and messages.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -17,6 +20,7 @@ import {
   encodeExceptionMessage,
 } from '../../src/providers/bedrock/event-stream-encoder.ts';
 import { type AwsCredentials, computeSignature, sha256Hex } from '../../src/providers/bedrock/sigv4.ts';
+import { inputTokensOf } from './anthropic-fake.ts';
 import {
   type CacheUsage,
   type ConverseBody,
@@ -36,7 +40,7 @@ export const BEDROCK_FAKE_REGION = 'us-east-1';
 export interface BedrockRecordedRequest extends RecordedRequest {
   /** The model id from the path, decoded. */
   modelId: string | null;
-  operation: 'converse' | 'converse-stream' | null;
+  operation: Operation | null;
 }
 
 export interface BedrockFakeOptions {
@@ -52,6 +56,9 @@ interface Reply {
 }
 
 const AMZN_REQUEST = { 'x-amzn-requestid': 'fake-request' };
+
+const OPERATIONS = ['converse', 'converse-stream', 'count-tokens'] as const;
+type Operation = (typeof OPERATIONS)[number];
 
 export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
   readonly #credentials: AwsCredentials;
@@ -108,6 +115,7 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
     if (request.method !== 'POST' || request.operation === null) {
       return sendError(res, 404, 'UnknownOperationException', 'Unknown operation');
     }
+    if (request.operation === 'count-tokens') return countTokens(request, res);
     const body = request.body as ConverseBody | undefined;
     if (!body || !Array.isArray(body.messages) || body.messages.length === 0) {
       return sendError(
@@ -293,14 +301,50 @@ function streamFrames(reply: Reply): Uint8Array[] {
   return frames;
 }
 
-function parseRoute(url: string): { modelId: string; operation: 'converse' | 'converse-stream' } | null {
+function parseRoute(url: string): { modelId: string; operation: Operation } | null {
   const path = url.split('?')[0];
   const segments = path.split('/');
-  // ['', 'model', '<encoded id>', 'converse' | 'converse-stream']
+  // ['', 'model', '<encoded id>', 'converse' | 'converse-stream' | 'count-tokens']
   if (segments.length !== 4 || segments[1] !== 'model') return null;
-  const operation = segments[3];
-  if (operation !== 'converse' && operation !== 'converse-stream') return null;
+  const operation = OPERATIONS.find((name) => name === segments[3]);
+  if (operation === undefined) return null;
   return { modelId: decodeURIComponent(segments[2]), operation };
+}
+
+/**
+ * CountTokens with an InvokeModel body: a Claude foundation model (not an inference profile), and
+ * the body Claude takes on Bedrock (`anthropic_version`, `max_tokens`, no `model`).
+ */
+function countTokens(request: BedrockRecordedRequest, res: FakeResponder): void {
+  const refusal = countTokensRefusal(request);
+  if (refusal !== null) sendError(res, 400, 'ValidationException', refusal);
+  else res.json(200, { inputTokens: inputTokensOf(invokeBodyOf(request)!) }, AMZN_REQUEST);
+}
+
+/** Why Bedrock would refuse the count, or null. */
+function countTokensRefusal(request: BedrockRecordedRequest): string | null {
+  if (!/^anthropic\.claude-/.test(request.modelId ?? '')) {
+    return "The provided model doesn't support counting tokens.";
+  }
+  const body = invokeBodyOf(request);
+  if (body === null) return 'input is required';
+  if (
+    body.anthropic_version !== 'bedrock-2023-05-31' ||
+    typeof body.max_tokens !== 'number' ||
+    'model' in body ||
+    !Array.isArray(body.messages)
+  ) {
+    return 'Malformed input request';
+  }
+  return null;
+}
+
+/** The InvokeModel body of a CountTokens request (base64 JSON), or null. */
+function invokeBodyOf(request: BedrockRecordedRequest): Record<string, unknown> | null {
+  const encoded = (request.body as { input?: { invokeModel?: { body?: unknown } } } | undefined)?.input
+    ?.invokeModel?.body;
+  if (typeof encoded !== 'string') return null;
+  return JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as Record<string, unknown>;
 }
 
 /** `AWS4-HMAC-SHA256 Credential=AKID/date/region/service/aws4_request, SignedHeaders=a;b, Signature=hex`. */

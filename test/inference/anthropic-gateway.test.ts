@@ -36,6 +36,19 @@ describe('the Anthropic gateway contract', () => {
       apiKey: ANTHROPIC_UPSTREAM_KEY,
       providerOptions: { betas: ['context-1m-2025-08-07', 'interleaved-thinking-2025-05-14'] },
     });
+    for (const [publicModel, upstreamModel] of [
+      ['bedrock-nova', 'amazon.nova-pro-v1:0'],
+      ['bedrock-claude-us', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'],
+    ]) {
+      await createDeployment(up.gw, {
+        publicModel,
+        provider: 'bedrock',
+        upstreamModel,
+        baseUrl: up.bedrock.baseUrl,
+        apiKey: up.bedrock.apiKey,
+        providerOptions: { region: up.bedrock.region },
+      });
+    }
     await createDeployment(up.gw, {
       publicModel: 'vendor/claude',
       provider: 'anthropic',
@@ -44,7 +57,10 @@ describe('the Anthropic gateway contract', () => {
       apiKey: ANTHROPIC_UPSTREAM_KEY,
     });
   });
-  beforeEach(() => up.anthropic.reset());
+  beforeEach(() => {
+    up.anthropic.reset();
+    up.bedrock.reset();
+  });
   after(() => up?.close());
 
   describe('headers', () => {
@@ -129,8 +145,40 @@ describe('the Anthropic gateway contract', () => {
       assert.ok(raw.headers.get('x-switchyard-deployment'));
     });
 
-    it("estimates with the gateway's tokenizer on other providers", async () => {
-      for (const model of ['gpt', 'gemini', 'nova']) {
+    it("counts with Bedrock's CountTokens on Bedrock Claude deployments, the client's body and betas as Claude's InvokeModel body", async () => {
+      for (const [model, modelId] of [
+        ['nova', 'anthropic.claude-3-5-sonnet-20241022-v2:0'],
+        // A cross-region inference profile counts as its foundation model.
+        ['bedrock-claude-us', 'anthropic.claude-sonnet-4-5-20250929-v1:0'],
+      ]) {
+        const count = await client.beta.messages.countTokens({
+          model,
+          betas: ['token-efficient-tools-2025-02-19'],
+          system: 'two words',
+          messages: MESSAGES,
+        });
+        assert.deepEqual(count, { input_tokens: 6 }, model);
+        const request = up.bedrock.lastRequest!;
+        assert.deepEqual([request.operation, request.modelId], ['count-tokens', modelId]);
+        const encoded = (request.body as { input: { invokeModel: { body: string } } }).input.invokeModel.body;
+        const invokeBody = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as Record<
+          string,
+          unknown
+        >;
+        assert.deepEqual(invokeBody, {
+          anthropic_version: 'bedrock-2023-05-31',
+          max_tokens: 1,
+          system: 'two words',
+          messages: MESSAGES,
+          anthropic_beta: ['token-efficient-tools-2025-02-19'],
+        });
+      }
+      const raw = await post(up.gw, up.key, '/messages/count_tokens', { model: 'nova', messages: MESSAGES });
+      assert.equal(raw.headers.get('x-switchyard-token-count'), 'provider');
+    });
+
+    it("estimates with the gateway's tokenizer on other providers and on Bedrock models other than Claude", async () => {
+      for (const model of ['gpt', 'gemini', 'bedrock-nova']) {
         const count = await client.messages.countTokens({ model, messages: MESSAGES });
         // o200k_base: 4 tokens of text, 4 per message, 3 to prime the reply.
         assert.deepEqual(count, { input_tokens: 11 }, model);
@@ -138,6 +186,7 @@ describe('the Anthropic gateway contract', () => {
       const raw = await post(up.gw, up.key, '/messages/count_tokens', { model: 'gpt', messages: MESSAGES });
       assert.equal(raw.headers.get('x-switchyard-token-count'), 'estimate');
       assert.equal(up.anthropic.requests.length, 0);
+      assert.equal(up.bedrock.requests.length, 0);
     });
 
     it('is authenticated and key-scoped, in the Anthropic error shape', async () => {

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
+import { recordedText } from '../fakes/recorded.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { anthropicClient, createDeployment, createKey, openaiClient } from './support.ts';
 
 const AZURE_KEY = 'azure-upstream-key-0001';
-const fixture = (name: string): string =>
-  readFileSync(new URL(`../../src/providers/azure/fixtures/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string): string => recordedText('azure', name);
 
 async function streamedText(stream: AsyncIterable<OpenAI.ChatCompletionChunk>) {
   let text = '';

@@ -4,9 +4,9 @@
  * and JSON mode. Each test asserts what the fake Bedrock received.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
+import { recordedJson } from '../fakes/recorded.ts';
 import {
   admin,
   anthropicClient,
@@ -65,11 +65,10 @@ describe('Bedrock through the official clients', () => {
   after(() => up?.close());
 
   it('bedrock-malformed-tool-use.json: a 502 upstream_generation_failed, not a stop', async () => {
-    const answer = readFileSync(
-      new URL('../../src/providers/bedrock/fixtures/bedrock-malformed-tool-use.json', import.meta.url),
-      'utf8',
-    );
-    up.bedrock.enqueueAnswer({ status: 200, body: JSON.parse(answer) });
+    up.bedrock.enqueueAnswer({
+      status: 200,
+      body: recordedJson('bedrock', 'bedrock-malformed-tool-use.json'),
+    });
     const error = await rejection<InstanceType<typeof OpenAI.APIError>>(
       client.chat.completions.create({ model: 'nova', messages: [{ role: 'user', content: 'write it' }] }),
     );

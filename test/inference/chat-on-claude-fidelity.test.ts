@@ -3,16 +3,14 @@
  * through it): what the Anthropic fake receives, and what the client reads back (issue 23).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
+import { recordedText } from '../fakes/recorded.ts';
 import { lastJson, openaiClient, startUpstreams, type Upstreams } from './support.ts';
 
 type Json = Record<string, unknown>;
 
-function fixture(name: string): string {
-  return readFileSync(new URL(`../../src/providers/anthropic/fixtures/${name}`, import.meta.url), 'utf8');
-}
+const fixture = (name: string): string => recordedText('anthropic', name);
 
 describe('openai client on an Anthropic deployment: fidelity', () => {
   let up: Upstreams;
@@ -95,20 +93,8 @@ describe('openai client on an Anthropic deployment: fidelity', () => {
         parameters: { type: 'object', properties: {} },
       },
     ];
-    const thinking = { type: 'thinking', thinking: 'I should call get_weather.', signature: 'sig-codex' };
-    up.anthropic.enqueue({
-      status: 200,
-      body: {
-        id: 'msg_codex1',
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-sonnet-4-5',
-        content: [thinking, { type: 'tool_use', id: 'toolu_codex', name: 'get_weather', input: {} }],
-        stop_reason: 'tool_use',
-        stop_sequence: null,
-        usage: { input_tokens: 20, output_tokens: 30 },
-      },
-    });
+    const recorded = JSON.parse(fixture('message-thinking-then-tool-use.json')) as { content: Json[] };
+    up.anthropic.enqueue({ status: 200, body: recorded });
     const request = {
       model: 'claude',
       store: false,
@@ -131,10 +117,8 @@ describe('openai client on an Anthropic deployment: fidelity', () => {
     });
     const body = sent();
     assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 8192 });
-    assert.deepEqual((body.messages as Json[])[1], {
-      role: 'assistant',
-      content: [thinking, { type: 'tool_use', id: 'toolu_codex', name: 'get_weather', input: {} }],
-    });
+    // The signed thinking block and the call, as message-thinking-then-tool-use.json recorded them.
+    assert.deepEqual((body.messages as Json[])[1], { role: 'assistant', content: recorded.content });
   });
 
   it('temperature with top_p sends temperature only; empty assistant content is not sent; strict tools stay', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { recordedText } from '../fakes/recorded.ts';
 import {
   answerFirstFailure,
   type Json,
@@ -81,12 +82,10 @@ describe('conformance: Chat -> Anthropic', () => {
     });
   }
 
-  it('a stream broken mid-way by an Anthropic error event ends in an error the SDK raises', async () => {
+  it('a stream broken mid-way by anthropic-stream-api-error.sse ends in an error the SDK raises', async () => {
     up.anthropic.faultNextStream({
       afterEvents: 3,
-      action: {
-        raw: `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'x' } })}\n\n`,
-      },
+      action: { raw: recordedText('anthropic', 'anthropic-stream-api-error.sse') },
     });
     const stream = await openai.chat.completions.create({ model: 'claude', messages: USER, stream: true });
     const error = await rejection(

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { recordedJson, recordedReply, recordedText } from '../fakes/recorded.ts';
 import {
   answerFirstFailure,
   anthropicClient,
   createDeployment,
+  type Json,
   lastJson,
   OPENAI_UPSTREAM_KEY,
   openaiClient,
@@ -144,21 +146,82 @@ describe('conformance: native columns pass every feature on as sent', () => {
     assert.equal(sentModel, 'claude-sonnet-4-5');
   });
 
-  it('Azure: a content filter refusal is content_policy_violation, a 429 keeps its Retry-After', async () => {
-    up.openai.enqueue({
-      status: 400,
-      body: { error: { code: 'content_filter', message: 'filtered', param: 'prompt', status: 400 } },
+  for (const [column, model, provider, fixture] of [
+    ['OpenAI native', 'gpt', 'openai', 'openai-chat-completion-every-answer-row.json'],
+    ['Azure', 'azure-gpt', 'azure', 'azure-chat-completion-content-filter-results.json'],
+  ] as const) {
+    it(`${column}: ${fixture} (choices, tool calls, logprobs, cached usage, annotations) reaches the client as recorded but for the model`, async () => {
+      const recorded = recordedJson(provider, fixture) as Json;
+      up.openai.enqueue({ status: 200, body: recorded });
+      const completion = await openai.chat.completions.create(chatRequest(model));
+      assert.deepEqual(completion, { ...recorded, model });
     });
+  }
+
+  it('OpenAI native: chat-stream-tool-calls.sse reaches a client asking for usage chunk for chunk but for the model', async () => {
+    const recorded = recordedText('openai', 'chat-stream-tool-calls.sse');
+    up.openai.enqueue({ status: 200, body: recorded, headers: { 'content-type': 'text/event-stream' } });
+    const stream = await openai.chat.completions.create({
+      ...chatRequest('gpt'),
+      n: 1,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks: unknown[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const expected = recorded
+      .split('\n\n')
+      .map((event) => event.replace(/^data: /, ''))
+      .filter((data) => data !== '' && data !== '[DONE]')
+      .map((data) => ({ ...(JSON.parse(data) as Json), model: 'gpt' }));
+    assert.deepEqual(chunks, expected);
+  });
+
+  it('Anthropic native: anthropic-message-every-answer-row.json (thinking, tool use, cache usage) reaches the client as recorded but for the model', async () => {
+    const recorded = recordedJson('anthropic', 'anthropic-message-every-answer-row.json') as Json;
+    up.anthropic.enqueue({ status: 200, body: recorded });
+    const message = await anthropic.messages.create({
+      model: 'claude',
+      max_tokens: 2048,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      messages: [{ role: 'user', content: 'look x up' }],
+    });
+    assert.deepEqual(message, { ...recorded, model: 'claude' });
+  });
+
+  it('Anthropic native: messages-stream-thinking-signature.sse reaches the client event for event', async () => {
+    const recorded = recordedText('anthropic', 'messages-stream-thinking-signature.sse');
+    up.anthropic.enqueue({ status: 200, body: recorded, headers: { 'content-type': 'text/event-stream' } });
+    const stream = await anthropic.messages.create({
+      model: 'claude',
+      max_tokens: 2048,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      messages: [{ role: 'user', content: 'think' }],
+      stream: true,
+    });
+    const events: unknown[] = [];
+    for await (const event of stream) events.push(event);
+    const expected = recorded
+      .split('\n\n')
+      .filter((event) => event.includes('data: '))
+      .map((event) => JSON.parse(event.slice(event.indexOf('data: ') + 6)) as Json)
+      .filter((event) => event.type !== 'ping')
+      .map((event) =>
+        event.type === 'message_start'
+          ? { ...event, message: { ...(event.message as Json), model: 'claude' } }
+          : event,
+      );
+    assert.deepEqual(events, expected);
+  });
+
+  it('Azure: azure-400-content-filter.http is content_policy_violation, azure-429-rate-limit-retry-after.http keeps its Retry-After', async () => {
+    up.openai.enqueue(recordedReply('azure', 'azure-400-content-filter.http'));
     const filtered = await rejection(
       openai.chat.completions.create({ model: 'azure-gpt', messages: [{ role: 'user', content: 'hi' }] }),
     );
     assert.ok(filtered instanceof OpenAI.BadRequestError, String(filtered));
     assert.equal(filtered.code, 'content_policy_violation');
-    up.openai.enqueue({
-      status: 429,
-      body: { error: { code: '429', message: 'Rate limit is exceeded.' } },
-      headers: { 'retry-after': '7' },
-    });
+    up.openai.enqueue(recordedReply('azure', 'azure-429-rate-limit-retry-after.http'));
     const limited = await rejection(
       openai.chat.completions.create({ model: 'azure-gpt', messages: [{ role: 'user', content: 'hi' }] }),
     );
@@ -167,10 +230,10 @@ describe('conformance: native columns pass every feature on as sent', () => {
   });
 
   for (const model of ['gpt', 'azure-gpt']) {
-    it(`${model}: a stream broken mid-way by an error chunk ends in an error the SDK raises`, async () => {
+    it(`${model}: a stream broken mid-way by openai-stream-server-error-chunk.sse ends in an error the SDK raises`, async () => {
       up.openai.faultNextStream({
         afterEvents: 2,
-        action: { raw: `data: ${JSON.stringify({ error: { message: 'x', type: 'server_error' } })}\n\n` },
+        action: { raw: recordedText('openai', 'openai-stream-server-error-chunk.sse') },
       });
       const stream = await openai.chat.completions.create({
         model,

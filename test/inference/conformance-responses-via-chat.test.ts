@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type OpenAI from 'openai';
+import { recordedJson, recordedText } from '../fakes/recorded.ts';
 import { type Json, lastJson, openaiClient, rejection, startUpstreams, type Upstreams } from './support.ts';
+
+/** The part of a recorded Chat answer or chunk these tests read. */
+type UpstreamAnswer = { choices: Array<{ logprobs: { content: unknown[] } }> };
+type UpstreamChunk = { choices: Array<{ logprobs?: { content?: unknown[] } | null }> };
 
 /**
  * The Responses -> Chat column of the conformance matrix (docs/providers.md): a Responses call
@@ -92,25 +97,86 @@ describe('conformance: Responses -> Chat', () => {
     assert.equal(up.openai.requests.length, 0);
   });
 
-  it('refuses top_logprobs and a file input with a 400 naming the field', async () => {
-    const logprobs = await rejection<InstanceType<typeof OpenAI.APIError>>(
-      openai.responses.create({ model: 'compat', input: 'hi', top_logprobs: 2 }),
-    );
-    assert.deepEqual([logprobs.status, logprobs.param], [400, 'top_logprobs']);
-    const file = await rejection<InstanceType<typeof OpenAI.APIError>>(
+  it('an input_file with inline file_data is a Chat file part; a file_id is a 400 naming the content', async () => {
+    const fileData = 'data:application/pdf;base64,JVBERi0xLjQK';
+    await openai.responses.create({
+      model: 'compat',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'read this' },
+            { type: 'input_file', filename: 'a.pdf', file_data: fileData },
+          ],
+        },
+      ],
+    });
+    const content = (lastJson(up.openai).messages as Json[])[0].content as Json[];
+    assert.deepEqual(content[1], { type: 'file', file: { file_data: fileData, filename: 'a.pdf' } });
+    up.openai.reset();
+    const byId = await rejection<InstanceType<typeof OpenAI.APIError>>(
       openai.responses.create({
         model: 'compat',
         input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }],
       }),
     );
-    assert.deepEqual([file.status, file.param], [400, 'input[0].content']);
+    assert.deepEqual([byId.status, byId.param], [400, 'input[0].content']);
     assert.equal(up.openai.requests.length, 0);
   });
 
-  it('a Chat stream broken mid-way ends the Responses stream in an error the SDK raises', async () => {
+  it('top_logprobs asks Chat for logprobs; chat-completion-logprobs.json comes back as output_text.logprobs', async () => {
+    const recorded = recordedJson('openai', 'chat-completion-logprobs.json') as UpstreamAnswer;
+    up.openai.enqueue({ status: 200, body: recorded });
+    const response = await openai.responses.create({
+      model: 'compat',
+      input: 'say hello',
+      top_logprobs: 2,
+      include: ['message.output_text.logprobs'],
+    });
+    const sent = lastJson(up.openai);
+    assert.deepEqual([sent.logprobs, sent.top_logprobs], [true, 2]);
+    const message = response.output.find((item) => item.type === 'message');
+    assert.ok(message?.type === 'message');
+    const text = message.content[0];
+    assert.ok(text.type === 'output_text');
+    assert.deepEqual(text.logprobs, recorded.choices[0].logprobs.content);
+  });
+
+  it('chat-stream-logprobs.sse: each output_text.delta carries its logprobs, the done events all of them', async () => {
+    const recorded = recordedText('openai', 'chat-stream-logprobs.sse');
+    up.openai.enqueue({ status: 200, body: recorded, headers: { 'content-type': 'text/event-stream' } });
+    const stream = await openai.responses.create({
+      model: 'compat',
+      input: 'say hello',
+      top_logprobs: 2,
+      include: ['message.output_text.logprobs'],
+      stream: true,
+    });
+    const deltas: unknown[] = [];
+    let done: unknown;
+    let completed: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) {
+      if (event.type === 'response.output_text.delta') deltas.push(...event.logprobs);
+      if (event.type === 'response.output_text.done') done = event.logprobs;
+      if (event.type === 'response.completed') completed = event.response;
+    }
+    const expected = recorded
+      .split('\n\n')
+      .map((event) => event.replace(/^data: /, ''))
+      .filter((data) => data.startsWith('{'))
+      .flatMap((data) => (JSON.parse(data) as UpstreamChunk).choices[0]?.logprobs?.content ?? []);
+    assert.equal(expected.length, 2, 'the recorded stream carries two tokens');
+    assert.deepEqual(deltas, expected);
+    assert.deepEqual(done, expected);
+    const message = completed?.output.find((item) => item.type === 'message');
+    assert.ok(message?.type === 'message' && message.content[0].type === 'output_text');
+    assert.deepEqual(message.content[0].logprobs, expected);
+  });
+
+  it('a Chat stream broken mid-way by openai-stream-server-error-chunk.sse ends the Responses stream in an error the SDK raises', async () => {
     up.openai.faultNextStream({
       afterEvents: 2,
-      action: { raw: `data: ${JSON.stringify({ error: { message: 'x', type: 'server_error' } })}\n\n` },
+      action: { raw: recordedText('openai', 'openai-stream-server-error-chunk.sse') },
     });
     const stream = await openai.responses.create({
       model: 'compat',

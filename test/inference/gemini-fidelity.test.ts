@@ -4,13 +4,12 @@
  * Recorded answers come from src/providers/gemini/fixtures.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { recordedText } from '../fakes/recorded.ts';
 import { admin, lastJson, openaiClient, rejection, startUpstreams, type Upstreams } from './support.ts';
 
-const recorded = (name: string): string =>
-  readFileSync(new URL(`../../src/providers/gemini/fixtures/${name}`, import.meta.url), 'utf8');
+const recorded = (name: string): string => recordedText('gemini', name);
 const SSE = { 'content-type': 'text/event-stream' };
 
 describe('Gemini through the openai client', () => {
@@ -146,15 +145,10 @@ describe('Gemini through the openai client', () => {
     assert.equal(text, '4');
   });
 
-  it('parallel_tool_calls false: one tool call reaches the client', async () => {
-    const call = (city: string) => ({ functionCall: { name: 'get_weather', args: { city } } });
+  it('parallel_tool_calls false: one tool call of gemini-parallel-function-calls.json reaches the client', async () => {
     up.gemini.enqueueAnswer({
       status: 200,
-      body: {
-        candidates: [
-          { content: { role: 'model', parts: [call('Paris'), call('Rome')] }, finishReason: 'STOP' },
-        ],
-      },
+      body: JSON.parse(recorded('gemini-parallel-function-calls.json')),
     });
     const completion = await client.chat.completions.create({
       model: 'gemini',

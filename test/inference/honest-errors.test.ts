@@ -3,6 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { AnthropicFake } from '../fakes/anthropic-fake.ts';
+import { providerWording, recordedReply, recordedText } from '../fakes/recorded.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import {
   ANTHROPIC_UPSTREAM_KEY,
@@ -17,7 +18,6 @@ import {
   type Upstreams,
 } from './support.ts';
 
-const SENTINEL = 'zebra-sentinel-7731';
 const USER = [{ role: 'user' as const, content: 'one two three four five' }];
 const anthropicError = (type: string, message: string) => ({ type: 'error', error: { type, message } });
 
@@ -57,9 +57,9 @@ describe('honest upstream errors through the official SDKs', () => {
   });
   after(() => up?.close());
 
-  const overloaded = { status: 529, body: anthropicError('overloaded_error', `Overloaded ${SENTINEL}`) };
+  const overloaded = recordedReply('anthropic', 'anthropic-529-overloaded-error.http');
 
-  it('Anthropic 529 overloaded_error reaches Anthropic clients as OverloadedError (529), plain and streamed', async () => {
+  it('anthropic-529-overloaded-error.http reaches Anthropic clients as OverloadedError (529), plain and streamed', async () => {
     up.anthropic.failNext(2, overloaded);
     const plain = await rejection(
       anthropic.messages.create({ model: 'claude', max_tokens: 20, messages: USER }),
@@ -67,25 +67,23 @@ describe('honest upstream errors through the official SDKs', () => {
     assert.ok(plain instanceof Anthropic.OverloadedError);
     assert.equal(plain.status, 529);
     assert.equal(anthropicBody(plain).error.type, 'overloaded_error');
-    assert.ok(!JSON.stringify(anthropicBody(plain)).includes(SENTINEL));
+    assert.ok(!JSON.stringify(anthropicBody(plain)).includes(providerWording(overloaded)));
     const streamed = await rejection(
       drainAnthropic(anthropic.messages.stream({ model: 'claude', max_tokens: 20, messages: USER })),
     );
     assert.ok(streamed instanceof Anthropic.OverloadedError);
   });
 
-  it('an overloaded_error event mid-stream keeps its type in the error event', async () => {
+  it('anthropic-stream-overloaded-error.sse mid-stream keeps its type in the error event', async () => {
     up.anthropic.faultNextStream({
       afterEvents: 3,
-      action: {
-        raw: `event: error\ndata: ${JSON.stringify(anthropicError('overloaded_error', SENTINEL))}\n\n`,
-      },
+      action: { raw: recordedText('anthropic', 'anthropic-stream-overloaded-error.sse') },
     });
     const error = await rejection(
       drainAnthropic(anthropic.messages.stream({ model: 'claude', max_tokens: 20, messages: USER })),
     );
     assert.equal(anthropicBody(error).error.type, 'overloaded_error');
-    assert.ok(!JSON.stringify(anthropicBody(error)).includes(SENTINEL));
+    assert.ok(!JSON.stringify(anthropicBody(error)).includes(providerWording(overloaded)));
   });
 
   it('reaches OpenAI clients through the Chat translation as 503 upstream_overloaded', async () => {
@@ -96,11 +94,8 @@ describe('honest upstream errors through the official SDKs', () => {
     assert.equal(error.code, 'upstream_overloaded');
   });
 
-  it('413 request_too_large: ContentTooLargeError for Anthropic clients, the code for OpenAI clients', async () => {
-    const tooLarge = {
-      status: 413,
-      body: anthropicError('request_too_large', `Request exceeds the maximum size ${SENTINEL}`),
-    };
+  it('anthropic-413-request-too-large.http: ContentTooLargeError for Anthropic clients, the code for OpenAI clients', async () => {
+    const tooLarge = recordedReply('anthropic', 'anthropic-413-request-too-large.http');
     up.anthropic.failNext(2, tooLarge);
     const plain = await rejection(
       anthropic.messages.create({ model: 'claude', max_tokens: 20, messages: USER }),
@@ -118,14 +113,8 @@ describe('honest upstream errors through the official SDKs', () => {
     assert.equal(chat.code, 'request_too_large');
   });
 
-  it('an Anthropic context-window refusal says `prompt is too long` with its counts, plain and streamed', async () => {
-    const refusal = {
-      status: 400,
-      body: anthropicError(
-        'invalid_request_error',
-        `prompt is too long: 208310 tokens > 200000 maximum ${SENTINEL}`,
-      ),
-    };
+  it('anthropic-400-prompt-too-long.http says `prompt is too long` with its counts, plain and streamed', async () => {
+    const refusal = recordedReply('anthropic', 'anthropic-400-prompt-too-long.http');
     up.anthropic.failNext(2, refusal);
     const plain = await rejection(
       anthropic.messages.create({ model: 'claude', max_tokens: 20, messages: USER }),
@@ -144,14 +133,8 @@ describe('honest upstream errors through the official SDKs', () => {
     );
   });
 
-  it('an OpenAI upstream context-window refusal reaches an Anthropic client as `prompt is too long`', async () => {
-    const message = `This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. ${SENTINEL}`;
-    up.openai.enqueue({
-      status: 400,
-      body: {
-        error: { message, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' },
-      },
-    });
+  it('openai-400-context-length-exceeded.http reaches an Anthropic client as `prompt is too long`', async () => {
+    up.openai.enqueue(recordedReply('openai', 'openai-400-context-length-exceeded.http'));
     const error = await rejection(
       anthropic.messages.create({ model: 'gpt', max_tokens: 20, messages: USER }),
     );
@@ -172,23 +155,13 @@ describe('honest upstream errors through the official SDKs', () => {
     assert.equal(chat.param, 'messages');
   });
 
-  it('keeps the field and documented code an OpenAI upstream named, plain and streamed', async () => {
-    const invalid = {
-      status: 400,
-      body: {
-        error: {
-          message: `bad ${SENTINEL}`,
-          type: 'invalid_request_error',
-          param: 'temperature',
-          code: 'invalid_value',
-        },
-      },
-    };
+  it('keeps the field and documented code an OpenAI upstream named (openai-400-invalid-value-temperature.http), plain and streamed', async () => {
+    const invalid = recordedReply('openai', 'openai-400-invalid-value-temperature.http');
     up.openai.failNext(2, invalid);
     const plain = await rejection(openai.chat.completions.create({ model: 'gpt', messages: USER }));
     assert.ok(plain instanceof OpenAI.BadRequestError);
     assert.deepEqual([plain.param, plain.code], ['temperature', 'invalid_value']);
-    assert.ok(!plain.message.includes(SENTINEL));
+    assert.ok(!plain.message.includes(providerWording(invalid)));
     const streamed = await rejection(
       (async () =>
         drainOpenAI(await openai.chat.completions.create({ model: 'gpt', messages: USER, stream: true })))(),
@@ -197,25 +170,15 @@ describe('honest upstream errors through the official SDKs', () => {
     assert.deepEqual([streamed.param, streamed.code], ['temperature', 'invalid_value']);
   });
 
-  it('drops them when the request was translated (a Responses call served by Chat Completions)', async () => {
-    up.openai.enqueue({
-      status: 400,
-      body: {
-        error: { message: 'x', type: 'invalid_request_error', param: 'messages', code: 'invalid_value' },
-      },
-    });
+  it('drops them when the request was translated (openai-400-invalid-messages.http to a Responses call served by Chat Completions)', async () => {
+    up.openai.enqueue(recordedReply('openai', 'openai-400-invalid-messages.http'));
     const error = await rejection(openai.responses.create({ model: 'compat', input: 'hi' }));
     assert.ok(error instanceof OpenAI.BadRequestError);
     assert.deepEqual([error.param, error.code], [null, 'invalid_request']);
   });
 
-  it('an undocumented upstream code stays private', async () => {
-    up.openai.enqueue({
-      status: 400,
-      body: {
-        error: { message: 'x', type: 'invalid_request_error', param: null, code: `internal_${SENTINEL}` },
-      },
-    });
+  it('an undocumented upstream code stays private (openai-400-undocumented-code.http)', async () => {
+    up.openai.enqueue(recordedReply('openai', 'openai-400-undocumented-code.http'));
     const error = await rejection(openai.chat.completions.create({ model: 'gpt', messages: USER }));
     assert.ok(error instanceof OpenAI.BadRequestError);
     assert.equal(error.code, 'invalid_request');
@@ -243,6 +206,7 @@ describe('UPSTREAM_ERROR_MESSAGES=passthrough', () => {
   });
 
   it("passes the upstream's message to both SDKs, scrubbed of the deployment's key and credentials", async () => {
+    // Built here, not recorded: the message must hold this deployment's own key to prove it scrubbed.
     const message = `messages.0: invalid for key ${ANTHROPIC_UPSTREAM_KEY} (Bearer abc.def.ghi)`;
     fake.failNext(2, { status: 400, body: anthropicError('invalid_request_error', message) });
     const key = await createKey(gw);
@@ -321,9 +285,9 @@ describe('a fallback chain exhausted by overloads', () => {
     await fake?.close();
   });
 
-  const overloaded = { status: 529, body: anthropicError('overloaded_error', 'Overloaded') };
+  const overloaded = recordedReply('anthropic', 'anthropic-529-overloaded-error.http');
 
-  it('answers Anthropic clients 529 overloaded_error, OpenAI clients 503 no_deployments_available', async () => {
+  it('anthropic-529-overloaded-error.http on every deployment answers Anthropic clients 529 overloaded_error, OpenAI clients 503 no_deployments_available', async () => {
     const key = await createKey(gw);
     fake.failNext(2, overloaded);
     const viaAnthropic = await rejection(

@@ -4,9 +4,9 @@
  * (issue 23). Also the structured-outputs fields on a native Anthropic deployment.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type Anthropic from '@anthropic-ai/sdk';
+import { recordedText } from '../fakes/recorded.ts';
 import {
   anthropicClient,
   createDeployment,
@@ -21,9 +21,7 @@ import {
 type Json = Record<string, unknown>;
 const PDF = 'JVBERi0xLjcKJeLjz9MK';
 
-function fixture(name: string): string {
-  return readFileSync(new URL(`../../src/providers/openai/fixtures/${name}`, import.meta.url), 'utf8');
-}
+const fixture = (name: string): string => recordedText('openai', name);
 
 describe('@anthropic-ai/sdk client on OpenAI-format deployments: fidelity', () => {
   let up: Upstreams;

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { AnthropicFake } from '../fakes/anthropic-fake.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
+import { recordedJson, recordedText } from '../fakes/recorded.ts';
 import { TEST_REDIS_URL } from '../helpers/database.ts';
 import { eventually, waitUntil } from '../helpers/eventually.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -16,6 +18,20 @@ import {
   openaiClient,
   post,
 } from './support.ts';
+
+/** The reasoning field of DeepSeek and vLLM, which the openai client's types do not name. */
+type Reasoning = { reasoning_content?: string | null; content?: string | null };
+
+/** The reasoning and the text a Chat stream's first choice carried. */
+async function reasoningAndText(stream: AsyncIterable<ChatCompletionChunk>): Promise<[string, string]> {
+  let reasoning = '';
+  let text = '';
+  for await (const chunk of stream) {
+    reasoning += (chunk.choices[0]?.delta as Reasoning | undefined)?.reasoning_content ?? '';
+    text += chunk.choices[0]?.delta.content ?? '';
+  }
+  return [reasoning, text];
+}
 
 const CACHE_ENV = { RESPONSE_CACHE_TTL_MS: '60000' };
 /** Priced, so a call that reaches the upstream costs something and a hit visibly does not. */
@@ -178,6 +194,46 @@ describe('response cache (RESPONSE_CACHE_TTL_MS set), Postgres and Redis', () =>
     assert.equal(up.upstreamCalls(), calls);
   });
 
+  it('replays a cached answer with reasoning_content (deepseek-reasoning-content.json) as a stream carrying the reasoning deltas', async () => {
+    const client = openaiClient(up.gw, up.key.key);
+    const request = {
+      model: 'gpt',
+      messages: [{ role: 'user' as const, content: freshPrompt() }],
+      max_tokens: 20,
+    };
+    up.openai.enqueue({ status: 200, body: recordedJson('openai', 'deepseek-reasoning-content.json') });
+    const miss = await client.chat.completions.create(request).withResponse();
+    assert.equal(miss.response.headers.get('x-gateway-cache'), 'miss');
+    const message = miss.data.choices[0].message as Reasoning;
+    assert.ok(message.reasoning_content, 'the upstream answer has reasoning');
+    const stream = await client.chat.completions.create({ ...request, stream: true }).withResponse();
+    assert.equal(stream.response.headers.get('x-gateway-cache'), 'hit');
+    const [reasoning, text] = await reasoningAndText(stream.data);
+    assert.deepEqual([reasoning, text], [message.reasoning_content, message.content]);
+  });
+
+  it('stores a stream with reasoning deltas (deepseek-reasoning-content-stream.sse) with its reasoning_content', async () => {
+    const client = openaiClient(up.gw, up.key.key);
+    const request = {
+      model: 'gpt',
+      messages: [{ role: 'user' as const, content: freshPrompt() }],
+      max_tokens: 20,
+    };
+    up.openai.enqueue({
+      status: 200,
+      body: recordedText('openai', 'deepseek-reasoning-content-stream.sse'),
+      headers: { 'content-type': 'text/event-stream' },
+    });
+    const streamed = await client.chat.completions.create({ ...request, stream: true }).withResponse();
+    assert.equal(streamed.response.headers.get('x-gateway-cache'), 'miss');
+    const [reasoning, text] = await reasoningAndText(streamed.data);
+    assert.ok(reasoning !== '', 'the recorded stream carries reasoning');
+    const plain = await client.chat.completions.create(request).withResponse();
+    assert.equal(plain.response.headers.get('x-gateway-cache'), 'hit');
+    const message = plain.data.choices[0].message as Reasoning;
+    assert.deepEqual([message.reasoning_content, message.content], [reasoning, text]);
+  });
+
   it('serves Anthropic Messages from the cache to the official client, streamed as Anthropic events', async () => {
     const client = anthropicClient(up.gw, up.key.key);
     const request = {
@@ -200,6 +256,23 @@ describe('response cache (RESPONSE_CACHE_TTL_MS set), Postgres and Redis', () =>
     assert.equal(up.upstreamCalls(), calls);
   });
 
+  it('keeps calls differing only in anthropic-beta apart: the betas change what Anthropic answers', async () => {
+    const client = anthropicClient(up.gw, up.key.key);
+    const request = {
+      model: 'claude',
+      max_tokens: 50,
+      messages: [{ role: 'user' as const, content: freshPrompt() }],
+    };
+    const cacheStatus = async (betas: string[]) =>
+      (await client.beta.messages.create({ ...request, betas }).withResponse()).response.headers.get(
+        'x-gateway-cache',
+      );
+    assert.equal(await cacheStatus(['interleaved-thinking-2025-05-14']), 'miss');
+    assert.equal(await cacheStatus(['context-1m-2025-08-07']), 'miss');
+    assert.equal(await cacheStatus(['interleaved-thinking-2025-05-14']), 'hit');
+    assert.equal(up.anthropic.requests.at(-1)?.headers['anthropic-beta'], 'context-1m-2025-08-07');
+  });
+
   it('serves the Responses API from the cache, streamed', async () => {
     const client = openaiClient(up.gw, up.key.key);
     const input = freshPrompt();
@@ -216,6 +289,33 @@ describe('response cache (RESPONSE_CACHE_TTL_MS set), Postgres and Redis', () =>
     assert.equal(text, miss.output_text);
     assert.equal(completed?.id, miss.id);
     assert.equal(up.upstreamCalls(), calls);
+  });
+
+  it('replays the logprobs of a cached response (response-output-text-logprobs.json) on its text events', async () => {
+    const client = openaiClient(up.gw, up.key.key);
+    const request = {
+      model: 'gpt',
+      input: freshPrompt(),
+      top_logprobs: 2,
+      include: ['message.output_text.logprobs' as const],
+    };
+    up.openai.enqueue({ status: 200, body: recordedJson('openai', 'response-output-text-logprobs.json') });
+    const miss = await client.responses.create(request);
+    const part = miss.output[0].type === 'message' ? miss.output[0].content[0] : undefined;
+    assert.ok(
+      part?.type === 'output_text' && part.logprobs?.length === 2,
+      'the recorded answer has logprobs',
+    );
+    const stream = await client.responses.create({ ...request, stream: true }).withResponse();
+    assert.equal(stream.response.headers.get('x-gateway-cache'), 'hit');
+    const deltas: unknown[] = [];
+    let done: unknown;
+    for await (const event of stream.data) {
+      if (event.type === 'response.output_text.delta') deltas.push(...event.logprobs);
+      if (event.type === 'response.output_text.done') done = event.logprobs;
+    }
+    assert.deepEqual(deltas, part.logprobs);
+    assert.deepEqual(done, part.logprobs);
   });
 
   it('caches embeddings', async () => {

@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { answerFirstFailure, post, startUpstreams, type Upstreams } from './support.ts';
-
-/** Provider wording every injected error carries; no /v1 answer may repeat it (SPEC.md, Errors). */
-const SENTINEL = 'zebra-sentinel-7731';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import type { FakeReply } from '../fakes/fake-responder.ts';
+import { providerWording, type RecordedProvider, recordedReply, recordedText } from '../fakes/recorded.ts';
+import {
+  answerFirstFailure,
+  anthropicClient,
+  openaiClient,
+  rejection,
+  startUpstreams,
+  type Upstreams,
+} from './support.ts';
 
 interface Expected {
   status: number;
@@ -11,16 +19,37 @@ interface Expected {
   type: string;
 }
 
+const USER = [{ role: 'user' as const, content: 'one two three four five' }];
+
+/** Fails the test when the provider's wording is anywhere in what the client got. */
+function assertNoWording(
+  seen: { error: unknown; headers: Headers | undefined; message: string },
+  wording: string,
+) {
+  assert.ok(
+    !JSON.stringify(seen.error).includes(wording),
+    `provider wording leaked: ${JSON.stringify(seen.error)}`,
+  );
+  assert.ok(!seen.message.includes(wording), `provider wording leaked: ${seen.message}`);
+  for (const [name, value] of seen.headers ?? [])
+    assert.ok(!value.includes(wording), `header ${name} leaked`);
+}
+
 /**
- * Provider error bodies through HTTP: each mapped by its provider's table to SPEC.md's class and
- * code, rendered in the endpoint's shape with the gateway's generic message. Retries and cooldowns
- * are switched off so each injected error is the call's answer.
+ * Recorded provider error answers (src/providers/<provider>/fixtures/*.http) through the official
+ * SDKs: each mapped by its provider's table to SPEC.md's class and code, in the endpoint's shape,
+ * with the gateway's generic message. Retries and cooldowns are off so each recorded error is the
+ * call's answer.
  */
 describe('upstream errors classified per provider, without provider wording', () => {
   let up: Upstreams;
+  let openai: OpenAI;
+  let anthropic: Anthropic;
   before(async () => {
     up = await startUpstreams();
     await answerFirstFailure(up.gw);
+    openai = openaiClient(up.gw, up.key);
+    anthropic = anthropicClient(up.gw, up.key);
   });
   beforeEach(() => {
     up.openai.reset();
@@ -30,207 +59,153 @@ describe('upstream errors classified per provider, without provider wording', ()
   });
   after(() => up?.close());
 
-  async function chatFails(model: string, expected: Expected, path = '/chat/completions'): Promise<void> {
-    const body =
-      path === '/messages'
-        ? { model, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }
-        : { model, messages: [{ role: 'user', content: 'hi' }] };
-    const answer = await post(up.gw, up.key, path, body);
-    assert.equal(answer.status, expected.status, answer.text);
-    assert.ok(!answer.text.includes(SENTINEL), `provider wording leaked: ${answer.text}`);
-    for (const [name, value] of answer.headers) assert.ok(!value.includes(SENTINEL), `header ${name} leaked`);
-    const parsed = answer.json() as { error: { code?: string; type: string } };
-    assert.equal(parsed.error.type, expected.type);
-    if (path !== '/messages') assert.equal(parsed.error.code, expected.code);
+  /** A Chat call on `model` failing with the upstream's `reply`, as the openai client sees it. */
+  async function chatFails(model: string, reply: FakeReply, expected: Expected) {
+    const error = await rejection(openai.chat.completions.create({ model, messages: USER }));
+    assert.ok(error instanceof OpenAI.APIError, String(error));
+    assert.deepEqual([error.status, error.code, error.type], [expected.status, expected.code, expected.type]);
+    assertNoWording(error, providerWording(reply));
+    return error;
   }
 
-  const openaiCases: Array<[string, number, Record<string, unknown>, Expected]> = [
+  const enqueue = (fake: { enqueue(reply: FakeReply): void }, provider: RecordedProvider, name: string) => {
+    const reply = recordedReply(provider, name);
+    fake.enqueue(reply);
+    return reply;
+  };
+
+  const openaiCases: Array<[string, Expected]> = [
     [
-      'context_length_exceeded',
-      400,
-      { message: `This model's maximum context length is 10 (${SENTINEL})`, code: 'context_length_exceeded' },
+      'openai-400-context-length-exceeded.http',
       { status: 400, code: 'context_length_exceeded', type: 'invalid_request_error' },
     ],
     [
-      'content_policy_violation',
-      400,
-      { message: `Your request was rejected (${SENTINEL})`, code: 'content_policy_violation' },
+      'openai-400-content-policy-violation.http',
       { status: 400, code: 'content_policy_violation', type: 'invalid_request_error' },
     ],
     [
-      'a compatible server context message without a code',
-      400,
-      { message: `prompt is too long for ${SENTINEL}`, code: null },
+      'vllm-400-context-window-without-code.http',
       { status: 400, code: 'context_length_exceeded', type: 'invalid_request_error' },
     ],
     [
-      'rate limit',
-      429,
-      { message: `Rate limit reached for ${SENTINEL}`, code: 'rate_limit_exceeded', type: 'requests' },
+      'openai-429-rate-limit-exceeded.http',
       { status: 429, code: 'rate_limit_exceeded', type: 'rate_limit_error' },
     ],
-    [
-      'a rejected upstream key',
-      401,
-      { message: `Incorrect API key provided: ${SENTINEL}`, code: 'invalid_api_key' },
-      { status: 502, code: 'upstream_auth_failed', type: 'server_error' },
-    ],
-    [
-      'a server error',
-      500,
-      { message: `The server had an error (${SENTINEL})`, type: 'server_error', code: null },
-      { status: 502, code: 'upstream_error', type: 'server_error' },
-    ],
+    ['openai-401-invalid-api-key.http', { status: 502, code: 'upstream_auth_failed', type: 'server_error' }],
+    ['openai-500-server-error.http', { status: 502, code: 'upstream_error', type: 'server_error' }],
   ];
-  for (const [name, status, error, expected] of openaiCases) {
-    it(`openai: ${name} -> ${expected.status} ${expected.code}`, async () => {
-      up.openai.enqueue({
-        status,
-        body: { error: { type: 'invalid_request_error', param: null, ...error } },
-        headers: { 'x-request-id': `req_${SENTINEL}`, 'retry-after': '3' },
-      });
-      await chatFails('gpt', expected);
+  for (const [fixture, expected] of openaiCases) {
+    it(`openai: ${fixture} -> ${expected.status} ${expected.code}`, async () => {
+      await chatFails('gpt', enqueue(up.openai, 'openai', fixture), expected);
     });
   }
 
-  it('openai: carries a 429 Retry-After of its own', async () => {
-    up.openai.enqueue({
+  it('openai: openai-429-rate-limit-exceeded.http carries its Retry-After', async () => {
+    const reply = enqueue(up.openai, 'openai', 'openai-429-rate-limit-exceeded.http');
+    const error = await chatFails('gpt', reply, {
       status: 429,
-      body: { error: { message: SENTINEL, type: 'requests', code: 'rate_limit_exceeded', param: null } },
-      headers: { 'retry-after': '7' },
+      code: 'rate_limit_exceeded',
+      type: 'rate_limit_error',
     });
-    const answer = await post(up.gw, up.key, '/chat/completions', {
-      model: 'gpt',
-      messages: [{ role: 'user', content: 'hi' }],
-    });
-    assert.equal(answer.status, 429);
-    assert.equal(answer.headers.get('retry-after'), '7');
+    assert.equal(error.headers?.get('retry-after'), reply.headers?.['retry-after']);
   });
 
-  const anthropicCases: Array<[string, number, string, Expected]> = [
+  const anthropicCases: Array<[string, Expected, { status: number; type: string }]> = [
     [
-      'prompt is too long',
-      400,
-      'invalid_request_error',
+      'anthropic-400-prompt-too-long.http',
       { status: 400, code: 'context_length_exceeded', type: 'invalid_request_error' },
+      { status: 400, type: 'invalid_request_error' },
     ],
     [
-      'overloaded',
-      529,
-      'overloaded_error',
+      'anthropic-529-overloaded-error.http',
       { status: 503, code: 'upstream_overloaded', type: 'server_error' },
+      // Anthropic answers an overload 529 and so does the gateway, to Anthropic clients.
+      { status: 529, type: 'overloaded_error' },
     ],
     [
-      'rate limited',
-      429,
-      'rate_limit_error',
+      'anthropic-429-rate-limit-error.http',
       { status: 429, code: 'rate_limit_exceeded', type: 'rate_limit_error' },
+      { status: 429, type: 'rate_limit_error' },
     ],
     [
-      'a rejected key',
-      401,
-      'authentication_error',
+      'anthropic-401-authentication-error.http',
       { status: 502, code: 'upstream_auth_failed', type: 'server_error' },
+      { status: 502, type: 'api_error' },
     ],
   ];
-  for (const [name, status, type, expected] of anthropicCases) {
-    it(`anthropic: ${name} -> ${expected.status} ${expected.code} (chat and messages shapes)`, async () => {
-      const message = status === 400 ? `prompt is too long: ${SENTINEL}` : `${type}: ${SENTINEL}`;
-      up.anthropic.enqueue({ status, body: { type: 'error', error: { type, message } } });
-      await chatFails('claude', expected);
-      up.anthropic.enqueue({ status, body: { type: 'error', error: { type, message } } });
-      const anthropicType: Record<string, string> = {
-        invalid_request_error: 'invalid_request_error',
-        server_error: type === 'overloaded_error' ? 'overloaded_error' : 'api_error',
-        rate_limit_error: 'rate_limit_error',
-      };
-      // Anthropic answers an overload 529 and so does the gateway, to Anthropic clients.
-      const messagesStatus = type === 'overloaded_error' ? 529 : expected.status;
-      await chatFails(
-        'claude',
-        { ...expected, status: messagesStatus, type: anthropicType[expected.type] },
-        '/messages',
+  for (const [fixture, expected, messages] of anthropicCases) {
+    it(`anthropic: ${fixture} -> ${expected.status} ${expected.code}, ${messages.status} ${messages.type} on /v1/messages`, async () => {
+      await chatFails('claude', enqueue(up.anthropic, 'anthropic', fixture), expected);
+      const reply = enqueue(up.anthropic, 'anthropic', fixture);
+      const error = await rejection(
+        anthropic.messages.create({ model: 'claude', max_tokens: 10, messages: USER }),
       );
+      assert.ok(error instanceof Anthropic.APIError, String(error));
+      assert.equal(error.status, messages.status);
+      assert.equal((error.error as { error: { type: string } }).error.type, messages.type);
+      // A context-window refusal repeats Anthropic's own sentence, which Claude Code matches (honest-errors.test.ts).
+      if (messages.status !== 400) assertNoWording(error, providerWording(reply));
     });
   }
 
-  it('gemini: RESOURCE_EXHAUSTED -> 429, API_KEY_INVALID -> 502 upstream_auth_failed', async () => {
-    up.gemini.enqueueAnswer({
+  it('gemini: error-429-retry-info.json -> 429, error-400-api-key-invalid.json -> 502 upstream_auth_failed', async () => {
+    for (const [status, fixture, expected] of [
+      [
+        429,
+        'error-429-retry-info.json',
+        { status: 429, code: 'rate_limit_exceeded', type: 'rate_limit_error' },
+      ],
+      [
+        400,
+        'error-400-api-key-invalid.json',
+        { status: 502, code: 'upstream_auth_failed', type: 'server_error' },
+      ],
+    ] as const) {
+      const reply = { status, body: JSON.parse(recordedText('gemini', fixture)) as unknown };
+      up.gemini.enqueueAnswer(reply);
+      await chatFails('gemini', reply, expected);
+    }
+  });
+
+  it('bedrock: bedrock-429-throttling-exception.http -> 429, bedrock-400-input-too-long.http -> context_length_exceeded', async () => {
+    await chatFails('nova', enqueue(up.bedrock, 'bedrock', 'bedrock-429-throttling-exception.http'), {
       status: 429,
-      body: { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: `Quota exceeded ${SENTINEL}` } },
+      code: 'rate_limit_exceeded',
+      type: 'rate_limit_error',
     });
-    await chatFails('gemini', { status: 429, code: 'rate_limit_exceeded', type: 'rate_limit_error' });
-    up.gemini.enqueueAnswer({
+    await chatFails('nova', enqueue(up.bedrock, 'bedrock', 'bedrock-400-input-too-long.http'), {
       status: 400,
-      body: {
-        error: {
-          code: 400,
-          status: 'INVALID_ARGUMENT',
-          message: `API key not valid ${SENTINEL}`,
-          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }],
-        },
-      },
+      code: 'context_length_exceeded',
+      type: 'invalid_request_error',
     });
-    await chatFails('gemini', { status: 502, code: 'upstream_auth_failed', type: 'server_error' });
   });
 
-  it('bedrock: ThrottlingException -> 429, a too-long input -> context_length_exceeded', async () => {
-    const errorType = (name: string) => ({
-      'x-amzn-errortype': `${name}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
-    });
-    up.bedrock.enqueueAnswer({
-      status: 429,
-      body: { message: `Too many requests ${SENTINEL}` },
-      headers: errorType('ThrottlingException'),
-    });
-    await chatFails('nova', { status: 429, code: 'rate_limit_exceeded', type: 'rate_limit_error' });
-    up.bedrock.enqueueAnswer({
-      status: 400,
-      body: { message: `Input is too long for requested model ${SENTINEL}` },
-      headers: errorType('ValidationException'),
-    });
-    await chatFails('nova', { status: 400, code: 'context_length_exceeded', type: 'invalid_request_error' });
+  it('openai-stream-server-error-chunk.sse mid-stream ends the stream in an upstream_error the SDK raises, no provider wording', async () => {
+    const raw = recordedText('openai', 'openai-stream-server-error-chunk.sse');
+    up.openai.faultNextStream({ afterEvents: 3, action: { raw } });
+    const stream = await openai.chat.completions.create({ model: 'gpt', messages: USER, stream: true });
+    const error = await rejection(
+      (async () => {
+        for await (const _chunk of stream);
+      })(),
+    );
+    assert.ok(error instanceof OpenAI.APIError, String(error));
+    assert.deepEqual([error.type, error.code], ['server_error', 'upstream_error']);
+    assert.ok(!JSON.stringify(error.error).includes('Sorry about that'));
   });
 
-  it('ends a stream broken mid-way with an error event in the OpenAI shape, no provider wording', async () => {
-    up.openai.eventDelayMs = 20;
-    up.openai.faultNextStream({
-      afterEvents: 3,
-      action: { raw: `data: ${JSON.stringify({ error: { message: SENTINEL, type: 'server_error' } })}\n\n` },
-    });
-    const answer = await post(up.gw, up.key, '/chat/completions', {
-      model: 'gpt',
-      messages: [{ role: 'user', content: 'one two three four five' }],
-      stream: true,
-    });
-    assert.equal(answer.status, 200);
-    assert.ok(!answer.text.includes(SENTINEL));
-    const events = answer.text.trim().split('\n\n');
-    const last = JSON.parse(events.at(-1)!.replace(/^data: /, '')) as {
-      error: { type: string; code: string };
-    };
-    assert.equal(last.error.type, 'server_error');
-    assert.equal(last.error.code, 'upstream_error');
-  });
-
-  it('ends a broken Messages stream with an Anthropic error event', async () => {
-    up.openai.eventDelayMs = 20;
-    up.openai.faultNextStream({
-      afterEvents: 3,
-      action: { raw: `data: ${JSON.stringify({ error: { message: SENTINEL, type: 'server_error' } })}\n\n` },
-    });
-    const answer = await post(up.gw, up.key, '/messages', {
-      model: 'gpt',
-      max_tokens: 20,
-      stream: true,
-      messages: [{ role: 'user', content: 'one two three four five' }],
-    });
-    assert.equal(answer.status, 200, answer.text);
-    assert.ok(!answer.text.includes(SENTINEL));
-    const last = answer.text.trim().split('\n\n').at(-1)!;
-    assert.match(last, /^event: error\ndata: /);
-    const data = JSON.parse(last.split('\ndata: ')[1]) as { type: string; error: { type: string } };
-    assert.equal(data.type, 'error');
-    assert.equal(data.error.type, 'api_error');
+  it('openai-stream-server-error-chunk.sse ends a translated Messages stream with an api_error event', async () => {
+    const raw = recordedText('openai', 'openai-stream-server-error-chunk.sse');
+    up.openai.faultNextStream({ afterEvents: 3, action: { raw } });
+    const stream = anthropic.messages.stream({ model: 'gpt', max_tokens: 20, messages: USER });
+    const error = await rejection(
+      (async () => {
+        for await (const _event of stream);
+      })(),
+    );
+    assert.ok(error instanceof Anthropic.APIError, String(error));
+    const body = error.error as { type: string; error: { type: string; message: string } };
+    assert.deepEqual([body.type, body.error.type], ['error', 'api_error']);
+    assert.ok(!body.error.message.includes('Sorry about that'));
   });
 });

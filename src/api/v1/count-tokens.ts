@@ -51,7 +51,7 @@ interface TokenCount {
 /**
  * Counts a Messages body's input tokens for `principal` (docs/api.md, Token counting): the first
  * enabled deployment of the model whose provider counts tokens itself answers (Anthropic's
- * endpoint, passed through); a model with none gets the gateway's estimate (catalog/estimate-tokens.ts).
+ * endpoint, passed through; Bedrock's CountTokens for Claude models); a model with none gets the gateway's estimate (catalog/estimate-tokens.ts).
  * Nothing is billed, rate-limited or recorded: no model output is produced.
  */
 export async function countTokens(
@@ -63,7 +63,10 @@ export async function countTokens(
   if (!mayUseModel(principal, body.model)) throw new GatewayError('model_not_allowed', { param: 'model' });
   const deployments = deps.directory.deploymentsOf(body.model).filter((deployment) => deployment.enabled);
   if (deployments.length === 0) throw new GatewayError('model_not_found', { param: 'model' });
-  const counting = deployments.find((d) => getProviderAdapter(d.provider)?.countTokens !== undefined);
+  const counting = deployments.find((deployment) => {
+    const counter = getProviderAdapter(deployment.provider)?.countTokens;
+    return counter !== undefined && (counter.supports?.(deployment.upstreamModel) ?? true);
+  });
   if (counting === undefined) {
     return { inputTokens: estimateInputTokens('messages', body), source: 'estimate' };
   }

@@ -10,12 +10,19 @@ import type { UpstreamChatCompletion } from './wire.ts';
 export type ChatChoice = UpstreamChatCompletion['choices'][number];
 
 /**
- * The message fields a replay carries, which are the delta fields assembly reads. A choice with
- * another (audio, annotations, a vendor's reasoning_content) or with logprobs is not replayed: the
- * client would get the answer without it. A stream with another is not assembled: the field would
- * be missing from the stored answer, so such a stream is not stored.
+ * The message fields a replay carries, which are the delta fields assembly reads (with
+ * `reasoning_content`, the reasoning text of DeepSeek, vLLM and the gateway's own Claude
+ * translation). A choice with another (audio, annotations, `thinking_blocks`) or with logprobs is
+ * not replayed: the client would get the answer without it. A stream with another is not
+ * assembled: the field would be missing from the stored answer, so such a stream is not stored.
  */
-const CHAT_ANSWER_FIELDS: ReadonlySet<string> = new Set(['role', 'content', 'refusal', 'tool_calls']);
+const CHAT_ANSWER_FIELDS: ReadonlySet<string> = new Set([
+  'role',
+  'content',
+  'refusal',
+  'tool_calls',
+  'reasoning_content',
+]);
 
 /** Answer fields OpenAI repeats on every chunk besides id, created and model (the writer's identity). */
 const CHUNK_IDENTITY_FIELDS = ['service_tier', 'system_fingerprint'] as const;

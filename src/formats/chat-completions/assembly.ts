@@ -32,6 +32,7 @@ interface ToolCallDraft {
 
 interface ChoiceDraft {
   content: string;
+  reasoning: string;
   refusal: string;
   toolCalls: Map<number, ToolCallDraft>;
   finishReason: string | null;
@@ -92,8 +93,9 @@ export class ChatCompletionAssembler extends StreamAssembler {
     // Logprobs are not assembled either: a plain call asking for them must not get an answer without.
     if (choice.logprobs != null || !onlyChatAnswerFields(choice.delta)) return false;
     const draft = this.#draft(choice.index);
-    const { content, refusal, tool_calls: toolCalls } = choice.delta;
+    const { content, refusal, tool_calls: toolCalls, reasoning_content: reasoning } = choice.delta;
     if (typeof content === 'string') draft.content += content;
+    if (typeof reasoning === 'string') draft.reasoning += reasoning;
     if (typeof refusal === 'string') draft.refusal += refusal;
     if (toolCalls != null) {
       if (!Array.isArray(toolCalls) || !toolCalls.every((call) => applyToolCall(draft, call))) return false;
@@ -105,7 +107,7 @@ export class ChatCompletionAssembler extends StreamAssembler {
   #draft(index: number): ChoiceDraft {
     let draft = this.#choices.get(index);
     if (draft === undefined) {
-      draft = { content: '', refusal: '', toolCalls: new Map(), finishReason: null };
+      draft = { content: '', reasoning: '', refusal: '', toolCalls: new Map(), finishReason: null };
       this.#choices.set(index, draft);
     }
     return draft;
@@ -159,6 +161,7 @@ function chatChoice(index: number, draft: ChoiceDraft): ChatChoice | null {
       content,
       refusal,
       ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+      ...(draft.reasoning === '' ? {} : { reasoning_content: draft.reasoning }),
     },
     logprobs: null,
     finish_reason: draft.finishReason,

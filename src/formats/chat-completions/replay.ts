@@ -35,12 +35,14 @@ export function replayChatCompletion(answer: unknown, request: Readonly<Json>): 
 }
 
 /**
- * One choice's chunks as OpenAI streams them: the role first (with empty content), then the text,
- * the refusal and each tool call whole, then the finish reason on an empty delta.
+ * One choice's chunks as OpenAI streams them: the role first (with empty content), then the
+ * reasoning (which a reasoning server streams before the answer), the text, the refusal and each
+ * tool call whole, then the finish reason on an empty delta.
  */
 function choiceChunks(writer: ChatChunkWriter, choice: ChatChoice): StreamEvent[] {
-  const { content, refusal, tool_calls: toolCalls } = choice.message;
+  const { content, refusal, tool_calls: toolCalls, reasoning_content: reasoning } = choice.message;
   const deltas: ReplayDelta[] = [{ role: 'assistant', content: '' }];
+  if (reasoning) deltas.push({ reasoning_content: reasoning });
   if (content) deltas.push({ content });
   if (refusal) deltas.push({ refusal });
   for (const [index, call] of (toolCalls ?? []).entries()) {

@@ -106,8 +106,16 @@ function replayPart(out: ResponsesEvents, at: PartAt, part: Json): boolean {
 function replayOutputText(out: ResponsesEvents, at: PartAt, part: Json): boolean {
   const { text, annotations = [] } = part;
   if (typeof text !== 'string' || !Array.isArray(annotations)) return false;
-  out.emit('response.content_part.added', { ...at, part: { ...part, text: '', annotations: [] } });
-  if (text !== '') out.emit('response.output_text.delta', { ...at, delta: text, logprobs: [] });
+  // Token log probabilities, when the call asked for them: the one delta carries them all.
+  const logprobs = Array.isArray(part.logprobs) ? part.logprobs : [];
+  const empty = {
+    ...part,
+    text: '',
+    annotations: [],
+    ...(part.logprobs === undefined ? {} : { logprobs: [] }),
+  };
+  out.emit('response.content_part.added', { ...at, part: empty });
+  if (text !== '') out.emit('response.output_text.delta', { ...at, delta: text, logprobs });
   for (const [annotationIndex, annotation] of annotations.entries()) {
     out.emit('response.output_text.annotation.added', {
       ...at,
@@ -115,7 +123,7 @@ function replayOutputText(out: ResponsesEvents, at: PartAt, part: Json): boolean
       annotation,
     });
   }
-  out.emit('response.output_text.done', { ...at, text, logprobs: [] });
+  out.emit('response.output_text.done', { ...at, text, logprobs });
   out.emit('response.content_part.done', { ...at, part });
   return true;
 }

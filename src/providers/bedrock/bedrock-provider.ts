@@ -16,6 +16,7 @@ import {
   resolveBedrockEndpoint,
 } from './bedrock-config.ts';
 import { toConverseRequest } from './bedrock-converse-request.ts';
+import { bedrockCountTokens } from './bedrock-count-tokens.ts';
 import { classifyBedrockError } from './bedrock-error.ts';
 import { BedrockStreamDecoder } from './bedrock-stream-decoder.ts';
 import { bedrockConverseResponseSchema } from './bedrock-wire-types.ts';
@@ -73,6 +74,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
     id: 'bedrock',
     operations: Object.freeze({ 'chat.completions': chatOperation(now) as OperationAdapter }),
     requiresBaseUrl: false,
+    countTokens: bedrockCountTokens(now),
     classifyError: classifyBedrockError,
   });
 }

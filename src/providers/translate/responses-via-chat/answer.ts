@@ -11,6 +11,7 @@ import {
   responsesUsageFromChat,
   statusFromFinishReason,
 } from './envelope.ts';
+import { chatTokenLogprobs, partObject } from './output-items.ts';
 import { encodeThinkingBlocks, wantsEncryptedReasoning } from './reasoning.ts';
 
 /**
@@ -36,7 +37,7 @@ export function chatToResponsesResponse(
   if (reasoning !== '' || encrypted !== undefined)
     output.push(reasoningItem(ids.item('rs', 0), reasoning, encrypted));
   if (choice?.message.content != null && choice.message.content !== '') {
-    content.push({ type: 'output_text', text: choice.message.content, annotations: [] });
+    content.push(partObject('output_text', choice.message.content, chatTokenLogprobs(choice)));
   }
   if (choice?.message.refusal != null && choice.message.refusal !== '') {
     content.push({ type: 'refusal', refusal: choice.message.refusal });

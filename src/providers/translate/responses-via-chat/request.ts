@@ -43,6 +43,7 @@ const TRANSLATED = new Set([
   'store',
   'metadata',
   'include',
+  'top_logprobs',
 ]);
 
 const NEUTRAL: Readonly<Record<string, readonly unknown[]>> = Object.freeze({
@@ -79,8 +80,23 @@ export function responsesToChatRequest(body: ResponsesRequest): ChatCompletionRe
   if (body.tools !== undefined && body.tools.length > 0) chat.tools = body.tools.map(convertTool);
   if (body.tool_choice !== undefined) chat.tool_choice = convertToolChoice(body.tool_choice);
   applyText(chat, body.text);
+  applyLogprobs(chat, body);
   if (body.reasoning?.effort != null) chat.reasoning_effort = body.reasoning.effort;
   return chat;
+}
+
+/**
+ * Token log probabilities: Responses returns them (`output_text.logprobs`) when `include` asks
+ * for `message.output_text.logprobs`, with `top_logprobs` alternatives per token; Chat asks with
+ * `logprobs: true` and the same `top_logprobs`. A `top_logprobs` above 0 asks on its own, as it
+ * means nothing without them.
+ */
+function applyLogprobs(chat: ChatCompletionRequest, body: ResponsesRequest): void {
+  const top = body.top_logprobs;
+  const included = Array.isArray(body.include) && body.include.includes('message.output_text.logprobs');
+  if (!included && !(typeof top === 'number' && top > 0)) return;
+  chat.logprobs = true;
+  if (typeof top === 'number') chat.top_logprobs = top;
 }
 
 /**
@@ -132,6 +148,7 @@ function convertMessage(item: ResponsesMessageItem, index: number): ChatMessage 
 }
 
 function userPart(part: ResponsesContentPart, index: number): ChatContentPart {
+  if (part.type === 'input_file') return filePart(part, index);
   if (part.type === 'input_image') {
     if (part.image_url == null) {
       throw unsupportedParameter(`input[${index}].content`, 'Images must be given by URL for this model.');
@@ -141,6 +158,22 @@ function userPart(part: ResponsesContentPart, index: number): ChatContentPart {
     return { type: 'image_url', image_url: imageUrl };
   }
   return { type: 'text', text: partText(part, index) };
+}
+
+/**
+ * An inline file (`file_data`, a base64 data URL) is Chat's `file` part with the same fields. A
+ * `file_id` names a file stored at OpenAI, which another upstream cannot read, and a `file_url`
+ * would have the gateway download what a caller points at: both are refused.
+ */
+function filePart(part: ResponsesContentPart, index: number): ChatContentPart {
+  const { file_data: data, filename } = part as { file_data?: unknown; filename?: unknown };
+  if (typeof data !== 'string' || data === '') {
+    throw unsupportedParameter(
+      `input[${index}].content`,
+      'Files must be given inline as file_data (a base64 data URL) for this model.',
+    );
+  }
+  return { type: 'file', file: { file_data: data, ...(typeof filename === 'string' ? { filename } : {}) } };
 }
 
 function partText(part: ResponsesContentPart, index: number): string {

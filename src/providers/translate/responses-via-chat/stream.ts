@@ -15,14 +15,22 @@ import {
   responsesUsageFromChat,
   statusFromFinishReason,
 } from './envelope.ts';
-import { type FunctionCallItem, functionCallObject, type PartKind, partObject } from './output-items.ts';
+import {
+  chatTokenLogprobs,
+  type FunctionCallItem,
+  functionCallObject,
+  type PartKind,
+  partObject,
+  type TokenLogprobs,
+} from './output-items.ts';
 import { encodeThinkingBlocks, wantsEncryptedReasoning } from './reasoning.ts';
 
 interface MessageItem {
   kind: 'message';
   outputIndex: number;
   id: string;
-  parts: Array<{ kind: PartKind; text: string }>;
+  /** `logprobs`: the text's token log probabilities so far, when the upstream sends them. */
+  parts: Array<{ kind: PartKind; text: string; logprobs?: TokenLogprobs }>;
 }
 interface ReasoningItem {
   kind: 'reasoning';
@@ -80,7 +88,7 @@ export class ChatToResponsesStream {
     // Signed thinking, kept for the client's next turn when it asked for it.
     if (this.#keepThinking && blocks != null) this.#reasoningItem(out).blocks.push(...blocks);
     if (choice.delta.content != null && choice.delta.content !== '')
-      this.#partDelta('output_text', choice.delta.content, out);
+      this.#partDelta('output_text', choice.delta.content, out, chatTokenLogprobs(choice));
     if (choice.delta.refusal != null && choice.delta.refusal !== '')
       this.#partDelta('refusal', choice.delta.refusal, out);
     for (const call of choice.delta.tool_calls ?? []) this.#toolCall(call, out);
@@ -102,7 +110,7 @@ export class ChatToResponsesStream {
     this.#emit(out, 'response.in_progress', { response });
   }
 
-  #partDelta(kind: PartKind, delta: string, out: StreamEvent[]): void {
+  #partDelta(kind: PartKind, delta: string, out: StreamEvent[], logprobs?: TokenLogprobs): void {
     const item = this.#messageItem(out);
     let part = item.parts.at(-1);
     if (part?.kind !== kind) {
@@ -116,9 +124,10 @@ export class ChatToResponsesStream {
       });
     }
     part.text += delta;
+    if (logprobs !== undefined) part.logprobs = [...(part.logprobs ?? []), ...logprobs];
     const where = { ...this.#where(item), content_index: item.parts.length - 1 };
     if (kind === 'output_text')
-      this.#emit(out, 'response.output_text.delta', { ...where, delta, logprobs: [] });
+      this.#emit(out, 'response.output_text.delta', { ...where, delta, logprobs: logprobs ?? [] });
     else this.#emit(out, 'response.refusal.delta', { ...where, delta });
   }
 
@@ -208,11 +217,13 @@ export class ChatToResponsesStream {
     const part = item.parts[contentIndex];
     const where = { ...this.#where(item), content_index: contentIndex };
     if (part.kind === 'output_text') {
-      this.#emit(out, 'response.output_text.done', { ...where, text: part.text, logprobs: [] });
+      const logprobs = part.logprobs ?? [];
+      this.#emit(out, 'response.output_text.done', { ...where, text: part.text, logprobs });
     } else {
       this.#emit(out, 'response.refusal.done', { ...where, refusal: part.text });
     }
-    this.#emit(out, 'response.content_part.done', { ...where, part: partObject(part.kind, part.text) });
+    const done = partObject(part.kind, part.text, part.logprobs);
+    this.#emit(out, 'response.content_part.done', { ...where, part: done });
   }
 
   #closeItem(status: 'completed' | 'incomplete', out: StreamEvent[]): void {
@@ -227,7 +238,7 @@ export class ChatToResponsesStream {
         type: 'message',
         status,
         role: 'assistant',
-        content: item.parts.map((p) => partObject(p.kind, p.text)),
+        content: item.parts.map((p) => partObject(p.kind, p.text, p.logprobs)),
       };
     } else if (item.kind === 'reasoning') {
       done = this.#closeReasoning(item, out);
