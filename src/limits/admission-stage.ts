@@ -12,12 +12,11 @@ import type { Operation } from '../providers/types.ts';
 import { ADMISSION_STAGE, type Admission } from './admission.ts';
 import type { BudgetCounter } from './budget-counter.ts';
 import { budgetRefusal } from './budget-refusal.ts';
-import type { CostModel } from './cost-model.ts';
+import { type CostModel, worstCaseCents } from './cost.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
 import type { ReservationLeases } from './reservation-leases.ts';
 import { estimateCallTokens, tpmReservation } from './token-reservation.ts';
-import { worstCaseCents } from './worst-case-cost.ts';
 
 export interface AdmissionDeps {
   cache: CacheStore;

@@ -7,14 +7,13 @@ import { type Db, withTimeout } from '../store/database.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
-import { catalogCostModel } from './catalog-cost-model.ts';
-import type { CostModel } from './cost-model.ts';
+import { type CostModel, catalogCostModel } from './cost.ts';
 import { ReservationLeases } from './reservation-leases.ts';
 import { SettleObserver } from './settle-observer.ts';
 import { readSpendCents, spendFlushFor } from './spend-statement.ts';
 import { SpendNotWrittenError, SpendWriter } from './spend-writer.ts';
 
-export type { CostModel } from './cost-model.ts';
+export type { CostModel } from './cost.ts';
 export { OUTPUT_RESERVATION_FLOOR_TOKENS } from './token-reservation.ts';
 
 export interface LimitsDeps {

@@ -3,7 +3,7 @@ import type { Deployment, DeploymentPricing } from '../deployments/deployment.ts
 import type { CallContext } from '../pipeline/call-context.ts';
 import type { Endpoint, EndpointBody } from '../pipeline/endpoint.ts';
 import type { Usage } from '../providers/types.ts';
-import type { CostModel } from './cost-model.ts';
+import type { CostModel } from './cost.ts';
 
 /**
  * Test doubles for the unit tests of this folder: a cost model whose estimate is the body's

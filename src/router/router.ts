@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { catalogCostModel } from '../limits/catalog-cost-model.ts';
+import { catalogCostModel } from '../limits/cost.ts';
 import { estimateCallTokens, tpmReservation } from '../limits/token-reservation.ts';
 import type { AttemptResult } from '../pipeline/attempt.ts';
 import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-context.ts';
