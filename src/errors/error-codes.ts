@@ -72,6 +72,12 @@ export const ERROR_CODES = {
     message: 'The requested resource was not found.',
     description: 'No route or resource with that path or id.',
   },
+  team_has_keys: {
+    errorClass: 'bad_request',
+    status: 409,
+    message: 'The team still has keys.',
+    description: 'A team with keys is deleted only with `?cascade=disable`, which disables its keys first.',
+  },
   request_too_large: {
     errorClass: 'bad_request',
     status: 413,

@@ -1,25 +1,36 @@
 /** The admin API's virtual key inputs (DESIGN.md section 5, Virtual key). */
 import { z } from 'zod';
+import { BUDGET_PERIODS } from '../limits/budget-period.ts';
 import { rateLimitSchema as limit } from '../limits/rate-limit-schema.ts';
 import { tagListSchema as tags } from '../pipeline/call-tags.ts';
 import { storableDateTime } from '../store/storable-date-time.ts';
 
-const modelName = z.string().trim().min(1, 'model names must not be empty').max(256);
+export const modelName = z.string().trim().min(1, 'model names must not be empty').max(256);
 
 const allowedModels = z
   .array(modelName)
   .max(10_000)
   .meta({ description: 'Public model names this key may call; `"*"` allows every model.' });
 
-const budgetCents = z.number().finite().nonnegative('expected a number of cents >= 0');
+export const budgetCents = z.number().finite().nonnegative('expected a number of cents >= 0');
+export const budgetPeriod = z
+  .enum(BUDGET_PERIODS, {
+    error: `expected one of ${BUDGET_PERIODS.join(', ')}, or null (a lifetime budget)`,
+  })
+  .meta({ description: 'Calendar period of the budget in UTC (`null`: a lifetime budget).' });
+const teamId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: "The key's team (`team_...`): its scope and limits apply too; it must exist." });
 const expiresAt = storableDateTime().meta({ description: 'After this instant the key is refused with 401.' });
-const metadata = z.record(z.string(), z.unknown()).meta({ description: 'Free-form JSON object.' });
+export const metadata = z.record(z.string(), z.unknown()).meta({ description: 'Free-form JSON object.' });
 /** Spend is the gateway's to keep: a body carrying it is refused rather than silently ignored. */
-const spendCents = z
+export const spendCents = z
   .never({ error: 'spendCents is read-only' })
   .optional()
   .meta({ description: 'Read-only.' });
-const name = z.string().trim().max(256, 'name is too long');
+export const name = z.string().trim().max(256, 'name is too long');
 
 export const virtualKeyCreateSchema = z
   .strictObject({
@@ -28,6 +39,8 @@ export const virtualKeyCreateSchema = z
     rpmLimit: limit.nullish(),
     tpmLimit: limit.nullish(),
     budgetCents: budgetCents.nullish(),
+    budgetPeriod: budgetPeriod.nullish(),
+    teamId: teamId.nullish(),
     spendCents,
     enabled: z.boolean().default(true),
     expiresAt: expiresAt.nullish(),
@@ -46,6 +59,8 @@ export const virtualKeyPatchSchema = z
     rpmLimit: limit.nullable().optional(),
     tpmLimit: limit.nullable().optional(),
     budgetCents: budgetCents.nullable().optional(),
+    budgetPeriod: budgetPeriod.nullable().optional(),
+    teamId: teamId.nullable().optional(),
     spendCents,
     enabled: z.boolean().optional(),
     expiresAt: expiresAt.nullable().optional(),

@@ -1,15 +1,23 @@
 import type { CallContext } from '../pipeline/call-context.ts';
+import type { LimitScope } from './limit-keys.ts';
 
 /** The name of the admission stage, and its key in `CallContext.stageState`. */
 export const ADMISSION_STAGE = 'admit-limits';
 
+/** What a call reserved in one scope (its key, or its key's team). */
+export interface ScopeReservation {
+  scope: LimitScope;
+  /** Tokens reserved in the scope's TPM window under the request id; null without a TPM limit. */
+  reservedTokens: number | null;
+  /** The budget window the call counts against and the cents it reserved; null without a budget. */
+  budget: { periodStartMs: number | null; cents: number } | null;
+}
+
 /** What a call reserved on admission, for the settle observer to reconcile or release. */
 export interface Admission {
   keyId: string;
-  /** Tokens reserved in the TPM window under the request id; null without a TPM limit. */
-  reservedTokens: number | null;
-  /** Cents reserved on the budget counter; null without a budget. */
-  reservedCents: number | null;
+  /** The key's reservations, then its team's when it has one. */
+  scopes: readonly ScopeReservation[];
 }
 
 export function admissionOf(ctx: CallContext): Admission | undefined {

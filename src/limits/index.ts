@@ -8,9 +8,10 @@ import type { Logger } from '../telemetry/logger.ts';
 import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
 import { type CostModel, catalogCostModel } from './cost.ts';
+import type { LimitScope } from './limit-keys.ts';
 import { ReservationLeases } from './reservation-leases.ts';
 import { SettleObserver } from './settle-observer.ts';
-import { readSpendCents, spendFlushFor } from './spend-statement.ts';
+import { readWindowSpendCents, type SpendTable, spendFlushFor } from './spend-statement.ts';
 import { SpendNotWrittenError, SpendWriter } from './spend-writer.ts';
 
 export type { CostModel } from './cost.ts';
@@ -32,6 +33,8 @@ export interface LimitsDeps {
   /** Defaults to the model catalog. */
   model?: CostModel;
   spendFlushIntervalMs?: number;
+  /** The clock budget periods are read on (ms since the epoch); Date.now by default. */
+  now?(): number;
 }
 
 export interface Limits {
@@ -41,6 +44,10 @@ export interface Limits {
   observer: CallObserver;
   /** Spend not yet in the database, by key (for the budget re-seed and tests). */
   spend: SpendWriter;
+  /** The same for teams. */
+  teamSpend: SpendWriter;
+  /** A key's or team's spend in a budget window not yet in the database (null: all of it). */
+  pendingSpendCents(scope: LimitScope, periodStartMs: number | null): number;
   /**
    * The shutdown 'flush' step: lets settlements finish, then writes the pending spend, trying for
    * at most `timeoutMs`; spend not written by then is logged, key by key.
@@ -52,23 +59,29 @@ export interface Limits {
 export function createLimits(deps: LimitsDeps): Limits {
   const { cache, db, logger, directory } = deps;
   const model = deps.model ?? catalogCostModel;
-  const spend = new SpendWriter({
-    flush: spendFlushFor(deps.spendDb ?? db),
-    intervalMs: deps.spendFlushIntervalMs,
-    onFlushError: (error, keys) =>
-      logger.warn({ err: error, keys }, 'spend flush failed; keeping the deltas and retrying'),
-    onFlushRecovered: () => logger.info('spend flush recovered'),
-  });
+  const writer = (table: SpendTable) =>
+    new SpendWriter({
+      flush: spendFlushFor(deps.spendDb ?? db, table),
+      intervalMs: deps.spendFlushIntervalMs,
+      onFlushError: (error, keys) =>
+        logger.warn({ err: error, keys, table }, 'spend flush failed; keeping the deltas and retrying'),
+      onFlushRecovered: () => logger.info({ table }, 'spend flush recovered'),
+    });
+  const spend = writer('virtual_keys');
+  const teamSpend = writer('teams');
+  const pendingSpendCents = (scope: LimitScope, periodStartMs: number | null) =>
+    (scope.kind === 'team' ? teamSpend : spend).pendingFor(scope.id, periodStartMs);
   const budget = new BudgetCounter({
     cache,
-    readSpendCents: (keyId) => withTimeout(readSpendCents(db, keyId), deps.dependencyTimeoutMs, 'database'),
-    pendingSpendCents: (keyId) => spend.pendingFor(keyId),
+    readSpendCents: (scope, periodStartMs) =>
+      withTimeout(readWindowSpendCents(db, scope, periodStartMs), deps.dependencyTimeoutMs, 'database'),
+    pendingSpendCents,
   });
   const leases = new ReservationLeases({
     cache,
-    onRenewError: (error, keyId) =>
+    onRenewError: (error, scopeId) =>
       logger.warn(
-        { err: error, keyId },
+        { err: error, scopeId },
         'budget reservations not renewed; they lapse unless a renewal succeeds',
       ),
   });
@@ -76,7 +89,9 @@ export function createLimits(deps: LimitsDeps): Limits {
     cache,
     model,
     spend,
+    teamSpend,
     leases,
+    now: deps.now,
     onUsageClamped: (deployment, requestId, clamped) =>
       logger.warn(
         { requestId, deploymentId: deployment.id, upstreamModel: deployment.upstreamModel, clamped },
@@ -95,28 +110,41 @@ export function createLimits(deps: LimitsDeps): Limits {
       logger.warn({ err: error, requestIds }, 'limit reservations not reconciled'),
   });
   spend.start();
+  teamSpend.start();
   leases.start();
+  const closeWriter = async (writer: SpendWriter, table: SpendTable, timeoutMs?: number) => {
+    try {
+      await writer.close({ timeoutMs });
+    } catch (error) {
+      if (!(error instanceof SpendNotWrittenError)) throw error;
+      // The operator's record of what to add to spend_cents by hand.
+      logger.error(
+        { deltas: error.deltas, table },
+        'spend could not be written to the database before shutdown',
+      );
+    }
+  };
   return {
     stage: admitLimits({
       cache,
       budget,
       model,
       leases,
+      now: deps.now,
       poolOf: (publicModel, operation) =>
         directory.deploymentsOf(publicModel).filter((deployment) => servesOperation(deployment, operation)),
     }),
     observer,
     spend,
+    teamSpend,
+    pendingSpendCents,
     close: async (timeoutMs) => {
       await observer.idle();
       leases.close();
-      try {
-        await spend.close({ timeoutMs });
-      } catch (error) {
-        if (!(error instanceof SpendNotWrittenError)) throw error;
-        // The operator's record of what to add to spend_cents by hand.
-        logger.error({ deltas: error.deltas }, 'spend could not be written to the database before shutdown');
-      }
+      await Promise.all([
+        closeWriter(spend, 'virtual_keys', timeoutMs),
+        closeWriter(teamSpend, 'teams', timeoutMs),
+      ]);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { CacheStore } from '../cache/cache-store.ts';
-import { LIMIT_KEYS } from './limit-keys.ts';
+import { LIMIT_KEYS, type ScopeRef, scopeOf } from './limit-keys.ts';
 
 /**
  * How long a budget reservation holds in the cache store without renewal. A process that dies
@@ -11,20 +11,20 @@ export const RESERVATION_LEASE_MS = 30_000;
 export interface ReservationLeasesOptions {
   cache: Pick<CacheStore, 'renewReservations'>;
   /** A renewal failed (the cache store is down); the reservations may lapse. Must not throw. */
-  onRenewError(error: unknown, keyId: string): void;
+  onRenewError(error: unknown, scopeId: string): void;
   leaseMs?: number;
 }
 
 /**
  * The budget reservations of this process's calls in flight, renewed together on one timer: a
  * call longer than a lease keeps its reservation, and a call costs one map entry, not a timer.
- * One renewal per key with calls in flight per tick, whatever their number.
+ * One renewal per budget (a key's, a team's) with calls in flight per tick, whatever their number.
  */
 export class ReservationLeases {
   readonly leaseMs: number;
   readonly #options: ReservationLeasesOptions;
-  /** Key id -> request ids of its calls in flight. */
-  readonly #held = new Map<string, Set<string>>();
+  /** Reservation log key -> the scope's id and the request ids of its calls in flight. */
+  readonly #held = new Map<string, { scopeId: string; ids: Set<string> }>();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: ReservationLeasesOptions) {
@@ -36,28 +36,30 @@ export class ReservationLeases {
     this.#timer ??= setInterval(() => void this.renew(), this.leaseMs / 3).unref();
   }
 
-  hold(keyId: string, requestId: string): void {
-    let ids = this.#held.get(keyId);
-    if (ids === undefined) {
-      ids = new Set();
-      this.#held.set(keyId, ids);
+  hold(scope: ScopeRef, requestId: string): void {
+    const heldKey = LIMIT_KEYS.budgetHeld(scope);
+    let held = this.#held.get(heldKey);
+    if (held === undefined) {
+      held = { scopeId: scopeOf(scope).id, ids: new Set() };
+      this.#held.set(heldKey, held);
     }
-    ids.add(requestId);
+    held.ids.add(requestId);
   }
 
-  release(keyId: string, requestId: string): void {
-    const ids = this.#held.get(keyId);
-    if (ids === undefined) return;
-    ids.delete(requestId);
-    if (ids.size === 0) this.#held.delete(keyId);
+  release(scope: ScopeRef, requestId: string): void {
+    const heldKey = LIMIT_KEYS.budgetHeld(scope);
+    const held = this.#held.get(heldKey);
+    if (held === undefined) return;
+    held.ids.delete(requestId);
+    if (held.ids.size === 0) this.#held.delete(heldKey);
   }
 
   /** Renews every reservation held now (the timer's work; public for tests). */
   async renew(): Promise<void> {
-    const renewals = [...this.#held].map(([keyId, ids]) =>
+    const renewals = [...this.#held].map(([heldKey, { scopeId, ids }]) =>
       this.#options.cache
-        .renewReservations({ heldKey: LIMIT_KEYS.budgetHeld(keyId), ids: [...ids], leaseMs: this.leaseMs })
-        .catch((error: unknown) => this.#options.onRenewError(error, keyId)),
+        .renewReservations({ heldKey, ids: [...ids], leaseMs: this.leaseMs })
+        .catch((error: unknown) => this.#options.onRenewError(error, scopeId)),
     );
     await Promise.all(renewals);
   }

@@ -34,6 +34,9 @@ export function testKey(fields: Partial<VirtualKey> = {}): VirtualKey {
     enabled: true,
     expiresAt: null,
     tags: [],
+    budgetPeriod: null,
+    budgetResetAtMs: null,
+    team: null,
     ...fields,
   };
 }

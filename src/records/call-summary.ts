@@ -43,10 +43,16 @@ export interface CallSummary {
   attempts: readonly AttemptRecord[];
   /** The call's tags, the key's defaults included. */
   tags: readonly string[];
+  /** The calling key's team; null for the master key or a key without one. */
+  teamId: string | null;
 }
 
 export function keyIdOf(ctx: CallContext): string | null {
   return ctx.principal.kind === 'virtual' ? ctx.principal.key.id : null;
+}
+
+export function teamIdOf(ctx: CallContext): string | null {
+  return ctx.principal.kind === 'virtual' ? (ctx.principal.key.team?.id ?? null) : null;
 }
 
 export function summarizeCall(
@@ -79,6 +85,7 @@ export function summarizeCall(
     cache: ctx.cacheStatus ?? null,
     attempts: ctx.attempts,
     tags: ctx.tags,
+    teamId: teamIdOf(ctx),
   };
 }
 

@@ -37,8 +37,18 @@ export interface Gateway {
   shutdown(): Promise<void>;
 }
 
+/** What a test may put in place of the real thing. */
+export interface GatewayOverrides {
+  /** The clock budget periods are read on (ms since the epoch); Date.now by default. */
+  now?(): number;
+}
+
 /** The composition root: opens the runtime, builds every feature, assembles the HTTP app. */
-export async function buildGateway(config: Config, logger: Logger): Promise<Gateway> {
+export async function buildGateway(
+  config: Config,
+  logger: Logger,
+  overrides: GatewayOverrides = {},
+): Promise<Gateway> {
   const runtime = await openRuntime(config, logger);
   const { database, cache, keyring, lifecycle } = runtime;
 
@@ -69,6 +79,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     logger,
     directory,
     dependencyTimeoutMs: runtime.config.dependencyTimeoutMs,
+    now: overrides.now,
   });
   lifecycle.onShutdown('flush', 'limits and spend', (remainingMs) => limits.close(remainingMs));
   const records = createRecords({
@@ -123,13 +134,23 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
       keyInfo: new KeyInfoReader({
         db: database.db,
         cache,
-        pendingSpendCents: (keyId) => limits.spend.pendingFor(keyId),
+        pendingSpendCents: limits.pendingSpendCents,
+        now: overrides.now,
       }),
       bodyLimitBytes: runtime.config.bodyLimitBytes,
       countTokens: { client, settings: routerSettings },
       upstreamErrorMessages: runtime.config.upstreamErrorMessages,
     }),
-    ...adminModules({ db: database.db, cache, keyring, logger, directory, keys, routerSettings }),
+    ...adminModules({
+      db: database.db,
+      cache,
+      keyring,
+      logger,
+      directory,
+      keys,
+      routerSettings,
+      now: overrides.now,
+    }),
     ...records.modules,
     ...audit.modules,
   ];

@@ -28,6 +28,7 @@ function call(overrides: Partial<CallSummary> = {}): CallSummary {
     cache: null,
     attempts: [],
     tags: [],
+    teamId: null,
     ...overrides,
   };
 }

@@ -10,7 +10,7 @@ const time = storableDateTime();
 const usageQuery = z.strictObject({
   groupBy: z.enum(USAGE_GROUPS).default('model').meta({
     description:
-      '`key` (virtual key id), `model` (public model), `deployment` (served by), `day` (UTC), `tag` (a call with two tags counts under each; untagged calls under null).',
+      "`key` (virtual key id), `model` (public model), `deployment` (served by), `day` (UTC), `tag` (a call with two tags counts under each; untagged calls under null), `team` (the calling key's team; null without one).",
   }),
   since: time.optional().meta({ description: 'Inclusive lower bound of the start time (RFC 3339).' }),
   until: time.optional().meta({ description: 'Exclusive upper bound of the start time (RFC 3339).' }),
@@ -23,7 +23,7 @@ const usageReport = z
       z.object({
         group: z.string().nullable().meta({
           description:
-            'Key id, public model, deployment id, day `YYYY-MM-DD` or tag; null for the master key, a call that reached no deployment, or untagged calls.',
+            'Key id, public model, deployment id, day `YYYY-MM-DD`, tag or team id; null for the master key, a call that reached no deployment, untagged calls, or keys without a team.',
         }),
         requests: z.number().int(),
         inputTokens: z.number().int(),
@@ -34,7 +34,7 @@ const usageReport = z
   })
   .meta({ id: 'UsageReport' });
 
-/** `GET /admin/usage` (variant B): requests, tokens and cost per key, model, deployment, day or tag. */
+/** `GET /admin/usage` (variant B): requests, tokens and cost per key, model, deployment, day, tag or team. */
 export function usageModule(db: Db): RouteModule {
   return {
     surface: 'admin',
@@ -42,7 +42,7 @@ export function usageModule(db: Db): RouteModule {
       registerAdminRoute(scope, docs, {
         method: 'get',
         path: '/usage',
-        summary: 'Requests, input and output tokens and cost per key, model, deployment, day or tag',
+        summary: 'Requests, input and output tokens and cost per key, model, deployment, day, tag or team',
         tag: 'records',
         query: usageQuery,
         response: usageReport,

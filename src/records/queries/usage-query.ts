@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../store/database.ts';
 
-export const USAGE_GROUPS = ['key', 'model', 'deployment', 'day', 'tag'] as const;
+export const USAGE_GROUPS = ['key', 'model', 'deployment', 'day', 'tag', 'team'] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
 
 export interface UsageFilter {
@@ -13,7 +13,7 @@ export interface UsageFilter {
 export interface UsageRow {
   /**
    * Key id (null: the master key), public model, deployment id (null: never reached one), UTC day
-   * `YYYY-MM-DD`, or tag (null: calls without tags).
+   * `YYYY-MM-DD`, tag (null: calls without tags) or team id (null: calls by keys without a team).
    */
   group: string | null;
   requests: number;
@@ -29,6 +29,7 @@ const GROUP_EXPRESSIONS = {
   deployment: sql<string | null>`deployment_id`,
   day: sql<string | null>`to_char(started_at at time zone 'UTC', 'YYYY-MM-DD')`,
   tag: sql<string | null>`tag.tag`,
+  team: sql<string | null>`team_id`,
 } as const satisfies Record<UsageGroup, unknown>;
 
 /**

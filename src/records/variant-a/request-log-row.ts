@@ -23,6 +23,7 @@ export interface RequestLogRow {
   error_detail: unknown;
   cache_hit: boolean;
   tags: readonly string[];
+  team_id: string | null;
 }
 
 export const REQUEST_LOG_COLUMNS = [
@@ -43,6 +44,7 @@ export const REQUEST_LOG_COLUMNS = [
   'error_detail',
   'cache_hit',
   'tags',
+  'team_id',
 ] as const satisfies readonly (keyof RequestLogRow)[];
 
 /**
@@ -74,5 +76,6 @@ export function requestLogRow(call: CallSummary, prompt: string | null): Request
     error_detail: jsonForDb(detail),
     cache_hit: call.cache === 'hit',
     tags: call.tags,
+    team_id: call.teamId,
   };
 }

@@ -1,6 +1,6 @@
 import type { CallContext } from '../../pipeline/call-context.ts';
 import { isoTime } from '../../telemetry/iso-time.ts';
-import { type CallSummary, keyIdOf } from '../call-summary.ts';
+import { type CallSummary, keyIdOf, teamIdOf } from '../call-summary.ts';
 import { jsonForDb, storedError } from '../error-detail.ts';
 import type { Timestamp } from '../recordset-json.ts';
 
@@ -28,6 +28,7 @@ export interface OperationRow {
   prompt: string | null;
   cache_hit: boolean;
   tags: readonly string[];
+  team_id: string | null;
 }
 
 export const OPERATION_COLUMNS = [
@@ -53,6 +54,7 @@ export const OPERATION_COLUMNS = [
   'prompt',
   'cache_hit',
   'tags',
+  'team_id',
 ] as const satisfies readonly (keyof OperationRow)[];
 
 /** An `upstream_attempts` row. */
@@ -124,6 +126,7 @@ export function startedOperationRow(start: OperationStart, ctx: CallContext): Op
     prompt: start.prompt,
     cache_hit: false,
     tags: ctx.tags,
+    team_id: teamIdOf(ctx),
   };
 }
 
@@ -151,6 +154,7 @@ export function finishedOperationRow(start: OperationStart, call: CallSummary): 
     prompt: start.prompt,
     cache_hit: call.cache === 'hit',
     tags: call.tags,
+    team_id: call.teamId,
   };
 }
 
