@@ -14,7 +14,7 @@ import { CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
 import type { Operation } from '../providers/types.ts';
 import { ADMISSION_STAGE, type Admission } from './admission.ts';
 import type { BudgetCounter } from './budget-counter.ts';
-import { type BudgetWindow, budgetWindow } from './budget-period.ts';
+import { type BudgetPeriod, type BudgetWindow, budgetWindow } from './budget-period.ts';
 import { budgetRefusal } from './budget-refusal.ts';
 import { type CostModel, worstCaseCents } from './cost.ts';
 import { keyScope, LIMIT_KEYS, type LimitScope, RATE_WINDOW_MS, teamScope } from './limit-keys.ts';
@@ -39,7 +39,7 @@ interface ScopePlan {
   requests: { limit: number } | null;
   tokens: { limit: number; cost: number; inputTokens: number } | null;
   /** `cents`: the call's worst-case cost, reserved whole, in the budget window in force. */
-  budget: { limit: number; cents: number; window: BudgetWindow } | null;
+  budget: { limit: number; cents: number; period: BudgetPeriod | null; window: BudgetWindow } | null;
 }
 
 interface AdmissionPlan {
@@ -87,7 +87,13 @@ async function admit(ctx: CallContext, deps: AdmissionDeps): Promise<StageOutcom
       return {
         scope: scope.scope,
         reservedTokens: scope.tokens?.cost ?? null,
-        budget: scope.budget && { periodStartMs: scope.budget.window.startMs, cents: scope.budget.cents },
+        budget: scope.budget && {
+          cents: scope.budget.cents,
+          limit: scope.budget.limit,
+          period: scope.budget.period,
+          periodStartMs: scope.budget.window.startMs,
+          resetsAtMs: scope.budget.window.resetsAtMs,
+        },
       };
     }),
   };
@@ -189,6 +195,7 @@ function scopePlan(
         : {
             limit: holder.budgetCents,
             cents: worstCase(estimate.inputTokens),
+            period: holder.budgetPeriod,
             window: budgetWindow(holder, nowMs),
           },
   };

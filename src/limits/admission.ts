@@ -1,4 +1,5 @@
 import type { CallContext } from '../pipeline/call-context.ts';
+import type { BudgetPeriod } from './budget-period.ts';
 import type { LimitScope } from './limit-keys.ts';
 
 /** The name of the admission stage, and its key in `CallContext.stageState`. */
@@ -10,7 +11,17 @@ export interface ScopeReservation {
   /** Tokens reserved in the scope's TPM window under the request id; null without a TPM limit. */
   reservedTokens: number | null;
   /** The budget window the call counts against and the cents it reserved; null without a budget. */
-  budget: { periodStartMs: number | null; cents: number } | null;
+  budget: ReservedBudget | null;
+}
+
+export interface ReservedBudget {
+  /** The cents the call reserved. */
+  cents: number;
+  /** The budget and its window, as admission saw them. */
+  limit: number;
+  period: BudgetPeriod | null;
+  periodStartMs: number | null;
+  resetsAtMs: number | null;
 }
 
 /** What a call reserved on admission, for the settle observer to reconcile or release. */

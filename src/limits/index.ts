@@ -7,6 +7,7 @@ import { type Db, withTimeout } from '../store/database.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
+import { BudgetThresholds } from './budget-thresholds.ts';
 import { type CostModel, catalogCostModel } from './cost.ts';
 import type { LimitScope } from './limit-keys.ts';
 import { ReservationLeases } from './reservation-leases.ts';
@@ -14,6 +15,7 @@ import { SettleObserver } from './settle-observer.ts';
 import { readWindowSpendCents, type SpendTable, spendFlushFor } from './spend-statement.ts';
 import { SpendNotWrittenError, SpendWriter } from './spend-writer.ts';
 
+export { BUDGET_THRESHOLD_CHANNEL, type BudgetThresholdEvent } from './budget-thresholds.ts';
 export type { CostModel } from './cost.ts';
 export { OUTPUT_RESERVATION_FLOOR_TOKENS } from './token-reservation.ts';
 
@@ -85,6 +87,15 @@ export function createLimits(deps: LimitsDeps): Limits {
         'budget reservations not renewed; they lapse unless a renewal succeeds',
       ),
   });
+  const thresholds = new BudgetThresholds({
+    cache,
+    now: deps.now,
+    onError: (error, watch) =>
+      logger.warn(
+        { err: error, scope: watch.scope.kind, id: watch.scope.id },
+        'budget threshold not checked',
+      ),
+  });
   const observer = new SettleObserver({
     cache,
     model,
@@ -92,6 +103,10 @@ export function createLimits(deps: LimitsDeps): Limits {
     teamSpend,
     leases,
     now: deps.now,
+    onSettled: (target) => {
+      if (target.key.watch !== undefined) thresholds.check(target.key.watch);
+      if (target.team?.watch !== undefined) thresholds.check(target.team.watch);
+    },
     onUsageClamped: (deployment, requestId, clamped) =>
       logger.warn(
         { requestId, deploymentId: deployment.id, upstreamModel: deployment.upstreamModel, clamped },

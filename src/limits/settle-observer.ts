@@ -135,13 +135,25 @@ export class SettleObserver implements CallObserver {
   }
 }
 
-/** The cache-store keys a scope's reservation settles into. */
+/** The cache-store keys a scope's reservation settles into, and its budget to watch. */
 function targetOf({ scope, budget }: ScopeReservation): ScopeTarget {
-  return {
+  const counterKey = LIMIT_KEYS.budget(scope, budget?.periodStartMs ?? null);
+  const target: ScopeTarget = {
     tpm: LIMIT_KEYS.tpm(scope),
-    budget: LIMIT_KEYS.budget(scope, budget?.periodStartMs ?? null),
+    budget: counterKey,
     held: LIMIT_KEYS.budgetHeld(scope),
   };
+  if (budget !== null) {
+    target.watch = {
+      scope,
+      budgetCents: budget.limit,
+      period: budget.period,
+      periodStartMs: budget.periodStartMs,
+      counterKey,
+      resetsAtMs: budget.resetsAtMs,
+    };
+  }
+  return target;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { CacheStore, ScopeSettlement, TokenEntry } from '../cache/cache-store.ts';
+import type { ThresholdWatch } from './budget-thresholds.ts';
 import { exactCents } from './exact-cents.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
 
@@ -8,6 +9,8 @@ export interface ScopeTarget {
   /** The spend counter of the budget window the call was admitted in. */
   budget: string;
   held: string;
+  /** The budget to check for thresholds once the batch settled; absent without a budget. */
+  watch?: ThresholdWatch;
 }
 
 /** Where a call settles: its key's limits and its team's, one `{hash-tag}`. */

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { after, before, describe, it } from 'node:test';
+import { BUDGET_THRESHOLD_CHANNEL, type BudgetThresholdEvent } from '../../src/limits/index.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { type Answer, admin } from '../records/support.ts';
@@ -136,6 +138,51 @@ describe('budget periods (Redis and Postgres, injected clock)', () => {
     }
     const missing = await admin(gw, 'POST', '/admin/keys/key_nope/reset-spend');
     assert.equal(missing.status, 404);
+  });
+
+  it('publishes a budget crossing 80% and 100% once per period and threshold, after settlement', async () => {
+    nowMs = Date.UTC(2031, 1, 3, 8);
+    const events: BudgetThresholdEvent[] = [];
+    const listener = (message: unknown) => events.push(message as BudgetThresholdEvent);
+    diagnosticsChannel.subscribe(BUDGET_THRESHOLD_CHANNEL, listener);
+    try {
+      const key = await issueKey(gw, { budgetCents: 10, budgetPeriod: 'daily' });
+      const openai = client(gw, key.key);
+      await openai.chat.completions.create(hi('chat')); // 3 of 10
+      await openai.chat.completions.create(hi('chat')); // 6
+      await openai.chat.completions.create(hi('chat')); // 9: past 80%
+      await waitUntil(async () => events.length === 1, 'the 80% event');
+      await openai.chat.completions.create(hi('chat')); // 12: past 100%
+      await waitUntil(async () => events.length === 2, 'the 100% event');
+      await failure(openai.chat.completions.create(hi('chat')));
+      assert.deepEqual(events, [
+        {
+          scope: 'key',
+          id: key.id,
+          percent: 80,
+          period: 'daily',
+          periodStart: '2031-02-03T00:00:00.000Z',
+          spendCents: 9,
+          budgetCents: 10,
+        },
+        {
+          scope: 'key',
+          id: key.id,
+          percent: 100,
+          period: 'daily',
+          periodStart: '2031-02-03T00:00:00.000Z',
+          spendCents: 12,
+          budgetCents: 10,
+        },
+      ]);
+      nowMs = Date.UTC(2031, 1, 4);
+      for (let call = 0; call < 3; call++) await openai.chat.completions.create(hi('chat'));
+      await waitUntil(async () => events.length === 3, 'the next day has its own thresholds');
+      assert.equal(events[2]?.periodStart, '2031-02-04T00:00:00.000Z');
+      assert.equal(events[2]?.percent, 80);
+    } finally {
+      diagnosticsChannel.unsubscribe(BUDGET_THRESHOLD_CHANNEL, listener);
+    }
   });
 
   it('refuses an unknown period, a negative or non-finite budget with 400 naming the field, writing nothing', async () => {
