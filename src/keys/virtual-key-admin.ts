@@ -10,6 +10,7 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { CachedKeyResolver } from './cached-key-resolver.ts';
 import { hashKeySecret } from './key-hash.ts';
 import { generateKeySecret } from './key-secret.ts';
+import { limitHolderColumns } from './limit-holder-fields.ts';
 import { VirtualKeyRepository, type VirtualKeyUpdate } from './virtual-key-repository.ts';
 import type { VirtualKeyRow } from './virtual-key-row.ts';
 import type {
@@ -121,17 +122,10 @@ export class VirtualKeyAdmin extends ResourceAdmin<VirtualKeyRow> {
 }
 
 function updateColumns(patch: VirtualKeyPatchInput): VirtualKeyUpdate {
-  const columns: VirtualKeyUpdate = {};
-  if (patch.name !== undefined) columns.name = patch.name;
-  if (patch.allowedModels !== undefined) columns.allowed_models = patch.allowedModels;
-  if (patch.rpmLimit !== undefined) columns.rpm_limit = patch.rpmLimit;
-  if (patch.tpmLimit !== undefined) columns.tpm_limit = patch.tpmLimit;
-  if (patch.budgetCents !== undefined) columns.budget_cents = patch.budgetCents;
-  if (patch.budgetPeriod !== undefined) columns.budget_period = patch.budgetPeriod;
+  const columns: VirtualKeyUpdate = limitHolderColumns(patch);
   if (patch.teamId !== undefined) columns.team_id = patch.teamId;
   if (patch.enabled !== undefined) columns.enabled = patch.enabled;
   if (patch.expiresAt !== undefined) columns.expires_at = patch.expiresAt;
-  if (patch.metadata !== undefined) columns.metadata = patch.metadata ?? {};
   if (patch.tags !== undefined) columns.tags = patch.tags;
   return columns;
 }

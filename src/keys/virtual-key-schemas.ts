@@ -1,9 +1,8 @@
 /** The admin API's virtual key inputs (DESIGN.md section 5, Virtual key). */
 import { z } from 'zod';
-import { BUDGET_PERIODS } from '../limits/budget-period.ts';
-import { rateLimitSchema as limit } from '../limits/rate-limit-schema.ts';
 import { tagListSchema as tags } from '../pipeline/call-tags.ts';
 import { storableDateTime } from '../store/storable-date-time.ts';
+import { limitCreateFields, limitPatchFields } from './limit-holder-fields.ts';
 
 export const modelName = z.string().trim().min(1, 'model names must not be empty').max(256);
 
@@ -12,12 +11,6 @@ const allowedModels = z
   .max(10_000)
   .meta({ description: 'Public model names this key may call; `"*"` allows every model.' });
 
-export const budgetCents = z.number().finite().nonnegative('expected a number of cents >= 0');
-export const budgetPeriod = z
-  .enum(BUDGET_PERIODS, {
-    error: `expected one of ${BUDGET_PERIODS.join(', ')}, or null (a lifetime budget)`,
-  })
-  .meta({ description: 'Calendar period of the budget in UTC (`null`: a lifetime budget).' });
 const teamId = z
   .string()
   .min(1)
@@ -25,23 +18,14 @@ const teamId = z
   .meta({ description: "The key's team (`team_...`): its scope and limits apply too; it must exist." });
 const expiresAt = storableDateTime().meta({ description: 'After this instant the key is refused with 401.' });
 export const metadata = z.record(z.string(), z.unknown()).meta({ description: 'Free-form JSON object.' });
-/** Spend is the gateway's to keep: a body carrying it is refused rather than silently ignored. */
-export const spendCents = z
-  .never({ error: 'spendCents is read-only' })
-  .optional()
-  .meta({ description: 'Read-only.' });
 export const name = z.string().trim().max(256, 'name is too long');
 
 export const virtualKeyCreateSchema = z
   .strictObject({
     name: name.default(''),
     allowedModels,
-    rpmLimit: limit.nullish(),
-    tpmLimit: limit.nullish(),
-    budgetCents: budgetCents.nullish(),
-    budgetPeriod: budgetPeriod.nullish(),
+    ...limitCreateFields,
     teamId: teamId.nullish(),
-    spendCents,
     enabled: z.boolean().default(true),
     expiresAt: expiresAt.nullish(),
     metadata: metadata.default({}),
@@ -56,12 +40,8 @@ export const virtualKeyPatchSchema = z
   .strictObject({
     name: name.optional(),
     allowedModels: allowedModels.optional(),
-    rpmLimit: limit.nullable().optional(),
-    tpmLimit: limit.nullable().optional(),
-    budgetCents: budgetCents.nullable().optional(),
-    budgetPeriod: budgetPeriod.nullable().optional(),
+    ...limitPatchFields,
     teamId: teamId.nullable().optional(),
-    spendCents,
     enabled: z.boolean().optional(),
     expiresAt: expiresAt.nullable().optional(),
     metadata: metadata.nullable().optional(),

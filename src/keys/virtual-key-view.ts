@@ -1,31 +1,15 @@
 import { z } from 'zod';
 import { isoString } from '../api/admin/iso-string.ts';
-import { BUDGET_PERIODS } from '../limits/budget-period.ts';
-import { storedSpendView } from '../limits/stored-spend-view.ts';
-import { limitHolderFromRow, type VirtualKeyRow } from './virtual-key-row.ts';
+import { limitView, limitViewFields } from './limit-holder-fields.ts';
+import type { VirtualKeyRow } from './virtual-key-row.ts';
 
 /** A virtual key as the admin API shows it: never its secret (only `POST` answers with it, once) nor its hash. */
 export const virtualKeyViewSchema = z
   .object({
     id: z.string().meta({ example: 'key_0m5x2k1a09f3c2b1a0e4d5c6' }),
     name: z.string(),
-    allowedModels: z.array(z.string()),
-    rpmLimit: z.number().int().nullable(),
-    tpmLimit: z.number().int().nullable(),
-    budgetCents: z.number().nullable(),
-    budgetPeriod: z.enum(BUDGET_PERIODS).nullable().meta({
-      description: 'Calendar period of the budget in UTC; null: a lifetime budget.',
-    }),
+    ...limitViewFields,
     teamId: z.string().nullable().meta({ description: "The key's team; null without one." }),
-    spendCents: z.number().meta({ description: 'Cumulative billed spend (read-only).' }),
-    periodSpendCents: z.number().meta({
-      description:
-        'Spend in the budget period under way, since the last reset-spend (read-only); for a lifetime budget never reset, `spendCents`.',
-    }),
-    budgetResetsAt: z.string().nullable().meta({
-      description:
-        'When the budget period ends and the period spend starts again from 0 (read-only); null for a lifetime budget.',
-    }),
     enabled: z.boolean(),
     expiresAt: z.string().nullable(),
     metadata: z.record(z.string(), z.unknown()),
@@ -54,13 +38,8 @@ export function virtualKeyView(row: VirtualKeyRow, nowMs = Date.now()): VirtualK
   return {
     id: row.id,
     name: row.name,
-    allowedModels: row.allowed_models,
-    rpmLimit: row.rpm_limit,
-    tpmLimit: row.tpm_limit,
-    budgetCents: row.budget_cents === null ? null : Number(row.budget_cents),
-    budgetPeriod: row.budget_period,
+    ...limitView(row, nowMs),
     teamId: row.team_id,
-    ...storedSpendView(limitHolderFromRow(row), row, nowMs),
     enabled: row.enabled,
     expiresAt: row.expires_at === null ? null : isoString(row.expires_at),
     metadata: row.metadata,

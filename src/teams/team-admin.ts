@@ -4,12 +4,13 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { CachedKeyResolver } from '../keys/cached-key-resolver.ts';
+import { limitHolderColumns } from '../keys/limit-holder-fields.ts';
 import type { TeamRow } from '../keys/virtual-key-row.ts';
 import { startNewPeriod } from '../limits/spend-statement.ts';
 import type { Db } from '../store/database.ts';
 import { isForeignKeyViolation } from '../store/database-errors.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import { TeamRepository, type TeamUpdate } from './team-repository.ts';
+import { TeamRepository } from './team-repository.ts';
 import type { TeamCreateInput, TeamDeleteQuery, TeamPatchInput } from './team-schemas.ts';
 
 export interface TeamAdminDeps {
@@ -50,7 +51,7 @@ export class TeamAdmin extends ResourceAdmin<TeamRow> {
   }
 
   async update(id: string, patch: TeamPatchInput): Promise<TeamRow | undefined> {
-    return this.changed(id, await this.#repository.update(id, updateColumns(patch)));
+    return this.changed(id, await this.#repository.update(id, limitHolderColumns(patch)));
   }
 
   /**
@@ -96,16 +97,4 @@ export class TeamAdmin extends ResourceAdmin<TeamRow> {
       failure: 'could not announce a team change; other replicas see it when their key cache entries expire',
     });
   }
-}
-
-function updateColumns(patch: TeamPatchInput): TeamUpdate {
-  const columns: TeamUpdate = {};
-  if (patch.name !== undefined) columns.name = patch.name;
-  if (patch.allowedModels !== undefined) columns.allowed_models = patch.allowedModels;
-  if (patch.rpmLimit !== undefined) columns.rpm_limit = patch.rpmLimit;
-  if (patch.tpmLimit !== undefined) columns.tpm_limit = patch.tpmLimit;
-  if (patch.budgetCents !== undefined) columns.budget_cents = patch.budgetCents;
-  if (patch.budgetPeriod !== undefined) columns.budget_period = patch.budgetPeriod;
-  if (patch.metadata !== undefined) columns.metadata = patch.metadata ?? {};
-  return columns;
 }

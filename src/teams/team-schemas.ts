@@ -1,14 +1,7 @@
 /** The admin API's team inputs (DESIGN.md section 5, Governance). */
 import { z } from 'zod';
-import {
-  budgetCents,
-  budgetPeriod,
-  metadata,
-  modelName,
-  name,
-  spendCents,
-} from '../keys/virtual-key-schemas.ts';
-import { rateLimitSchema as limit } from '../limits/rate-limit-schema.ts';
+import { limitCreateFields, limitPatchFields } from '../keys/limit-holder-fields.ts';
+import { metadata, modelName, name } from '../keys/virtual-key-schemas.ts';
 
 const allowedModels = z.array(modelName).max(10_000).meta({
   description:
@@ -19,11 +12,7 @@ export const teamCreateSchema = z
   .strictObject({
     name: name.default(''),
     allowedModels: allowedModels.default(['*']),
-    rpmLimit: limit.nullish(),
-    tpmLimit: limit.nullish(),
-    budgetCents: budgetCents.nullish(),
-    budgetPeriod: budgetPeriod.nullish(),
-    spendCents,
+    ...limitCreateFields,
     metadata: metadata.default({}),
   })
   .meta({ id: 'TeamCreate' });
@@ -35,11 +24,7 @@ export const teamPatchSchema = z
   .strictObject({
     name: name.optional(),
     allowedModels: allowedModels.optional(),
-    rpmLimit: limit.nullable().optional(),
-    tpmLimit: limit.nullable().optional(),
-    budgetCents: budgetCents.nullable().optional(),
-    budgetPeriod: budgetPeriod.nullable().optional(),
-    spendCents,
+    ...limitPatchFields,
     metadata: metadata.nullable().optional(),
   })
   .meta({ id: 'TeamPatch' });

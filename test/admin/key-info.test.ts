@@ -17,6 +17,7 @@ interface KeyInfo {
   budgetCents: number | null;
   budgetPeriod: string | null;
   spendCents: number;
+  periodSpendCents: number;
   remainingCents: number | null;
   budgetResetsAt: string | null;
   expiresAt: string | null;
