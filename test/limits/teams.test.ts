@@ -111,6 +111,22 @@ describe('teams (Redis and Postgres)', () => {
     assert.ok(Number(refused.headers?.get('retry-after')) >= 1);
   });
 
+  it("answers a team's token window in the rate-limit headers of a key without its own, and settles it", async () => {
+    const team = await createTeam(gw, { tpmLimit: 50_000 });
+    const key = await issueKey(gw, { teamId: team.id });
+    const openai = client(gw, key.key);
+    const first = await openai.chat.completions.create(hi('chat', 1000)).withResponse();
+    assert.equal(first.response.headers.get('x-ratelimit-limit-tokens'), '50000');
+    const reserved = 50_000 - Number(first.response.headers.get('x-ratelimit-remaining-tokens'));
+    assert.ok(reserved > 1000, `the call reserved its max_tokens: ${reserved}`);
+    await waitUntil(async () => {
+      const next = await openai.chat.completions.create(hi('chat', 1)).withResponse();
+      const used = 50_000 - Number(next.response.headers.get('x-ratelimit-remaining-tokens'));
+      // The first call settled to its 3 tokens: what is used is that and this call's reservation.
+      return used < reserved;
+    }, "the team's token entry settled to the actual tokens");
+  });
+
   it('a team budget shared by two keys under 100 concurrent calls ends at most one call over', async () => {
     // The worst case of a `hi` call: its input estimate and max_tokens 2, at a cent a token.
     const probe = await issueKey(gw, { tpmLimit: 1_000_000 });
