@@ -1,33 +1,24 @@
-import { auditModule } from '../api/admin/audit.ts';
-import { registerPayloadRoute } from '../api/admin/payload-route.ts';
 import type { Config } from '../config.ts';
-import type { Keyring } from '../crypto/index.ts';
 import { PeriodicJob } from '../jobs/periodic-job.ts';
 import { expire } from '../jobs/retention-job.ts';
 import { RETENTION_JOB_INTERVAL_MS } from '../records/index.ts';
 import type { RecordQueueSettings } from '../records/queue-settings.ts';
-import type { RouteModule } from '../server/app.ts';
 import type { Db } from '../store/database.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { AuditLog } from './audit-log.ts';
 
 export interface AuditDeps {
   config: Config;
-  /** Request-path statements: `GET /admin/audit`, payload reads and their access rows. */
-  db: Db;
   /** Background statements: the queued rows. */
   background: Db;
   /** Maintenance statements (retention): what the retention job's delete runs on. */
   maintenance: Parameters<typeof expire>[0];
-  keyring: Keyring;
   logger: Logger;
   queue?: Partial<RecordQueueSettings>;
 }
 
 export interface Audit {
   log: AuditLog;
-  /** `GET /admin/audit` and the mutation hooks (both variants); the payload route in variant B. */
-  modules: RouteModule[];
   start(): void;
   /** Stops retention and writes every queued row, retrying a database that is away for at most `deadlineMs`. */
   flush(deadlineMs: number): Promise<void>;
@@ -37,7 +28,7 @@ export interface Audit {
 
 /** The audit trail (DESIGN.md section 5, Audit), served in both variants. */
 export function createAudit(deps: AuditDeps): Audit {
-  const { config, db, keyring } = deps;
+  const { config } = deps;
   const log = new AuditLog({ db: deps.background, logger: deps.logger, queue: deps.queue });
   // Audit rows expire like variant B's records: batches claimed with SKIP LOCKED, so replicas
   // running it together split the work and a repeated run deletes nothing twice.
@@ -54,11 +45,8 @@ export function createAudit(deps: AuditDeps): Audit {
         days: config.auditRetentionDays,
       }),
   });
-  const payloadRoute: RouteModule['register'] | undefined =
-    config.variant === 'b' ? (scope, docs) => registerPayloadRoute(scope, docs, db, keyring) : undefined;
   return {
     log,
-    modules: [auditModule({ db, log, extra: payloadRoute })],
     start: () => {
       log.queue.start();
       retention.start();

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { hashKeySecret } from '../keys/key-hash.ts';
+import { hashKeySecret } from './key-hash.ts';
 
 /** The request parts a credential can come from (SPEC.md, Authentication). */
 export interface CredentialSources {

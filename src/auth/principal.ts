@@ -1,14 +1,17 @@
-import type { BudgetPolicy } from '../limits/budget-period.ts';
 import type { Credential } from './credentials.ts';
 
 /** What a key and a team both have: a model scope, rate limits and a budget (DESIGN.md section 5, Governance). */
-export interface LimitHolder extends BudgetPolicy {
+export interface LimitHolder {
   id: string;
   /** Public model names; `"*"` allows every model. */
   allowedModels: readonly string[];
   rpmLimit: number | null;
   tpmLimit: number | null;
   budgetCents: number | null;
+  /** Calendar period of the budget in UTC (limits/budget-period.ts); null: a lifetime budget. */
+  budgetPeriod: 'daily' | 'weekly' | 'monthly' | null;
+  /** When reset-spend last started a new budget period (ms since the epoch); null when never. */
+  budgetResetAtMs: number | null;
 }
 
 /** A virtual key as the hot path sees it (DESIGN.md section 5, Virtual key). */

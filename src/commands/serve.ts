@@ -19,7 +19,7 @@ async function serveWorker(config: Config, logger: Logger): Promise<void> {
   // Imported here, not at the top: the primary only supervises, and loading the gateway's modules
   // (database drivers, providers, catalog data) would more than double its memory
   // (docs/decisions/hot-path.md, Modules loaded only where used).
-  const { buildGateway } = await import('../server/gateway.ts');
+  const { buildGateway } = await import('../gateway/gateway.ts');
   const gateway = await buildGateway(config, logger);
   guards.drainBeforeExit(() => gateway.shutdown(), config.shutdownTimeoutMs);
   const address = await gateway.listen();

@@ -2,9 +2,10 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import { isEnvelopeError, type Keyring } from '../crypto/index.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { DeploymentTarget } from '../providers/types.ts';
+import type { DeploymentTarget, Operation } from '../providers/types.ts';
 import type { Db } from '../store/database.ts';
 import type { Logger } from '../telemetry/logger.ts';
+import { type CandidatePool, candidatePools, type PoolOf } from './candidate-pools.ts';
 import { type Deployment, deploymentFromRow } from './deployment.ts';
 
 /** Periodic reload interval: a safety net for a missed pub/sub message. */
@@ -20,6 +21,7 @@ export class DeploymentDirectory {
   readonly #keyring: Keyring;
   readonly #logger: Logger;
   #byModel = new Map<string, readonly Deployment[]>();
+  #pools: PoolOf = candidatePools(() => []);
   #targets = new WeakMap<Deployment, DeploymentTarget>();
   #timer: NodeJS.Timeout | undefined;
   /** Loads are numbered as they start; a load finishing after a newer one was applied is dropped. */
@@ -52,6 +54,7 @@ export class DeploymentDirectory {
     }
     this.#loadApplied = sequence;
     this.#byModel = byModel;
+    this.#pools = candidatePools((publicModel) => byModel.get(publicModel) ?? []);
     this.#targets = new WeakMap();
   }
 
@@ -91,6 +94,11 @@ export class DeploymentDirectory {
   /** Every deployment of a public model, enabled or not. */
   deploymentsOf(publicModel: string): readonly Deployment[] {
     return this.#byModel.get(publicModel) ?? [];
+  }
+
+  /** The deployments of a public model that serve an operation (built once per load). */
+  poolOf(publicModel: string, operation: Operation): CandidatePool {
+    return this.#pools(publicModel, operation);
   }
 
   publicModels(): string[] {

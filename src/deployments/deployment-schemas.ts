@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import { modelPricingSchema } from '../catalog/model-pricing.ts';
-import { rateLimitSchema as limit } from '../limits/rate-limit-schema.ts';
 import { OPERATIONS, TRANSPORTS } from '../providers/types.ts';
+import { rateLimitSchema as limit } from './rate-limit-schema.ts';
 
 /** Longest credential accepted: far above any provider's (Bedrock's session tokens run to ~2 KB). */
 const MAX_API_KEY_LENGTH = 8192;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoString } from '../api/admin/iso-string.ts';
+import { isoString } from '../admin-kit/iso-string.ts';
 import type { DeploymentRow } from './deployment.ts';
 import { deploymentPricingSchema, deploymentProfileSchema } from './deployment-schemas.ts';
 

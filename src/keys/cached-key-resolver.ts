@@ -1,9 +1,9 @@
 import type { Credential } from '../auth/credentials.ts';
+import { KEY_SECRET_PREFIX } from '../auth/key-hash.ts';
 import type { VirtualKey, VirtualKeyResolver } from '../auth/principal.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import type { Db } from '../store/database.ts';
-import { KEY_SECRET_PREFIX } from './key-hash.ts';
 import { type TeamRow, type VirtualKeyRow, virtualKeyFromRow } from './virtual-key-row.ts';
 
 interface Entry {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { KEY_SECRET_PREFIX } from './key-hash.ts';
+import { KEY_SECRET_PREFIX } from '../auth/key-hash.ts';
 
 /** 256 bits of randomness: as strong as the SHA-256 the database keeps of it. */
 const SECRET_BYTES = 32;

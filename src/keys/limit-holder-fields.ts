@@ -4,8 +4,8 @@
  */
 import type { Updateable } from 'kysely';
 import { z } from 'zod';
+import { rateLimitSchema as limit } from '../deployments/rate-limit-schema.ts';
 import { BUDGET_PERIODS } from '../limits/budget-period.ts';
-import { rateLimitSchema as limit } from '../limits/rate-limit-schema.ts';
 import { storedSpendView } from '../limits/stored-spend-view.ts';
 import type { VirtualKeysTable } from '../store/tables.ts';
 import { limitHolderFromRow, type TeamRow, type VirtualKeyRow } from './virtual-key-row.ts';

@@ -1,5 +1,6 @@
-import { announceChange } from '../api/admin/announce-change.ts';
-import { ResourceAdmin } from '../api/admin/resource-admin.ts';
+import { announceChange } from '../admin-kit/announce-change.ts';
+import { ResourceAdmin } from '../admin-kit/resource-admin.ts';
+import { hashKeySecret } from '../auth/key-hash.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
@@ -8,7 +9,6 @@ import type { Db } from '../store/database.ts';
 import { isForeignKeyViolation } from '../store/database-errors.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { CachedKeyResolver } from './cached-key-resolver.ts';
-import { hashKeySecret } from './key-hash.ts';
 import { generateKeySecret } from './key-secret.ts';
 import { limitHolderColumns } from './limit-holder-fields.ts';
 import { VirtualKeyRepository, type VirtualKeyUpdate } from './virtual-key-repository.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoString } from '../api/admin/iso-string.ts';
+import { isoString } from '../admin-kit/iso-string.ts';
 import { limitView, limitViewFields } from './limit-holder-fields.ts';
 import type { VirtualKeyRow } from './virtual-key-row.ts';
 

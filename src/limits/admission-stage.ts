@@ -12,7 +12,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-context.ts';
 import { CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
 import type { Operation } from '../providers/types.ts';
-import { ADMISSION_STAGE, type Admission } from './admission.ts';
+import { ADMISSION, ADMISSION_STAGE, type Admission } from './admission.ts';
 import type { BudgetCounter } from './budget-counter.ts';
 import { type BudgetPeriod, type BudgetWindow, budgetWindow } from './budget-period.ts';
 import { budgetRefusal } from './budget-refusal.ts';
@@ -97,7 +97,7 @@ async function admit(ctx: CallContext, deps: AdmissionDeps): Promise<StageOutcom
       };
     }),
   };
-  ctx.stageState.set(ADMISSION_STAGE, admission);
+  ADMISSION.set(ctx, admission);
   return CONTINUE;
 }
 

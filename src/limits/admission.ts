@@ -1,8 +1,8 @@
-import type { CallContext } from '../pipeline/call-context.ts';
+import { callSlot } from '../pipeline/call-slot.ts';
 import type { BudgetPeriod } from './budget-period.ts';
 import type { LimitScope } from './limit-keys.ts';
 
-/** The name of the admission stage, and its key in `CallContext.stageState`. */
+/** The name of the admission stage. */
 export const ADMISSION_STAGE = 'admit-limits';
 
 /** What a call reserved in one scope (its key, or its key's team). */
@@ -31,6 +31,5 @@ export interface Admission {
   scopes: readonly ScopeReservation[];
 }
 
-export function admissionOf(ctx: CallContext): Admission | undefined {
-  return ctx.stageState.get(ADMISSION_STAGE) as Admission | undefined;
-}
+/** What the admission stage reserved for the call; unset when it was not admitted (or not limited). */
+export const ADMISSION = callSlot<Admission>(ADMISSION_STAGE);

@@ -2,7 +2,6 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Stage } from '../pipeline/stage.ts';
-import { servesOperation } from '../router/candidates.ts';
 import { type Db, withTimeout } from '../store/database.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { admitLimits } from './admission-stage.ts';
@@ -29,7 +28,7 @@ export interface LimitsDeps {
   spendDb?: Db;
   logger: Logger;
   /** The deployments by public model: the pools whose highest price a budget reservation uses. */
-  directory: Pick<DeploymentDirectory, 'deploymentsOf'>;
+  directory: Pick<DeploymentDirectory, 'poolOf'>;
   /** Bound on the budget re-seed's database read (the dependency timeout). */
   dependencyTimeoutMs: number;
   /** Defaults to the model catalog. */
@@ -146,8 +145,7 @@ export function createLimits(deps: LimitsDeps): Limits {
       model,
       leases,
       now: deps.now,
-      poolOf: (publicModel, operation) =>
-        directory.deploymentsOf(publicModel).filter((deployment) => servesOperation(deployment, operation)),
+      poolOf: (publicModel, operation) => directory.poolOf(publicModel, operation).deployments,
     }),
     observer,
     spend,

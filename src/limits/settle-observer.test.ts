@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { MemoryCacheStore } from '../cache/memory-cache-store.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import type { Stage } from '../pipeline/stage.ts';
-import { admissionOf } from './admission.ts';
+import { ADMISSION } from './admission.ts';
 import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
@@ -51,7 +51,7 @@ describe('settle observer', () => {
     const key = testKey({ tpmLimit: 10_000, budgetCents: 100 });
     const ctx = testContext(key, { estimate: 1000, max_tokens: 1000 });
     await stage.run(ctx);
-    assert.equal(admissionOf(ctx)?.scopes[0].budget?.cents, 3, '1000 in + 1000 out reserved');
+    assert.equal(ADMISSION.get(ctx)?.scopes[0].budget?.cents, 3, '1000 in + 1000 out reserved');
     ctx.servedBy = priced;
     ctx.usage = { inputTokens: 500, outputTokens: 250 };
     observer.onCallFinished(ctx, OK);
@@ -144,7 +144,7 @@ describe('settle observer', () => {
     assert.equal(spend.pendingFor(key.id), 0);
     const after = testContext(key, { estimate: 1000, max_tokens: 1000 });
     await stage.run(after);
-    assert.equal(admissionOf(after)?.scopes[0].budget?.cents, 3, 'admitted: nothing is held any more');
+    assert.equal(ADMISSION.get(after)?.scopes[0].budget?.cents, 3, 'admitted: nothing is held any more');
   });
 
   it('clamps negative, absurd and non-finite token counts to the model before billing, and tells', async () => {

@@ -4,7 +4,7 @@ import type { Deployment } from '../deployments/deployment.ts';
 import type { CallContext, CallOutcome } from '../pipeline/call-context.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Usage } from '../providers/types.ts';
-import { type Admission, admissionOf, type ScopeReservation } from './admission.ts';
+import { ADMISSION, type Admission, type ScopeReservation } from './admission.ts';
 import { budgetWindow } from './budget-period.ts';
 import { type CostModel, pricingOf } from './cost.ts';
 import { LIMIT_KEYS } from './limit-keys.ts';
@@ -66,7 +66,7 @@ export class SettleObserver implements CallObserver {
   onCallFinished(ctx: CallContext, _outcome: CallOutcome): void {
     if (ctx.servedBy !== null && ctx.usage !== null) ctx.usage = this.#bounded(ctx, ctx.servedBy, ctx.usage);
     ctx.costCents = this.#costOf(ctx.servedBy, ctx.usage);
-    const admission = admissionOf(ctx);
+    const admission = ADMISSION.get(ctx);
     if (ctx.principal.kind === 'virtual') this.#charge(ctx.principal.key, ctx.costCents, admission);
     if (admission !== undefined) this.#settle(ctx, admission);
   }

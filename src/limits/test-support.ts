@@ -1,7 +1,8 @@
 import type { VirtualKey } from '../auth/principal.ts';
 import type { Deployment, DeploymentPricing } from '../deployments/deployment.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
-import type { Endpoint, EndpointBody } from '../pipeline/endpoint.ts';
+import type { EndpointBody } from '../pipeline/endpoint.ts';
+import { testCallContext } from '../pipeline/test-support.ts';
 import type { Usage } from '../providers/types.ts';
 import type { CostModel } from './cost.ts';
 
@@ -60,26 +61,10 @@ export function testDeployment(fields: Partial<Deployment> = {}): Deployment {
   };
 }
 
-const CHAT = { operation: 'chat.completions', path: '/chat/completions', shape: 'openai' } as Endpoint;
-
-let sequence = 0;
-
+/** A call of `key` (null: the master key) with `body` over the default Chat body to model `m`. */
 export function testContext(key: VirtualKey | null, body: Partial<EndpointBody> = {}): CallContext {
-  return {
-    requestId: `req_${++sequence}`,
-    endpoint: CHAT,
+  return testCallContext({
     principal: key === null ? { kind: 'master' } : { kind: 'virtual', key },
-    startedAtMs: Date.now(),
-    signal: new AbortController().signal,
     body: { model: 'm', messages: [], ...body },
-    stream: false,
-    publicModel: 'm',
-    responseHeaders: {},
-    attempts: [],
-    servedBy: null,
-    usage: null,
-    costCents: 0,
-    stageState: new Map(),
-    tags: [],
-  };
+  });
 }

@@ -50,8 +50,6 @@ export interface CallContext {
   servedBy: Deployment | null;
   usage: Usage | null;
   costCents: number;
-  /** Per-call state of stages that must be settled at the end (e.g. limit reservations), by stage name. */
-  readonly stageState: Map<string, unknown>;
   /**
    * Set by the pre-flight stages (src/pipeline/stages/preflight.ts) for `publicModel`: ids of the
    * pool's deployments that accept this call (they serve the operation, and their profile,

@@ -4,10 +4,10 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { testContext } from '../limits/test-support.ts';
 import { fallbackPolicy } from '../router/fallback-policy.ts';
 import { DEFAULT_ROUTER_SETTINGS, type RouterSettings } from '../router/router-settings-schema.ts';
-import type { AttemptResult } from './attempt.ts';
+import type { AttemptResult } from './attempt-result.ts';
 import type { CallContext } from './call-context.ts';
 import { InferencePipeline, ROUTING_HEADERS } from './pipeline.ts';
-import { CONTINUE, type Stage } from './stage.ts';
+import { type AnswerSource, type AnswerStage, CONTINUE, type Stage } from './stage.ts';
 
 const ANSWER: AttemptResult = { kind: 'json', answer: { ok: true }, usage: null };
 
@@ -25,11 +25,13 @@ function pipelineWith(options: {
   fallbacks?: Partial<RouterSettings['fallbacks']>;
   preflight?: Stage[];
   call?: Stage[];
+  answer?: AnswerStage[];
 }) {
   const routed: string[] = [];
   const pipeline = new InferencePipeline({
     preflight: options.preflight ?? [],
     call: options.call ?? [],
+    answer: options.answer ?? [],
     route: async (ctx: CallContext) => {
       routed.push(ctx.publicModel);
       const outcome = options.outcomes[ctx.publicModel] ?? new GatewayError('model_not_found');
@@ -158,5 +160,54 @@ describe('InferencePipeline fallback loop', () => {
     const ctx = testContext(null);
     await rejection(pipeline.run(ctx));
     assert.equal(ctx.responseHeaders[ROUTING_HEADERS.attempts], '0');
+  });
+});
+
+describe('InferencePipeline answer stages', () => {
+  /** An answer stage that notes what it saw and wraps the answer under its name. */
+  function wrapping(name: string, seen: string[]): AnswerStage {
+    return {
+      name,
+      run(ctx, result, source: AnswerSource) {
+        seen.push(`${name}:${source}:${ctx.publicModel}`);
+        if (result.kind !== 'json') return result;
+        return { ...result, answer: { [name]: result.answer } };
+      },
+    };
+  }
+
+  it('passes the served answer through the answer stages in order, once, after any fallback', async () => {
+    const seen: string[] = [];
+    const { pipeline } = pipelineWith({
+      outcomes: { m: new GatewayError('upstream_error'), b: 'ok' },
+      fallbacks: { general: { m: ['b'] } },
+      answer: [wrapping('first', seen), wrapping('second', seen)],
+    });
+    const result = await pipeline.run(testContext(null));
+    assert.deepEqual(seen, ['first:route:b', 'second:route:b']);
+    assert.deepEqual(result.kind === 'json' && result.answer, { second: { first: { ok: true } } });
+  });
+
+  it("tells the answer stages a stage's answer from the router's", async () => {
+    const seen: string[] = [];
+    const hit: Stage = { name: 'hit', run: () => ({ kind: 'respond', result: ANSWER }) };
+    const { pipeline, routed } = pipelineWith({
+      outcomes: { m: 'ok' },
+      call: [hit],
+      answer: [wrapping('store', seen)],
+    });
+    await pipeline.run(testContext(null));
+    assert.deepEqual(routed, []);
+    assert.deepEqual(seen, ['store:stage:m']);
+  });
+
+  it('runs no answer stage on a failure', async () => {
+    const seen: string[] = [];
+    const { pipeline } = pipelineWith({
+      outcomes: { m: new GatewayError('upstream_error') },
+      answer: [wrapping('store', seen)],
+    });
+    await rejection(pipeline.run(testContext(null)));
+    assert.deepEqual(seen, []);
   });
 });

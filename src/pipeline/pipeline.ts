@@ -1,8 +1,8 @@
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { AttemptResult } from './attempt.ts';
+import type { AttemptResult } from './attempt-result.ts';
 import type { CallContext, CallOutcome } from './call-context.ts';
 import { multipartUploadOf } from './endpoint.ts';
-import { runStages, type Stage } from './stage.ts';
+import { type AnswerSource, type AnswerStage, runAnswerStages, runStages, type Stage } from './stage.ts';
 
 /**
  * Routes a call on the pool of `ctx.publicModel` once it passed the pre-flight stages: picks
@@ -54,13 +54,18 @@ export interface PipelineOptions {
    */
   call: readonly Stage[];
   route: CallRouter;
+  /**
+   * Per answer: run once on the answer the call gets, from the router or from a stage (response
+   * cache write, response capture for the records), in order; each may wrap the one before.
+   */
+  answer: readonly AnswerStage[];
   observers?: readonly CallObserver[];
   /** Without one, failures are answered as they are. */
   fallbacks?: FallbackPolicy;
 }
 
 type ModelStep =
-  | { kind: 'served'; result: AttemptResult }
+  | { kind: 'served'; result: AttemptResult; source: AnswerSource }
   | { kind: 'failed'; error: GatewayError; preflight: boolean };
 
 const NO_FALLBACKS: FallbackPolicy = {
@@ -72,12 +77,13 @@ const NO_FALLBACKS: FallbackPolicy = {
 /**
  * The request pipeline of DESIGN.md section 4, minus the HTTP ends: for the requested model and
  * then each model of a fallback chain, the pre-flight stages and the router; the call-level
- * stages once. Stage lists are built once when configuration loads, not per request.
+ * stages once; the answer stages on the answer. Stage lists are built once when configuration loads, not per request.
  */
 export class InferencePipeline {
   readonly #preflight: readonly Stage[];
   readonly #call: readonly Stage[];
   readonly #route: CallRouter;
+  readonly #answer: readonly AnswerStage[];
   readonly #observers: readonly CallObserver[];
   readonly #fallbacks: FallbackPolicy;
 
@@ -85,6 +91,7 @@ export class InferencePipeline {
     this.#preflight = Object.freeze([...options.preflight]);
     this.#call = Object.freeze([...options.call]);
     this.#route = options.route;
+    this.#answer = Object.freeze([...options.answer]);
     this.#observers = Object.freeze([...(options.observers ?? [])]);
     this.#fallbacks = options.fallbacks ?? NO_FALLBACKS;
   }
@@ -110,7 +117,9 @@ export class InferencePipeline {
         const step = await this.#serveModel(ctx, state);
         if (step.kind === 'served') {
           if (model !== requested) ctx.responseHeaders[ROUTING_HEADERS.fallbackModel] = model;
-          return step.result;
+          return this.#answer.length === 0
+            ? step.result
+            : await runAnswerStages(this.#answer, ctx, step.result, step.source);
         }
         // A multipart upload is a stream the failed attempt consumed: no other model can be sent it.
         if (multipartUploadOf(ctx.body)?.opened === true) throw step.error;
@@ -137,7 +146,7 @@ export class InferencePipeline {
   async #serveModel(ctx: CallContext, state: { callStagesRun: boolean }): Promise<ModelStep> {
     try {
       const outcome = await runStages(this.#preflight, ctx);
-      if (outcome.kind === 'respond') return { kind: 'served', result: outcome.result };
+      if (outcome.kind === 'respond') return { kind: 'served', result: outcome.result, source: 'stage' };
     } catch (error) {
       if (error instanceof GatewayError) return { kind: 'failed', error, preflight: true };
       throw error;
@@ -145,10 +154,10 @@ export class InferencePipeline {
     if (!state.callStagesRun) {
       state.callStagesRun = true;
       const outcome = await runStages(this.#call, ctx);
-      if (outcome.kind === 'respond') return { kind: 'served', result: outcome.result };
+      if (outcome.kind === 'respond') return { kind: 'served', result: outcome.result, source: 'stage' };
     }
     try {
-      return { kind: 'served', result: await this.#route(ctx) };
+      return { kind: 'served', result: await this.#route(ctx), source: 'route' };
     } catch (error) {
       if (error instanceof GatewayError) return { kind: 'failed', error, preflight: false };
       throw error;

@@ -1,4 +1,4 @@
-import type { AttemptResult } from './attempt.ts';
+import type { AttemptResult } from './attempt-result.ts';
 import type { CallContext } from './call-context.ts';
 
 /** What a stage decides, as a tagged outcome the orchestrator switches on: go on, or answer now (a cache hit, an extension's reply). */
@@ -10,6 +10,42 @@ export const CONTINUE: StageOutcome = Object.freeze({ kind: 'continue' });
 export interface Stage {
   readonly name: string;
   run(ctx: CallContext): StageOutcome | Promise<StageOutcome>;
+}
+
+/**
+ * Where a call's answer came from: `route` for an upstream's answer through the router, `stage`
+ * for one a pre-flight or call stage gave instead (a response-cache hit, later an extension's
+ * reply).
+ */
+export type AnswerSource = 'route' | 'stage';
+
+/**
+ * One stage of the answer path, run in list order on every answer the pipeline returns, whatever
+ * its source: each gets the result of the one before and returns the result to pass on. It may
+ * return it as it is, replace a JSON answer (a copy of the result: `answer`, and `json` when it
+ * changes the text), or wrap a stream's `events` to observe or rewrite its batches as they pass
+ * (it must yield every batch it does not mean to drop, and sees the end of the stream only if the
+ * client reads it whole). A stage that only concerns upstream answers (the response-cache write)
+ * returns a `stage` answer untouched. It must not throw: the answer is already decided.
+ */
+export interface AnswerStage {
+  readonly name: string;
+  run(ctx: CallContext, result: AttemptResult, source: AnswerSource): AttemptResult | Promise<AttemptResult>;
+}
+
+/** Passes the answer through the answer stages in order; synchronous stages are not awaited. */
+export async function runAnswerStages(
+  stages: readonly AnswerStage[],
+  ctx: CallContext,
+  result: AttemptResult,
+  source: AnswerSource,
+): Promise<AttemptResult> {
+  let answer = result;
+  for (const stage of stages) {
+    const passed = stage.run(ctx, answer, source);
+    answer = passed instanceof Promise ? await passed : passed;
+  }
+  return answer;
 }
 
 /**

@@ -1,5 +1,3 @@
-import { logsModule } from '../api/admin/logs.ts';
-import { usageModule } from '../api/admin/usage.ts';
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/index.ts';
 import { runPartitionMaintenance } from '../jobs/partition-job.ts';
@@ -7,7 +5,6 @@ import { PeriodicJob } from '../jobs/periodic-job.ts';
 import { runReconcile } from '../jobs/reconcile-job.ts';
 import { runRetention } from '../jobs/retention-job.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
-import type { RouteModule } from '../server/app.ts';
 import type { Database } from '../store/database.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { BatchQueue } from './batch-queue.ts';
@@ -38,8 +35,6 @@ export interface RecordsDeps {
 export interface Records {
   /** The record stage, for the pipeline's observer list (after settlement, before telemetry). */
   observers: CallObserver[];
-  /** `/admin/logs` and `/admin/usage` (variant B; variant A serves neither: 404). */
-  modules: RouteModule[];
   /** The write queues, for tests and health. */
   queues: readonly BatchQueue<unknown>[];
   /** Starts the queues' timers and the maintenance jobs. */
@@ -80,7 +75,7 @@ function variantA(deps: RecordsDeps, queue: RecordQueueSettings): Records {
         retentionDays: config.requestLogPartitionRetentionDays,
       }),
   });
-  return assemble([recorder], [], [recorder.queue as BatchQueue<unknown>], [partitions]);
+  return assemble([recorder], [recorder.queue as BatchQueue<unknown>], [partitions]);
 }
 
 function variantB(deps: RecordsDeps, queue: RecordQueueSettings): Records {
@@ -112,19 +107,16 @@ function variantB(deps: RecordsDeps, queue: RecordQueueSettings): Records {
     logger,
     run: () => runReconcile({ db: database.background, staleAfterMs: deps.reconcileStaleAfterMs }),
   });
-  const modules = [logsModule(database.db), usageModule(database.db)];
-  return assemble([recorder], modules, recorder.queues, [retention, reconcile]);
+  return assemble([recorder], recorder.queues, [retention, reconcile]);
 }
 
 function assemble(
   observers: CallObserver[],
-  modules: RouteModule[],
   queues: readonly BatchQueue<unknown>[],
   jobs: readonly PeriodicJob[],
 ): Records {
   return {
     observers,
-    modules,
     queues,
     start: () => {
       for (const queue of queues) queue.start();

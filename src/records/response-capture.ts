@@ -1,13 +1,14 @@
-import type { AttemptResult } from '../pipeline/attempt.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
-import type { CallRouter } from '../pipeline/pipeline.ts';
+import { callSlot } from '../pipeline/call-slot.ts';
+import type { AnswerStage } from '../pipeline/stage.ts';
 import type { StreamEvent } from '../providers/types.ts';
 
 /** The answer a call gave, kept for a payload sample or a span event; streams as their event data. */
 export type CapturedResponse = { kind: 'json'; answer: unknown } | { kind: 'stream'; events: string[] };
 
-const CAPTURE_KEY = 'records.response';
-const WANTS_KEY = 'records.capture';
+/** Set for the calls whose answer is to be captured (requestCapture). */
+const WANTED = callSlot<true>('records.capture');
+const CAPTURED = callSlot<CapturedResponse>('records.response');
 
 /**
  * Bound on a captured stream, in characters of event data: a sample keeps far less, and a span
@@ -17,31 +18,32 @@ export const MAX_CAPTURED_STREAM_CHARS = 1024 * 1024;
 
 /** Asks for the answer of this call to be captured (from an observer's onCallStarted). */
 export function requestCapture(ctx: CallContext): void {
-  ctx.stageState.set(WANTS_KEY, true);
+  WANTED.set(ctx, true);
 }
 
 export function capturedResponse(ctx: CallContext): CapturedResponse | null {
-  return (ctx.stageState.get(CAPTURE_KEY) as CapturedResponse | undefined) ?? null;
+  return CAPTURED.get(ctx) ?? null;
 }
 
 /**
- * Wraps the router so the answer of a call that asked for it (requestCapture) is kept on the
+ * The answer stage keeping the answer of a call that asked for it (requestCapture) on the
  * context: records and telemetry see the call only through the context, and the inference layer
- * writes the answer without keeping it. Calls that did not ask pass through untouched.
+ * writes the answer without keeping it. Calls that did not ask pass through untouched, and so do
+ * answers a stage gave (a response-cache hit): only an upstream's answer is captured.
  */
-export function captureResponses(route: CallRouter): CallRouter {
-  return async (ctx) => {
-    const result = await route(ctx);
-    if (ctx.stageState.get(WANTS_KEY) !== true) return result;
+export const captureResponse: AnswerStage = {
+  name: 'records.capture',
+  run: (ctx, result, source) => {
+    if (source !== 'route' || WANTED.get(ctx) !== true) return result;
     if (result.kind === 'json') {
-      ctx.stageState.set(CAPTURE_KEY, { kind: 'json', answer: result.answer } satisfies CapturedResponse);
+      CAPTURED.set(ctx, { kind: 'json', answer: result.answer });
       return result;
     }
     const captured: CapturedResponse = { kind: 'stream', events: [] };
-    ctx.stageState.set(CAPTURE_KEY, captured);
-    return { ...result, events: tee(result.events, captured.events) } satisfies AttemptResult;
-  };
-}
+    CAPTURED.set(ctx, captured);
+    return { ...result, events: tee(result.events, captured.events) };
+  },
+};
 
 async function* tee(
   batches: AsyncIterable<readonly StreamEvent[]>,

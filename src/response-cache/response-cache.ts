@@ -1,8 +1,8 @@
 import type { CacheStore } from '../cache/cache-store.ts';
-import type { AttemptResult } from '../pipeline/attempt.ts';
+import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
-import type { CallRouter } from '../pipeline/pipeline.ts';
-import { CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
+import { callSlot } from '../pipeline/call-slot.ts';
+import { type AnswerStage, CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
 import type { StreamEvent } from '../providers/types.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { createAnswerAssembler } from './assembly/index.ts';
@@ -25,7 +25,6 @@ const CACHEABLE_OPERATIONS: ReadonlySet<string> = new Set([
 ]);
 
 const STAGE_NAME = 'response-cache';
-const LOOKUP_STATE = `${STAGE_NAME}.lookup`;
 
 export interface ResponseCacheOptions {
   cache: CacheStore;
@@ -49,9 +48,14 @@ interface Lookup extends PendingWrite {
   entry: Promise<string | null> | null;
 }
 
+/** The lookup the prefetch began, for the lookup stage to await. */
+const PREFETCHED = callSlot<Lookup>(`${STAGE_NAME}.lookup`);
+/** Set by the lookup on a miss the answer of which is to be stored. */
+const PENDING_WRITE = callSlot<PendingWrite>(`${STAGE_NAME}.write`);
+
 /**
  * The exact-match response cache (DESIGN.md section 5): a call-level stage that answers a hit
- * before routing, and a wrapper of the router that stores what a miss was answered. Entries are
+ * before routing, and an answer stage that stores what a miss was answered. Entries are
  * the answer's JSON text in the endpoint's format; a streamed request is answered from one by
  * replaying it as SSE, and a streamed answer is assembled into one. A cache store that fails
  * turns the cache off for the call (the call is served from upstream), never fails it.
@@ -73,7 +77,7 @@ export class ResponseCache {
     name: `${STAGE_NAME}.prefetch`,
     run: (ctx) => {
       const lookup = this.#begin(ctx);
-      if (lookup !== null) ctx.stageState.set(LOOKUP_STATE, lookup);
+      if (lookup !== null) PREFETCHED.set(ctx, lookup);
       return CONTINUE;
     },
   };
@@ -81,12 +85,17 @@ export class ResponseCache {
   /** Answers a hit; marks a miss (or a no-cache call) for the write of its answer. */
   readonly stage: Stage = { name: STAGE_NAME, run: (ctx) => this.#lookup(ctx) };
 
-  /** The router, storing the answers of the calls the lookup marked for it. */
-  storeAnswers(route: CallRouter): CallRouter {
-    return async (ctx) => {
-      const result = await route(ctx);
-      const pending = ctx.stageState.get(STAGE_NAME) as PendingWrite | undefined;
-      if (pending === undefined || pending.publicModel !== ctx.publicModel) return result;
+  /**
+   * Stores the upstream answer of a call the lookup marked for it (a miss under the model the key
+   * was made for): a JSON answer at once, a stream once it ended whole.
+   */
+  readonly store: AnswerStage = {
+    name: `${STAGE_NAME}.store`,
+    run: (ctx, result, source) => {
+      const pending = PENDING_WRITE.get(ctx);
+      if (source !== 'route' || pending === undefined || pending.publicModel !== ctx.publicModel) {
+        return result;
+      }
       if (result.kind === 'json') {
         if (result.textContentType !== undefined) return result;
         // Serialised once: the text stored is the text the client is sent (writeJson takes `json`).
@@ -94,20 +103,20 @@ export class ResponseCache {
         this.#write(pending.key, json);
         return { ...result, json };
       }
-      return { ...result, events: this.#assembling(ctx, pending.key, result) } satisfies AttemptResult;
-    };
-  }
+      return { ...result, events: this.#assembling(ctx, pending.key, result) };
+    },
+  };
 
   async #lookup(ctx: CallContext): Promise<StageOutcome> {
-    const prefetched = ctx.stageState.get(LOOKUP_STATE) as Lookup | undefined;
+    const prefetched = PREFETCHED.get(ctx);
     const lookup = prefetched?.publicModel === ctx.publicModel ? prefetched : this.#begin(ctx);
     if (lookup === null) return this.#status(ctx, 'bypass');
-    if (!lookup.noStore) ctx.stageState.set(STAGE_NAME, lookup satisfies PendingWrite);
+    if (!lookup.noStore) PENDING_WRITE.set(ctx, lookup);
     if (lookup.entry === null) return this.#status(ctx, 'bypass');
     const entry = await lookup.entry;
     const result = entry === null ? null : hitResult(ctx, entry);
     if (result === null) return this.#status(ctx, 'miss');
-    ctx.stageState.delete(STAGE_NAME);
+    PENDING_WRITE.delete(ctx);
     ctx.cacheStatus = 'hit';
     ctx.responseHeaders[CACHE_HEADER] = 'hit';
     return { kind: 'respond', result };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { ClientAbortedError } from '../pipeline/upstream-failure.ts';
+import { ClientAbortedError } from '../upstream/upstream-failure.ts';
 import { AttemptDeadline } from './attempt-deadline.ts';
 
 describe('AttemptDeadline', () => {

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.ts';
-import { ClientAbortedError } from '../pipeline/upstream-failure.ts';
+import { ClientAbortedError } from '../upstream/upstream-failure.ts';
 
 /**
  * The total timeout of one attempt (`timeouts.totalMs`), body or stream included, as a signal

@@ -1,11 +1,12 @@
+import type { Candidate } from '../deployments/candidate-pools.ts';
 import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
-import { type AttemptResult, attemptUpstream } from '../pipeline/attempt.ts';
+import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
-import type { UpstreamClient, UpstreamTimeouts } from '../pipeline/upstream-client.ts';
-import { ClientAbortedError, scrubbedFailure } from '../pipeline/upstream-failure.ts';
 import type { DeploymentTarget, StreamEvent, Usage } from '../providers/types.ts';
 import { credentialSecrets } from '../telemetry/scrub-secrets.ts';
-import type { Candidate } from './candidates.ts';
+import { attemptUpstream } from '../upstream/attempt.ts';
+import type { UpstreamClient, UpstreamTimeouts } from '../upstream/upstream-client.ts';
+import { ClientAbortedError, scrubbedFailure } from '../upstream/upstream-failure.ts';
 import type { RouterSettings } from './router-settings-schema.ts';
 import { type BookkeepingDeps, TrackedAttempt } from './tracked-attempt.ts';
 

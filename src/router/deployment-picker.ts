@@ -1,5 +1,5 @@
+import type { Candidate } from '../deployments/candidate-pools.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { Candidate } from './candidates.ts';
 import type { CooldownTracker } from './cooldown-tracker.ts';
 import type { DeploymentLimits } from './deployment-limits.ts';
 import { type InFlightTracker, inFlightLifetimeMs } from './in-flight-tracker.ts';

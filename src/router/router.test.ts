@@ -3,11 +3,12 @@ import { Readable } from 'node:stream';
 import { afterEach, describe, it } from 'node:test';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { MemoryCacheStore } from '../cache/memory-cache-store.ts';
+import { candidatePools } from '../deployments/candidate-pools.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
-import type { Endpoint } from '../pipeline/endpoint.ts';
-import type { UpstreamClient, UpstreamResponse } from '../pipeline/upstream-client.ts';
+import { testCallContext } from '../pipeline/test-support.ts';
+import type { UpstreamClient, UpstreamResponse } from '../upstream/upstream-client.ts';
 import { Router } from './router.ts';
 import { type RouterSettings, routerSettingsSchema } from './router-settings-schema.ts';
 
@@ -16,8 +17,6 @@ import { type RouterSettings, routerSettingsSchema } from './router-settings-sch
  * production; issue 8, the performance budget): the store is wrapped in a proxy that names every
  * operation called, and the upstream is a stub, so nothing else touches it.
  */
-
-const CHAT = { operation: 'chat.completions', requestFormat: 'json', shape: 'openai' } as Endpoint;
 
 const COMPLETION = {
   id: 'chatcmpl-1',
@@ -77,23 +76,7 @@ function deployment(fields: Partial<Deployment> = {}): Deployment {
 }
 
 function context(): CallContext {
-  return {
-    requestId: `req_${++sequence}`,
-    endpoint: CHAT,
-    principal: { kind: 'master' },
-    startedAtMs: Date.now(),
-    signal: new AbortController().signal,
-    body: { model: 'm', messages: [{ role: 'user', content: 'hello' }] },
-    stream: false,
-    publicModel: 'm',
-    servedBy: null,
-    responseHeaders: {},
-    attempts: [],
-    usage: null,
-    costCents: 0,
-    stageState: new Map(),
-    tags: [],
-  };
+  return testCallContext({ body: { model: 'm', messages: [{ role: 'user', content: 'hello' }] } });
 }
 
 const stores: MemoryCacheStore[] = [];
@@ -118,7 +101,7 @@ async function setup(strategy: RouterSettings['strategy'], pool: Deployment[]) {
   });
   const router = new Router({
     directory: {
-      deploymentsOf: (model) => pool.filter((d) => d.publicModel === model),
+      poolOf: candidatePools((model) => pool.filter((d) => d.publicModel === model)),
       targetOf: (d) => ({
         id: d.id,
         provider: d.provider,

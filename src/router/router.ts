@@ -1,19 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CacheStore } from '../cache/cache-store.ts';
+import type { Candidate } from '../deployments/candidate-pools.ts';
 import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { catalogCostModel } from '../limits/cost.ts';
 import { estimateCallTokens, tpmReservation } from '../limits/token-reservation.ts';
-import type { AttemptResult } from '../pipeline/attempt.ts';
+import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-context.ts';
+import { callSlot } from '../pipeline/call-slot.ts';
 import { multipartUploadOf } from '../pipeline/endpoint.ts';
 import type { FallbackPolicy } from '../pipeline/pipeline.ts';
-import type { UpstreamClient } from '../pipeline/upstream-client.ts';
-import { ClientAbortedError } from '../pipeline/upstream-failure.ts';
 import { recordCooldown } from '../telemetry/cooldown-metric.ts';
+import type { UpstreamClient } from '../upstream/upstream-client.ts';
+import { ClientAbortedError } from '../upstream/upstream-failure.ts';
 import { type AttemptDeps, runAttempt } from './attempt-runner.ts';
 import { retryDelayMs } from './backoff.ts';
-import { type Candidate, candidatesFor } from './candidates.ts';
 import { CooldownTracker } from './cooldown-tracker.ts';
 import { DeploymentLimits } from './deployment-limits.ts';
 import { DeploymentPicker } from './deployment-picker.ts';
@@ -23,7 +24,7 @@ import { LatencyTracker } from './latency-tracker.ts';
 import type { RouterSettings } from './router-settings-schema.ts';
 
 export interface RouterDeps {
-  directory: Pick<DeploymentDirectory, 'deploymentsOf' | 'targetOf'>;
+  directory: Pick<DeploymentDirectory, 'poolOf' | 'targetOf'>;
   client: UpstreamClient;
   cache: CacheStore;
   /** The router settings in force (RouterSettingsStore), read once per model of a call. */
@@ -112,10 +113,12 @@ export class Router {
   }
 
   /** The deployments of the model that serve the operation and that pre-flight left eligible. */
-  #poolOf(ctx: CallContext): Candidate[] {
-    const pool = candidatesFor(this.#deps.directory.deploymentsOf(ctx.publicModel), ctx.endpoint.operation);
+  #poolOf(ctx: CallContext): readonly Candidate[] {
+    const pool = this.#deps.directory.poolOf(ctx.publicModel, ctx.endpoint.operation);
     const eligible = ctx.eligibleDeploymentIds;
-    return eligible === undefined ? pool : pool.filter((c) => eligible.has(c.deployment.id));
+    // Pre-flight hands on the pool's own id set when no check narrowed it.
+    if (eligible === undefined || eligible === pool.ids) return pool.candidates;
+    return pool.candidates.filter((c) => eligible.has(c.deployment.id));
   }
 
   async #backoff(
@@ -166,14 +169,15 @@ function unavailableError(
   return pick.kind === 'unavailable' ? pick.error : new GatewayError('model_not_found', { param: 'model' });
 }
 
-const TOKENS_KEY = 'router.estimatedTokens';
+/** The call's token estimate for deployments' TPM limits, made the first time one is checked. */
+const ESTIMATED_TOKENS = callSlot<ReturnType<typeof estimateCallTokens>>('router.estimatedTokens');
 
 /**
  * The call's TPM reservation under a deployment's `tpmLimit`, estimated once per call (the input
  * estimate shared with pre-flight and the limits through the call context).
  */
 function tokensOf(ctx: CallContext, limit: number): number {
-  let estimate = ctx.stageState.get(TOKENS_KEY) as ReturnType<typeof estimateCallTokens> | undefined;
+  let estimate = ESTIMATED_TOKENS.get(ctx);
   if (estimate === undefined) {
     estimate = estimateCallTokens(
       catalogCostModel,
@@ -181,7 +185,7 @@ function tokensOf(ctx: CallContext, limit: number): number {
       ctx.body,
       estimatedInputTokensOf(ctx, catalogCostModel.estimateInputTokens),
     );
-    ctx.stageState.set(TOKENS_KEY, estimate);
+    ESTIMATED_TOKENS.set(ctx, estimate);
   }
   return tpmReservation(estimate, limit);
 }

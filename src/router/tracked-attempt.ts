@@ -1,9 +1,9 @@
+import type { Candidate } from '../deployments/candidate-pools.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { AttemptRecord, CallContext } from '../pipeline/call-context.ts';
 import { ROUTING_HEADERS } from '../pipeline/pipeline.ts';
 import type { Usage } from '../providers/types.ts';
 import { AttemptDeadline } from './attempt-deadline.ts';
-import type { Candidate } from './candidates.ts';
 import type { CooldownTracker } from './cooldown-tracker.ts';
 import type { DeploymentLimits } from './deployment-limits.ts';
 import { type InFlightTracker, inFlightLifetimeMs } from './in-flight-tracker.ts';

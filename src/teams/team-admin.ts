@@ -1,5 +1,5 @@
-import { announceChange } from '../api/admin/announce-change.ts';
-import { ResourceAdmin } from '../api/admin/resource-admin.ts';
+import { announceChange } from '../admin-kit/announce-change.ts';
+import { ResourceAdmin } from '../admin-kit/resource-admin.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import { GatewayError } from '../errors/gateway-error.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoString } from '../api/admin/iso-string.ts';
+import { isoString } from '../admin-kit/iso-string.ts';
 import { limitView, limitViewFields } from '../keys/limit-holder-fields.ts';
 import type { TeamRow } from '../keys/virtual-key-row.ts';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hashKeySecret, KEY_SECRET_PREFIX } from '../../src/keys/key-hash.ts';
+import { hashKeySecret, KEY_SECRET_PREFIX } from '../../src/auth/key-hash.ts';
 import { connectSql } from './sql.ts';
 
 /** Inserts a virtual key straight into the database (for tests of layers below the admin API). */

@@ -1,9 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import { GatewayError } from '../../errors/gateway-error.ts';
-import type { OpenApiRegistry } from '../../server/openapi.ts';
-import { type AdminRoute, registerAdminRoute } from './admin-route.ts';
-import { deletedSchema, type IdParams, idParamsSchema } from './admin-schemas.ts';
 import {
   type PageQuery,
   type PageRequest,
@@ -11,7 +7,11 @@ import {
   pageRequest,
   pageSchema,
   toPage,
-} from './pagination.ts';
+} from '../../admin-kit/pagination.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { OpenApiRegistry } from '../../server/openapi.ts';
+import { type AdminRoute, registerAdminRoute } from './admin-route.ts';
+import { deletedSchema, type IdParams, idParamsSchema } from './admin-schemas.ts';
 
 /** The rules behind a CRUD resource. An absent row is `undefined` (or `false`); the routes make it a 404. */
 export interface CrudService<Row, Patch> {

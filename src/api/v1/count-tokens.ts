@@ -6,19 +6,19 @@ import { estimateInputTokens } from '../../catalog/estimate-tokens.ts';
 import type { DeploymentDirectory } from '../../deployments/deployment-directory.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { ROUTING_HEADERS } from '../../pipeline/pipeline.ts';
-import type { UpstreamClient } from '../../pipeline/upstream-client.ts';
-import {
-  httpFailure,
-  parseUpstreamBody,
-  scrubbedFailure,
-  transportFailure,
-} from '../../pipeline/upstream-failure.ts';
 import { getProviderAdapter } from '../../providers/registry.ts';
 import { upstreamTimeouts } from '../../router/attempt-runner.ts';
 import type { RouterSettings } from '../../router/router-settings-schema.ts';
 import { toGatewayError } from '../../server/error-response.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
 import { credentialSecrets } from '../../telemetry/scrub-secrets.ts';
+import type { UpstreamClient } from '../../upstream/upstream-client.ts';
+import {
+  httpFailure,
+  parseUpstreamBody,
+  scrubbedFailure,
+  transportFailure,
+} from '../../upstream/upstream-failure.ts';
 import { forwardedHeaders } from './inference-route.ts';
 
 export const countTokensBody = z

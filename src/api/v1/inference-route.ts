@@ -4,18 +4,18 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { errorStatus, type UpstreamErrorMessages } from '../../errors/render-error.ts';
-import type { AttemptResult } from '../../pipeline/attempt.ts';
+import type { AttemptResult } from '../../pipeline/attempt-result.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import { mergeTags, parseTagsHeader, TAGS_HEADER } from '../../pipeline/call-tags.ts';
 import { type Endpoint, type EndpointBody, MULTIPART_UPLOAD } from '../../pipeline/endpoint.ts';
 import type { InferencePipeline } from '../../pipeline/pipeline.ts';
-import { sseErrorEvent, startSse, writeJson, writeSseEvents, writeText } from '../../pipeline/respond.ts';
 import { StreamedOutput } from '../../pipeline/streamed-output.ts';
-import { ClientAbortedError } from '../../pipeline/upstream-failure.ts';
 import { FORWARDED_CLIENT_HEADERS } from '../../providers/registry.ts';
 import { toGatewayError, writeRawError } from '../../server/error-response.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
+import { ClientAbortedError } from '../../upstream/upstream-failure.ts';
 import { type MultipartLimits, readMultipartFields } from './multipart-fields.ts';
+import { sseErrorEvent, startSse, writeJson, writeSseEvents, writeText } from './respond.ts';
 
 /** What the handler needs besides the endpoint and the pipeline. */
 export interface InferenceRouteOptions {
@@ -116,7 +116,6 @@ async function createContext(
     attempts: [],
     usage: null,
     costCents: 0,
-    stageState: new Map(),
     cacheControl: request.headers['cache-control'],
     clientHeaders: forwardedHeaders(request),
   };

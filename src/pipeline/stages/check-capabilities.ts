@@ -1,8 +1,8 @@
 import type { Deployment } from '../../deployments/deployment.ts';
+import { catalogEntryOf } from '../../deployments/deployment-catalog.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Operation } from '../../providers/types.ts';
 import { CONTINUE, type Stage } from '../stage.ts';
-import { catalogEntryOf } from './deployment-catalog.ts';
 import { narrowEligible, type PoolSource } from './eligible-deployments.ts';
 import {
   CAPABILITY_PARAMS,

@@ -3,11 +3,11 @@ import {
   estimateInputTokens,
   inputTokensUpperBound,
 } from '../../catalog/estimate-tokens.ts';
+import { catalogEntryOf } from '../../deployments/deployment-catalog.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Operation } from '../../providers/types.ts';
 import { type CallContext, estimatedInputTokensOf } from '../call-context.ts';
 import { CONTINUE, type Stage } from '../stage.ts';
-import { catalogEntryOf } from './deployment-catalog.ts';
 import { narrowEligible, type PoolSource } from './eligible-deployments.ts';
 
 /**

@@ -4,7 +4,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CallContext } from '../call-context.ts';
 
 /** What the pre-flight stages read of the deployment directory. */
-export type PoolSource = Pick<DeploymentDirectory, 'deploymentsOf'>;
+export type PoolSource = Pick<DeploymentDirectory, 'deploymentsOf' | 'poolOf'>;
 
 /** The deployments of `ctx.publicModel` still eligible for the call (all of them before resolve-model ran). */
 export function eligibleDeployments(ctx: CallContext, pool: PoolSource): Deployment[] {
@@ -25,11 +25,13 @@ export function narrowEligible(
 ): void {
   const kept = new Set<string>();
   let first: GatewayError | null = null;
-  for (const deployment of eligibleDeployments(ctx, pool)) {
+  const eligible = eligibleDeployments(ctx, pool);
+  for (const deployment of eligible) {
     const reason = refusal(deployment);
     if (reason === null) kept.add(deployment.id);
     else first ??= reason;
   }
   if (kept.size === 0) throw first ?? new GatewayError('model_not_found', { param: 'model' });
-  ctx.eligibleDeploymentIds = kept;
+  // Unchanged, the set stays the one it was (the pool's own, which the router then takes whole).
+  if (kept.size < eligible.length) ctx.eligibleDeploymentIds = kept;
 }

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Principal } from '../../auth/principal.ts';
+import { candidatePools } from '../../deployments/candidate-pools.ts';
 import type { Deployment, DeploymentProfile } from '../../deployments/deployment.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CallContext } from '../call-context.ts';
 import type { Endpoint, EndpointBody } from '../endpoint.ts';
 import { runStages } from '../stage.ts';
+import { testCallContext, testEndpoint } from '../test-support.ts';
 import type { PoolSource } from './eligible-deployments.ts';
 import { createPreflightStages } from './preflight.ts';
 
@@ -32,37 +34,20 @@ function deployment(publicModel: string, fields: Partial<Deployment> = {}): Depl
 }
 
 function poolOf(...deployments: Deployment[]): PoolSource {
-  return {
-    deploymentsOf: (model) => deployments.filter((d) => d.publicModel === model),
-  };
+  const deploymentsOf = (model: string) => deployments.filter((d) => d.publicModel === model);
+  return { deploymentsOf, poolOf: candidatePools(deploymentsOf) };
 }
 
-const CHAT = { operation: 'chat.completions', requestFormat: 'json', shape: 'openai' } as Endpoint;
-const IMAGES = { operation: 'images.generations', requestFormat: 'json', shape: 'openai' } as Endpoint;
-const EMBEDDINGS = { operation: 'embeddings', requestFormat: 'json', shape: 'openai' } as Endpoint;
+const CHAT = testEndpoint('chat.completions');
+const IMAGES = testEndpoint('images.generations');
+const EMBEDDINGS = testEndpoint('embeddings');
 
 function context(
   endpoint: Endpoint,
   body: EndpointBody,
   principal: Principal = { kind: 'master' },
 ): CallContext {
-  return {
-    requestId: 'req',
-    endpoint,
-    principal,
-    startedAtMs: 0,
-    signal: new AbortController().signal,
-    body,
-    stream: body.stream === true,
-    publicModel: body.model,
-    servedBy: null,
-    responseHeaders: {},
-    attempts: [],
-    usage: null,
-    costCents: 0,
-    stageState: new Map(),
-    tags: [],
-  };
+  return testCallContext({ endpoint, body, principal });
 }
 
 async function refusal(pool: PoolSource, ctx: CallContext): Promise<GatewayError> {

@@ -1,5 +1,4 @@
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { servesOperation } from '../../router/candidates.ts';
 import { CONTINUE, type Stage } from '../stage.ts';
 import type { PoolSource } from './eligible-deployments.ts';
 
@@ -12,10 +11,7 @@ export function resolveModel(pool: PoolSource): Stage {
   return {
     name: 'resolve-model',
     run(ctx) {
-      const served = new Set<string>();
-      for (const deployment of pool.deploymentsOf(ctx.publicModel)) {
-        if (servesOperation(deployment, ctx.endpoint.operation)) served.add(deployment.id);
-      }
+      const served = pool.poolOf(ctx.publicModel, ctx.endpoint.operation).ids;
       if (served.size === 0) throw new GatewayError('model_not_found', { param: 'model' });
       ctx.eligibleDeploymentIds = served;
       return CONTINUE;

@@ -1,5 +1,6 @@
 import type { Keyring } from '../../crypto/index.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
+import { callSlot } from '../../pipeline/call-slot.ts';
 import type { CallObserver } from '../../pipeline/pipeline.ts';
 import type { Db } from '../../store/database.ts';
 import { isoTime } from '../../telemetry/iso-time.ts';
@@ -33,7 +34,7 @@ export interface OperationRecorderOptions {
 
 const NO_ATTEMPTS: readonly never[] = Object.freeze([]);
 
-/** Per-call state under the observer's name in `ctx.stageState`. */
+/** What the recorder keeps of a call between its start and its end. */
 interface CallState extends OperationStart {
   sampleIfSuccessful: boolean;
 }
@@ -48,6 +49,7 @@ interface CallState extends OperationStart {
  */
 export class OperationRecorder implements CallObserver {
   readonly name = 'records';
+  readonly #calls = callSlot<CallState>('records.operation');
   readonly #queue: BatchQueue<OperationRecord>;
   readonly #sampler: PayloadSampler;
   readonly #maxPromptLength: number;
@@ -105,7 +107,7 @@ export class OperationRecorder implements CallObserver {
   }
 
   #stateOf(ctx: CallContext): CallState {
-    let state = ctx.stageState.get(this.name) as CallState | undefined;
+    let state = this.#calls.get(ctx);
     if (state === undefined) {
       state = {
         id: recordId('op'),
@@ -113,7 +115,7 @@ export class OperationRecorder implements CallObserver {
         prompt: promptOf(ctx.body, this.#maxPromptLength),
         sampleIfSuccessful: this.#sampler.wantsSuccess(),
       };
-      ctx.stageState.set(this.name, state);
+      this.#calls.set(ctx, state);
     }
     return state;
   }

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import type { GatewayError } from '../errors/gateway-error.ts';
-import { type ErrorShape, renderErrorBody, type UpstreamErrorMessages } from '../errors/render-error.ts';
-import { formatSseEvent } from '../providers/shared/sse.ts';
-import type { StreamEvent } from '../providers/types.ts';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import { type ErrorShape, renderErrorBody, type UpstreamErrorMessages } from '../../errors/render-error.ts';
+import { formatSseEvent } from '../../providers/shared/sse.ts';
+import type { StreamEvent } from '../../providers/types.ts';
 
 /** Writes a JSON answer: `json` when the answer's text is already known, else `answer` serialised. */
 export function writeJson(

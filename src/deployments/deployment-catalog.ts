@@ -1,6 +1,6 @@
-import type { CatalogEntry } from '../../catalog/catalog-entry.ts';
-import { resolveCatalogEntry } from '../../catalog/resolve-catalog-entry.ts';
-import type { Deployment } from '../../deployments/deployment.ts';
+import type { CatalogEntry } from '../catalog/catalog-entry.ts';
+import { resolveCatalogEntry } from '../catalog/resolve-catalog-entry.ts';
+import type { Deployment } from './deployment.ts';
 
 /**
  * Entries per loaded deployment: resolveCatalogEntry builds a new entry when a deployment has

@@ -1,5 +1,9 @@
 import type { Deployment } from '../deployments/deployment.ts';
+import { catalogEntryOf } from '../deployments/deployment-catalog.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { AttemptResult } from '../pipeline/attempt-result.ts';
+import { type EndpointBody, multipartUploadOf } from '../pipeline/endpoint.ts';
+import { eventWithPublicModel, isRecord, withPublicModel } from '../pipeline/public-model.ts';
 import type { OperationPlan } from '../providers/registry.ts';
 import type {
   DeploymentTarget,
@@ -7,13 +11,9 @@ import type {
   ProviderAdapter,
   StreamEvent,
   TranslationTarget,
-  Usage,
 } from '../providers/types.ts';
 import { answerTextWithModel } from './answer-text.ts';
-import { type EndpointBody, multipartUploadOf } from './endpoint.ts';
 import { endOfFirstEvent } from './first-event.ts';
-import { eventWithPublicModel, isRecord, withPublicModel } from './public-model.ts';
-import { catalogEntryOf } from './stages/deployment-catalog.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
 import { httpFailure, parseUpstreamBody, transportFailure } from './upstream-failure.ts';
 
@@ -30,34 +30,6 @@ export interface AttemptInput {
   /** The client's headers a provider may forward (CallContext.clientHeaders). */
   clientHeaders?: Readonly<Record<string, string>>;
 }
-
-export type AttemptResult =
-  | {
-      kind: 'json';
-      /** The answer in the endpoint's format; a string when the upstream answered text. */
-      answer: unknown;
-      /**
-       * `answer` as JSON text, when the upstream's own text could be passed on (a native answer,
-       * its model renamed in the text: answer-text.ts); absent when the writer must serialise it.
-       */
-      json?: string;
-      usage: Usage | null;
-      /**
-       * Set when `answer` is text to pass on as it is, with this content type (transcriptions
-       * with `response_format` text, srt or vtt); absent for JSON.
-       */
-      textContentType?: string;
-    }
-  | {
-      kind: 'stream';
-      /**
-       * The events in batches, one per upstream chunk (never empty): a stream of many small
-       * events crosses the async iterators between here and the client once per chunk.
-       */
-      events: AsyncIterable<readonly StreamEvent[]>;
-      usage: () => Usage | null;
-      firstByteAtMs: () => number | null;
-    };
 
 /**
  * The body in the provider's operation format, with the upstream model. One shallow copy: the

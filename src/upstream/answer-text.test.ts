@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { withPublicModel } from '../pipeline/public-model.ts';
 import { answerTextWithModel } from './answer-text.ts';
-import { withPublicModel } from './public-model.ts';
 
 const edited = (text: string, model = 'public') => answerTextWithModel(text, JSON.parse(text), model);
 

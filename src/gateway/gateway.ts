@@ -12,20 +12,20 @@ import { KeyInfoReader } from '../keys/key-info.ts';
 import { createLimits } from '../limits/index.ts';
 import { InferencePipeline } from '../pipeline/pipeline.ts';
 import { createPreflightStages } from '../pipeline/stages/preflight.ts';
-import { UpstreamClient } from '../pipeline/upstream-client.ts';
 import { createRecords } from '../records/index.ts';
-import { captureResponses } from '../records/response-capture.ts';
+import { captureResponse } from '../records/response-capture.ts';
 import { ResponseCache } from '../response-cache/response-cache.ts';
 import { Router } from '../router/router.ts';
 import { RouterSettingsStore } from '../router/router-settings.ts';
+import { buildApp, type RegisteredRoute, type RouteModule } from '../server/app.ts';
+import { registerMetricsRoute } from '../server/metrics-route.ts';
+import { OpenApiRegistry } from '../server/openapi.ts';
+import type { ReadinessProbe } from '../server/readiness.ts';
+import { openRuntime, type Runtime } from '../server/runtime.ts';
 import { logCacheDiagnostics } from '../telemetry/cache-log-subscriber.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import { registerMetricsRoute } from '../telemetry/metrics-route.ts';
 import { Telemetry } from '../telemetry/telemetry.ts';
-import { buildApp, type RegisteredRoute, type RouteModule } from './app.ts';
-import { OpenApiRegistry } from './openapi.ts';
-import type { ReadinessProbe } from './readiness.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
+import { UpstreamClient } from '../upstream/upstream-client.ts';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -92,10 +92,8 @@ export async function buildGateway(
   lifecycle.onShutdown('flush', 'request records', (remainingMs) => records.flush(remainingMs));
   const audit = createAudit({
     config: runtime.config,
-    db: database.db,
     background: database.background,
     maintenance: database.background,
-    keyring,
     logger,
   });
   lifecycle.onShutdown('flush', 'audit trail', (remainingMs) => audit.flush(remainingMs));
@@ -119,13 +117,16 @@ export async function buildGateway(
   });
   lifecycle.onShutdown('flush', 'router cooldown mirror', () => router.close());
   const responseCache = createResponseCache(runtime.config, cache, logger);
+  // DESIGN.md section 4, in order: pre-flight per model, the call stages once, routing (with
+  // its fallbacks), the answer stages on the answer, the observers once the call is over.
   const pipeline = new InferencePipeline({
     preflight: createPreflightStages({ directory }),
     call:
       responseCache === null ? [limits.stage] : [responseCache.prefetch, limits.stage, responseCache.stage],
-    route: captureResponses(responseCache?.storeAnswers(router.route) ?? router.route),
-    observers: [limits.observer, ...records.observers, telemetry],
+    route: router.route,
     fallbacks: router.fallbacks,
+    answer: responseCache === null ? [captureResponse] : [responseCache.store, captureResponse],
+    observers: [limits.observer, ...records.observers, telemetry],
   });
   const modules: RouteModule[] = [
     v1Module({
@@ -149,10 +150,10 @@ export async function buildGateway(
       directory,
       keys,
       routerSettings,
+      variant: runtime.config.variant,
+      auditLog: audit.log,
       now: overrides.now,
     }),
-    ...records.modules,
-    ...audit.modules,
   ];
   const probes: ReadinessProbe[] = [
     { name: 'database', check: () => database.ping() },

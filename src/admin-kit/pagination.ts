@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GatewayError } from '../../errors/gateway-error.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
 
 /** Page size when `limit` is absent, and the largest one accepted. */
 export const DEFAULT_PAGE_LIMIT = 50;

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth/authenticator.ts';
-import type { OpenApiRegistry } from '../server/openapi.ts';
-import { ADMIN_SECURITY } from '../server/openapi.ts';
-import { PROMETHEUS_CONTENT_TYPE } from './prometheus-text.ts';
-import type { Telemetry } from './telemetry.ts';
+import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/prometheus-text.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
+import type { OpenApiRegistry } from './openapi.ts';
+import { ADMIN_SECURITY } from './openapi.ts';
 
 /**
  * `GET /metrics`: the call metrics in Prometheus text format. Outside `/admin` because that is

@@ -1,0 +1,33 @@
+import type { StreamEvent, Usage } from '../providers/types.ts';
+
+/**
+ * A call's answer as the pipeline passes it on: from an upstream attempt (upstream/attempt.ts),
+ * or from a stage that answered instead (a response-cache hit); JSON whole, or a stream of events.
+ */
+export type AttemptResult =
+  | {
+      kind: 'json';
+      /** The answer in the endpoint's format; a string when the upstream answered text. */
+      answer: unknown;
+      /**
+       * `answer` as JSON text, when the upstream's own text could be passed on (a native answer,
+       * its model renamed in the text: answer-text.ts); absent when the writer must serialise it.
+       */
+      json?: string;
+      usage: Usage | null;
+      /**
+       * Set when `answer` is text to pass on as it is, with this content type (transcriptions
+       * with `response_format` text, srt or vtt); absent for JSON.
+       */
+      textContentType?: string;
+    }
+  | {
+      kind: 'stream';
+      /**
+       * The events in batches, one per upstream chunk (never empty): a stream of many small
+       * events crosses the async iterators between here and the client once per chunk.
+       */
+      events: AsyncIterable<readonly StreamEvent[]>;
+      usage: () => Usage | null;
+      firstByteAtMs: () => number | null;
+    };

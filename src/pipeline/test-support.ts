@@ -1,0 +1,40 @@
+import type { Operation } from '../providers/types.ts';
+import type { CallContext } from './call-context.ts';
+import type { Endpoint } from './endpoint.ts';
+
+/**
+ * An endpoint for unit tests: the fields the stages read (operation, error shape, JSON request).
+ * The cast stands in for the body schema and the documentation, which no stage reads.
+ */
+export function testEndpoint(operation: Operation): Endpoint {
+  return { operation, path: `/${operation}`, shape: 'openai', requestFormat: 'json' } as Endpoint;
+}
+
+const CHAT = testEndpoint('chat.completions');
+
+let sequence = 0;
+
+/**
+ * The call context of the unit tests, without HTTP: a master-key Chat call to model `m` with no
+ * messages unless `fields` say otherwise; `publicModel` and `stream` follow the body.
+ */
+export function testCallContext(fields: Partial<CallContext> = {}): CallContext {
+  const body = fields.body ?? { model: 'm', messages: [] };
+  return {
+    requestId: `req_${++sequence}`,
+    endpoint: CHAT,
+    principal: { kind: 'master' },
+    startedAtMs: Date.now(),
+    signal: new AbortController().signal,
+    body,
+    stream: body.stream === true,
+    tags: [],
+    publicModel: body.model,
+    responseHeaders: {},
+    attempts: [],
+    servedBy: null,
+    usage: null,
+    costCents: 0,
+    ...fields,
+  };
+}
