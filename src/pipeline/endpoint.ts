@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ErrorShape } from '../errors/render-error.ts';
+import type { ClientFormat } from '../formats/format.ts';
 import type { MultipartPassThrough, Operation } from '../providers/types.ts';
 
 /**
@@ -14,6 +15,12 @@ export type RequestFormat = 'json' | 'multipart';
  */
 export interface Endpoint {
   operation: Operation;
+  /**
+   * The client wire format of a streamable text endpoint (Chat Completions, Messages, Responses):
+   * what the response cache, the stream writer and the attempt ask about its answers and events.
+   * Absent for embeddings, images and transcriptions.
+   */
+  format?: ClientFormat;
   /** Path under /v1, e.g. `/chat/completions`. */
   path: string;
   shape: ErrorShape;

@@ -1,13 +1,24 @@
+import { chatCompletionsFormat } from '../formats/chat-completions/index.ts';
+import type { ClientFormat } from '../formats/format.ts';
+import { messagesFormat } from '../formats/messages/index.ts';
+import { responsesFormat } from '../formats/responses/index.ts';
 import type { Operation } from '../providers/types.ts';
 import type { CallContext } from './call-context.ts';
 import type { Endpoint } from './endpoint.ts';
 
+const FORMATS: Readonly<Partial<Record<Operation, ClientFormat>>> = Object.freeze({
+  'chat.completions': chatCompletionsFormat,
+  messages: messagesFormat,
+  responses: responsesFormat,
+});
+
 /**
- * An endpoint for unit tests: the fields the stages read (operation, error shape, JSON request).
- * The cast stands in for the body schema and the documentation, which no stage reads.
+ * An endpoint for unit tests: the fields the stages read (operation, client format, error shape,
+ * JSON request). The cast stands in for the body schema and the documentation, which no stage reads.
  */
 export function testEndpoint(operation: Operation): Endpoint {
-  return { operation, path: `/${operation}`, shape: 'openai', requestFormat: 'json' } as Endpoint;
+  const format = FORMATS[operation];
+  return { operation, format, path: `/${operation}`, shape: 'openai', requestFormat: 'json' } as Endpoint;
 }
 
 const CHAT = testEndpoint('chat.completions');

@@ -5,14 +5,14 @@
  */
 import { anthropicProvider } from './anthropic/anthropic-provider.ts';
 import { azureProvider } from './azure/azure-provider.ts';
-import { bedrockAdapter } from './bedrock/index.ts';
-import { geminiAdapter } from './gemini/index.ts';
+import { bedrockProvider } from './bedrock/bedrock-provider.ts';
+import { geminiProvider } from './gemini/gemini-provider.ts';
 import { openAIProvider } from './openai/openai-provider.ts';
 import { openAICompatibleProvider } from './openai-compatible/openai-compatible-provider.ts';
-import { chatViaMessages } from './translate/chat-via-messages/chat-via-messages.ts';
+import { chatViaMessages } from './translate/chat-via-messages/translator.ts';
 import { composeTranslators } from './translate/compose-translators.ts';
-import { messagesViaChat } from './translate/messages-via-chat/messages-via-chat.ts';
-import { responsesViaChat } from './translate/responses-via-chat/responses-via-chat.ts';
+import { messagesViaChat } from './translate/messages-via-chat/translator.ts';
+import { responsesViaChat } from './translate/responses-via-chat/translator.ts';
 import type { Operation, OperationAdapter, OperationTranslator, ProviderAdapter } from './types.ts';
 
 const PROVIDERS: readonly ProviderAdapter[] = [
@@ -20,8 +20,8 @@ const PROVIDERS: readonly ProviderAdapter[] = [
   azureProvider,
   openAICompatibleProvider,
   anthropicProvider,
-  geminiAdapter,
-  bedrockAdapter,
+  geminiProvider,
+  bedrockProvider,
 ];
 
 /** Tried in order when a provider lacks an operation natively: one hop, then two. */

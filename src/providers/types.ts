@@ -6,6 +6,12 @@
 import type { Readable } from 'node:stream';
 import type { ErrorClass } from '../errors/error-classes.ts';
 import type { ErrorCode } from '../errors/error-codes.ts';
+import type { StreamEvent } from '../formats/stream-event.ts';
+import type { Usage } from '../formats/usage.ts';
+
+// The adapters' events and usage are the client formats' (formats/); re-exported because every
+// adapter and the pipeline read them beside the contract below.
+export type { StreamEvent, Usage };
 
 export const OPERATIONS = [
   'chat.completions',
@@ -46,25 +52,6 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   /** Serialised JSON, raw bytes, or a multipart stream passed through. */
   body: string | Uint8Array | MultipartPassThrough | null;
-}
-
-/** One event of a stream in an endpoint's format: `data` is a JSON value, or the string `[DONE]`. */
-export interface StreamEvent {
-  event?: string;
-  data: unknown;
-}
-
-/** Token usage, normalised across providers (for TPM reconciliation and cost). */
-export interface Usage {
-  /** All input tokens, cached ones included (OpenAI's `prompt_tokens`; Anthropic's three input counts summed). */
-  inputTokens: number;
-  outputTokens: number;
-  /** The part of inputTokens read from the provider's prompt cache. */
-  cachedInputTokens?: number;
-  /** For image operations: images produced. */
-  images?: number;
-  /** For audio operations: seconds of audio. */
-  audioSeconds?: number;
 }
 
 /**

@@ -5,10 +5,8 @@ import { callSlot } from '../pipeline/call-slot.ts';
 import { type AnswerStage, CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
 import type { StreamEvent } from '../providers/types.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import { createAnswerAssembler } from './assembly/index.ts';
 import { parseCacheControl } from './cache-control.ts';
 import { responseCacheKey } from './cache-key.ts';
-import { replayAnswerAsEvents } from './replay/index.ts';
 
 /** The answer header (DESIGN.md section 5, Response cache). */
 const CACHE_HEADER = 'x-gateway-cache';
@@ -166,7 +164,7 @@ export class ResponseCache {
     key: string,
     stream: Extract<AttemptResult, { kind: 'stream' }>,
   ): AsyncGenerator<readonly StreamEvent[]> {
-    const assembler = createAnswerAssembler(ctx.endpoint.operation);
+    const assembler = ctx.endpoint.format?.createAssembler() ?? null;
     for await (const batch of stream.events) {
       if (assembler !== null) for (const event of batch) assembler.push(event);
       yield batch;
@@ -205,7 +203,7 @@ function hitResult(ctx: CallContext, entry: string): AttemptResult | null {
   }
   if (answer === null || typeof answer !== 'object') return null;
   if (!ctx.stream) return { kind: 'json', answer, json: entry, usage: null };
-  const events = replayAnswerAsEvents(ctx.endpoint.operation, answer, ctx.body);
+  const events = ctx.endpoint.format?.replay(answer, ctx.body) ?? null;
   if (events === null) return null;
   return { kind: 'stream', events: oneBatch(events), usage: () => null, firstByteAtMs: () => null };
 }

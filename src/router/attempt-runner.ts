@@ -54,6 +54,7 @@ export async function runAttempt(
       provider: candidate.provider,
       plan: candidate.plan,
       body: ctx.body,
+      format: ctx.endpoint.format,
       stream: ctx.stream,
       signal: attempt.deadline.signal,
       timeouts: upstreamTimeouts(settings),

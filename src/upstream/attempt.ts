@@ -1,9 +1,11 @@
 import type { Deployment } from '../deployments/deployment.ts';
 import { catalogEntryOf } from '../deployments/deployment-catalog.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { ClientFormat } from '../formats/format.ts';
+import { isRecord } from '../formats/json.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import { type EndpointBody, multipartUploadOf } from '../pipeline/endpoint.ts';
-import { eventWithPublicModel, isRecord, withPublicModel } from '../pipeline/public-model.ts';
+import { withPublicModel } from '../pipeline/public-model.ts';
 import type { OperationPlan } from '../providers/registry.ts';
 import type {
   DeploymentTarget,
@@ -24,6 +26,8 @@ export interface AttemptInput {
   plan: OperationPlan;
   /** The client's body; its `model` is the public model the answer will name. */
   body: EndpointBody;
+  /** The client's wire format (Endpoint.format): where its stream events name the model. */
+  format?: ClientFormat;
   stream: boolean;
   signal: AbortSignal;
   timeouts: UpstreamTimeouts;
@@ -178,8 +182,9 @@ function streamResult(
   const translator =
     input.plan.kind === 'translated' ? input.plan.translator.createStreamTranslator(input.body) : null;
   const publicModel = input.body.model;
+  const format = input.format;
   const publish = (events: StreamEvent[]): StreamEvent[] => {
-    for (const event of events) eventWithPublicModel(event, publicModel);
+    if (format !== undefined) for (const event of events) format.eventWithPublicModel(event, publicModel);
     return events;
   };
   const through = (events: StreamEvent[]): StreamEvent[] =>

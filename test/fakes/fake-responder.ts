@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { formatSseEvent } from '../../src/providers/shared/sse.ts';
+import { formatSseEvent } from '../../src/formats/sse.ts';
 import type { StreamEvent } from '../../src/providers/types.ts';
 
 export interface FakeReply {

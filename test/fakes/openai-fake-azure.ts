@@ -5,7 +5,7 @@
  * `content_filter_results` on each choice (the default, synchronous filter) or annotation-only
  * chunks without `delta` after the text they vetted (the asynchronous filter).
  */
-import { SSE_DONE } from '../../src/providers/shared/sse.ts';
+import { SSE_DONE } from '../../src/formats/sse.ts';
 import type { StreamEvent } from '../../src/providers/types.ts';
 
 export type AzureContentFilterMode = 'default' | 'asynchronous';

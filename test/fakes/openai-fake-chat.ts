@@ -1,5 +1,5 @@
 /** Chat Completions answers of the OpenAI fake, JSON and SSE (see openai-fake-plan.ts). */
-import { SSE_DONE } from '../../src/providers/shared/sse.ts';
+import { SSE_DONE } from '../../src/formats/sse.ts';
 import type { StreamEvent } from '../../src/providers/types.ts';
 import { decide, deltas, FAKE_CREATED, halves, type Json, type Plan, partsText } from './openai-fake-plan.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { formatSseEvent } from '../../src/providers/shared/sse.ts';
+import { formatSseEvent } from '../../src/formats/sse.ts';
 import { post, startUpstreams, type Upstreams } from './support.ts';
 
 /** Headers an upstream (or a proxy before it) may send that must never reach a client. */

@@ -1,64 +1,12 @@
 /**
- * The request bodies of the inference endpoints, validated at the edge, so no stage below sees an unchecked shape. Loose
- * objects: they check the fields the gateway itself needs and pass the rest of the wire format
+ * The request bodies of the inference endpoints that are not a client format of their own
+ * (embeddings, images, transcriptions; the formats' are in src/formats/<name>/body-schema.ts),
+ * validated at the edge, so no stage below sees an unchecked shape. Loose objects: they check the fields the gateway itself needs and pass the rest of the wire format
  * through to the adapter, which refuses what its upstream cannot take. The same schemas document
  * the bodies in /openapi.json.
  */
 import { z } from 'zod';
-import {
-  anthropicMessage,
-  anthropicSystem,
-  anthropicTool,
-  anthropicToolChoice,
-  chatMessage,
-  chatResponseFormat,
-  chatTool,
-  chatToolChoice,
-  listOf,
-  responsesItem,
-  responsesTool,
-  responsesToolChoice,
-} from './message-schemas.ts';
-
-const model = z.string().min(1, 'model is required').meta({ description: 'A public model name.' });
-const stream = z.boolean().nullish();
-/** Tools are a list of objects; `null` is refused like any other non-list (the translators need a list). */
-const toolList = <T extends z.ZodType>(tool: T) => listOf(tool, 'tools').optional();
-const count = z.number().int('expected an integer').positive('expected a positive integer');
-
-export const chatCompletionsBody = z
-  .looseObject({
-    model,
-    stream,
-    messages: z.array(chatMessage).min(1, 'messages must have at least one message'),
-    tools: toolList(chatTool),
-    tool_choice: chatToolChoice.optional(),
-    response_format: chatResponseFormat.optional(),
-  })
-  .meta({ id: 'ChatCompletionsRequest', description: 'OpenAI Chat Completions request.' });
-
-export const responsesBody = z
-  .looseObject({
-    model,
-    stream,
-    input: z.union([z.string(), z.array(responsesItem)], {
-      error: 'input must be a string or a list of input items',
-    }),
-    tools: toolList(responsesTool),
-    tool_choice: responsesToolChoice.optional(),
-    instructions: z.string().nullish(),
-    store: z.boolean().nullish().meta({
-      description:
-        'Stored response state is not available yet: `true` is accepted and served as `false` (nothing is stored).',
-    }),
-    previous_response_id: z
-      .null({
-        error: 'continuing a stored response is not available yet: send the whole conversation in input',
-      })
-      .optional()
-      .meta({ description: 'Not available yet: a value is answered 400 `invalid_request`.' }),
-  })
-  .meta({ id: 'ResponsesRequest', description: 'OpenAI Responses request.' });
+import { count, model, stream } from '../../formats/body-schema-parts.ts';
 
 export const embeddingsBody = z
   .looseObject({
@@ -81,18 +29,6 @@ export const imageGenerationsBody = z
     n: count.nullish(),
   })
   .meta({ id: 'ImageGenerationRequest', description: 'OpenAI image generation request.' });
-
-export const messagesBody = z
-  .looseObject({
-    model,
-    stream,
-    max_tokens: count,
-    messages: z.array(anthropicMessage).min(1, 'messages must have at least one message'),
-    system: anthropicSystem.optional(),
-    tools: toolList(anthropicTool),
-    tool_choice: anthropicToolChoice.optional(),
-  })
-  .meta({ id: 'MessagesRequest', description: 'Anthropic Messages request.' });
 
 /**
  * Multipart text fields arrive as strings: numbers and booleans are coerced, so that operation

@@ -1,19 +1,28 @@
 import type { z } from 'zod';
+import { chatCompletionsFormat } from '../../formats/chat-completions/index.ts';
+import type { ClientFormat } from '../../formats/format.ts';
+import { messagesFormat } from '../../formats/messages/index.ts';
+import { responsesFormat } from '../../formats/responses/index.ts';
 import type { Endpoint, EndpointBody } from '../../pipeline/endpoint.ts';
 import {
-  chatCompletionsBody,
   embeddingsBody,
   imageEditsForm,
   imageFormFields,
   imageGenerationsBody,
   imageVariationsForm,
-  messagesBody,
-  responsesBody,
   transcriptionForm,
   transcriptionFormFields,
 } from './body-schemas.ts';
 
 const body = (schema: z.ZodType) => schema as z.ZodType<EndpointBody>;
+
+/** What an endpoint of a client wire format takes from its format: operation, error shape, body schema. */
+const ofFormat = (format: ClientFormat) => ({
+  operation: format.operation,
+  format,
+  shape: format.errorShape,
+  bodySchema: body(format.bodySchema),
+});
 
 /**
  * The inference endpoints (SPEC.md, Endpoints: Inference), one descriptor each for the one
@@ -22,20 +31,16 @@ const body = (schema: z.ZodType) => schema as z.ZodType<EndpointBody>;
  */
 export const ENDPOINTS: readonly Endpoint[] = Object.freeze([
   {
-    operation: 'chat.completions',
+    ...ofFormat(chatCompletionsFormat),
     path: '/chat/completions',
-    shape: 'openai',
     requestFormat: 'json',
-    bodySchema: body(chatCompletionsBody),
     streamable: true,
     summary: 'Chat Completions (OpenAI format)',
   },
   {
-    operation: 'responses',
+    ...ofFormat(responsesFormat),
     path: '/responses',
-    shape: 'openai',
     requestFormat: 'json',
-    bodySchema: body(responsesBody),
     streamable: true,
     summary: 'Responses (OpenAI format); `store: true` is served as false for now',
   },
@@ -88,11 +93,9 @@ export const ENDPOINTS: readonly Endpoint[] = Object.freeze([
     summary: 'Audio transcription (OpenAI format, multipart/form-data)',
   },
   {
-    operation: 'messages',
+    ...ofFormat(messagesFormat),
     path: '/messages',
-    shape: 'anthropic',
     requestFormat: 'json',
-    bodySchema: body(messagesBody),
     streamable: true,
     summary: 'Messages (Anthropic format; errors in the Anthropic shape)',
   },

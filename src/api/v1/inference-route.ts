@@ -15,7 +15,7 @@ import { toGatewayError, writeRawError } from '../../server/error-response.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
 import { ClientAbortedError } from '../../upstream/upstream-failure.ts';
 import { type MultipartLimits, readMultipartFields } from './multipart-fields.ts';
-import { sseErrorEvent, startSse, writeJson, writeSseEvents, writeText } from './respond.ts';
+import { startSse, writeJson, writeSseEvents, writeText } from './respond.ts';
 
 /** What the handler needs besides the endpoint and the pipeline. */
 export interface InferenceRouteOptions {
@@ -215,8 +215,11 @@ async function writeResult(
     }
     return { status: 200, error: null, streamBroken: false };
   }
+  const format = ctx.endpoint.format;
+  // Only a format's endpoints are streamable (Endpoint.streamable), so a stream always has one.
+  if (format === undefined) throw new Error(`${ctx.endpoint.path} has no stream format`);
   startSse(res, ctx.responseHeaders);
-  const output = new StreamedOutput(ctx.endpoint.operation);
+  const output = new StreamedOutput(format);
   let complete = false;
   try {
     let first = true;
@@ -240,7 +243,7 @@ async function writeResult(
     if (error instanceof ClientAbortedError || res.destroyed)
       return { status: 499, error: null, streamBroken: true };
     const gatewayError = toGatewayError(error);
-    await writeSseEvents(res, [sseErrorEvent(gatewayError, ctx.endpoint.shape, messages)]);
+    await writeSseEvents(res, [format.errorEvent(gatewayError, messages)]);
     return { status: gatewayError.status, error: gatewayError, streamBroken: true };
   } finally {
     ctx.usage = output.usage(ctx, result.usage(), complete);

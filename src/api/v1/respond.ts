@@ -1,8 +1,6 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import type { GatewayError } from '../../errors/gateway-error.ts';
-import { type ErrorShape, renderErrorBody, type UpstreamErrorMessages } from '../../errors/render-error.ts';
-import { formatSseEvent } from '../../providers/shared/sse.ts';
+import { formatSseEvent } from '../../formats/sse.ts';
 import type { StreamEvent } from '../../providers/types.ts';
 
 /** Writes a JSON answer: `json` when the answer's text is already known, else `answer` serialised. */
@@ -60,18 +58,4 @@ export async function writeSseEvents(res: ServerResponse, events: readonly Strea
     flowing = res.write(formatSseEvent(event));
   }
   if (!flowing && !res.destroyed) await Promise.race([once(res, 'drain'), once(res, 'close')]);
-}
-
-/**
- * The honest end of a broken stream (DESIGN.md section 4): an error event in the endpoint's
- * format, never a silent clean end. OpenAI: an `error` object in a data event; Anthropic: an
- * `error` event.
- */
-export function sseErrorEvent(
-  error: GatewayError,
-  shape: ErrorShape,
-  messages: UpstreamErrorMessages = 'generic',
-): StreamEvent {
-  const body = renderErrorBody(error, shape, messages);
-  return shape === 'anthropic' ? { event: 'error', data: body } : { data: body };
 }

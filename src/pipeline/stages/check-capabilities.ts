@@ -1,15 +1,10 @@
 import type { Deployment } from '../../deployments/deployment.ts';
 import { catalogEntryOf } from '../../deployments/deployment-catalog.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { CAPABILITY_PARAMS, type Capability, type CapabilityUse } from '../../formats/capability-use.ts';
 import type { Operation } from '../../providers/types.ts';
 import { CONTINUE, type Stage } from '../stage.ts';
 import { narrowEligible, type PoolSource } from './eligible-deployments.ts';
-import {
-  CAPABILITY_PARAMS,
-  type Capability,
-  type CapabilityUse,
-  capabilitiesUsed,
-} from './request-capabilities.ts';
 
 const CAPABILITY_NAMES: Readonly<Record<Capability, string>> = Object.freeze({
   tools: 'tools',
@@ -48,7 +43,7 @@ export function checkCapabilities(pool: PoolSource): Stage {
     name: 'check-capabilities',
     run(ctx) {
       const operation = ctx.endpoint.operation;
-      const uses = capabilitiesUsed(operation, ctx.body);
+      const uses = ctx.endpoint.format?.capabilitiesUsed(ctx.body) ?? [];
       if (uses.length === 0) return CONTINUE;
       narrowEligible(ctx, pool, (deployment) => capabilityRefusal(deployment, operation, uses));
       return CONTINUE;

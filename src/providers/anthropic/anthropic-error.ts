@@ -1,3 +1,4 @@
+import { anthropicErrorBodySchema } from '../../formats/messages/wire.ts';
 import { retryAfterSeconds } from '../shared/retry-after.ts';
 import {
   BAD_REQUEST,
@@ -14,7 +15,6 @@ import {
   upstreamErrorInfo,
 } from '../shared/upstream-status.ts';
 import type { UpstreamErrorInfo } from '../types.ts';
-import { anthropicErrorBodySchema } from './anthropic-messages-wire.ts';
 
 /**
  * Anthropic's error types (API reference, "Errors"). authentication and permission errors are the

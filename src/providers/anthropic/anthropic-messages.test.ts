@@ -4,9 +4,9 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { decodeAll } from '../../../test/fakes/decode-stream.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import type { AnthropicMessagesRequest } from '../../formats/messages/wire.ts';
 import type { DeploymentTarget } from '../types.ts';
 import { ANTHROPIC_VERSION } from './anthropic-config.ts';
-import type { AnthropicMessagesRequest } from './anthropic-messages-wire.ts';
 import { anthropicProvider } from './anthropic-provider.ts';
 import { AnthropicStreamDecoder } from './anthropic-stream-decoder.ts';
 

@@ -1,13 +1,13 @@
-import { malformedAnswerError } from '../shared/upstream-error.ts';
-import type { OperationAdapter } from '../types.ts';
-import { anthropicHeaders, anthropicMessagesUrl } from './anthropic-endpoint.ts';
+import { usageFromAnthropic } from '../../formats/messages/usage.ts';
 import {
   type AnthropicMessage,
   type AnthropicMessagesRequest,
   anthropicMessageSchema,
-} from './anthropic-messages-wire.ts';
+} from '../../formats/messages/wire.ts';
+import { malformedAnswerError } from '../shared/upstream-error.ts';
+import type { OperationAdapter } from '../types.ts';
+import { anthropicHeaders, anthropicMessagesUrl } from './anthropic-endpoint.ts';
 import { AnthropicStreamDecoder } from './anthropic-stream-decoder.ts';
-import { usageFromAnthropic } from './anthropic-usage.ts';
 
 /** `POST /v1/messages`: the client's body with the upstream model. */
 export const anthropicMessagesAdapter: OperationAdapter<AnthropicMessagesRequest, AnthropicMessage> = {

@@ -1,11 +1,11 @@
-import type { SseMessage } from '../shared/sse.ts';
+import { type AnthropicUsageCounts, usageFromAnthropic } from '../../formats/messages/usage.ts';
+import { anthropicStreamEventSchema } from '../../formats/messages/wire.ts';
+import type { SseMessage } from '../../formats/sse.ts';
 import { sseJson } from '../shared/sse-json.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
 import type { StreamEvent, Usage } from '../types.ts';
 import { classifyAnthropicErrorType } from './anthropic-error.ts';
-import { anthropicStreamEventSchema } from './anthropic-messages-wire.ts';
-import { type AnthropicUsageCounts, usageFromAnthropic } from './anthropic-usage.ts';
 
 const KNOWN_EVENTS: ReadonlySet<string> = new Set([
   'message_start',

@@ -5,7 +5,7 @@
  * with `parallel_tool_calls: false`, which Converse has no switch for, the first call is kept.
  */
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { ChatCompletionRequest } from '../shared/chat-completions-wire.ts';
+import type { ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
 import { JSON_RESPONSE_TOOL, usesJsonResponseTool } from './bedrock-output-format.ts';
 import { toolCallsForbidden } from './bedrock-tool-config.ts';
 

@@ -3,7 +3,7 @@
  * chat-parameter-map.ts). `set` fields go to `inferenceConfig` (Bedrock API Reference:
  * InferenceConfiguration).
  */
-import type { ChatCompletionRequest } from '../shared/chat-completions-wire.ts';
+import type { ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
 import {
   handled,
   isEmptyObject,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { normaliseChatUsage } from '../shared/normalise-chat-usage.ts';
+import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
 import { toChatCompletion } from './bedrock-chat-response.ts';
 import { bedrockConverseResponseSchema } from './bedrock-wire-types.ts';
 import { mapBedrockStopReason } from './map-bedrock-stop-reason.ts';

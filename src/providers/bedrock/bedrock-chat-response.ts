@@ -1,6 +1,6 @@
-import { buildChatCompletion, chatChoice } from '../shared/build-chat-completion.ts';
-import type { ChatCompletionIdentity } from '../shared/chat-completion-identity.ts';
-import type { ChatCompletion, ChatThinkingBlock, ChatToolCall } from '../shared/chat-completions-wire.ts';
+import { buildChatCompletion, chatChoice } from '../../formats/chat-completions/build-answer.ts';
+import type { ChatCompletionIdentity } from '../../formats/chat-completions/identity.ts';
+import type { ChatCompletion, ChatThinkingBlock, ChatToolCall } from '../../formats/chat-completions/wire.ts';
 import { type BedrockAnswerMode, toolUseRole } from './bedrock-answer-mode.ts';
 import { toChatUsage } from './bedrock-usage.ts';
 import type { BedrockConverseResponse } from './bedrock-wire-types.ts';

@@ -2,7 +2,7 @@
  * Chat Completions content parts -> Converse content blocks (Bedrock API Reference: ContentBlock,
  * ImageBlock, DocumentBlock, CachePointBlock). Converse takes media as bytes (or S3 locations) only.
  */
-import type { ChatCacheControl, ChatContentPart } from '../shared/chat-completions-wire.ts';
+import type { ChatCacheControl, ChatContentPart } from '../../formats/chat-completions/wire.ts';
 import { dataUrlAsBase64 } from '../shared/data-url.ts';
 import { unsupportedParameter } from '../shared/unsupported-parameter.ts';
 import type {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { ChatCompletionRequest, ChatMessage } from '../shared/chat-completions-wire.ts';
+import type { ChatCompletionRequest, ChatMessage } from '../../formats/chat-completions/wire.ts';
 import { toConverseRequest } from './bedrock-converse-request.ts';
 
 const fixture = (name: string): unknown =>

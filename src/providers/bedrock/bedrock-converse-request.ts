@@ -1,4 +1,4 @@
-import type { ChatCompletionRequest } from '../shared/chat-completions-wire.ts';
+import type { ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
 import { unsupportedParameter } from '../shared/unsupported-parameter.ts';
 import { mapInferenceConfig } from './bedrock-chat-parameters.ts';
 import { withResponseFormat } from './bedrock-output-format.ts';

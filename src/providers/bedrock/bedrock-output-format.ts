@@ -8,7 +8,7 @@
  * the client's own tools; Claude's thinking, which refuses forced tool use, is left off in JSON mode
  * (see bedrock-thinking.ts).
  */
-import type { ChatCompletionRequest } from '../shared/chat-completions-wire.ts';
+import type { ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
 import { unsupportedParameter } from '../shared/unsupported-parameter.ts';
 import type { BedrockConverseRequest, BedrockOutputConfig, BedrockToolConfig } from './bedrock-wire-types.ts';
 

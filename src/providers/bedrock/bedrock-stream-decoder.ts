@@ -8,9 +8,9 @@
  * into an error.
  */
 import type { GatewayError } from '../../errors/gateway-error.ts';
-import { ChatChunkWriter, type ChatChunkWriterOptions } from '../shared/chat-chunk-writer.ts';
-import type { ChatFinishReason, ChatUsage } from '../shared/chat-completions-wire.ts';
-import { normaliseChatUsage } from '../shared/normalise-chat-usage.ts';
+import { ChatChunkWriter, type ChatChunkWriterOptions } from '../../formats/chat-completions/chunk-writer.ts';
+import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
+import type { ChatFinishReason, ChatUsage } from '../../formats/chat-completions/wire.ts';
 import {
   malformedAnswerError,
   truncatedStreamError,

@@ -12,8 +12,9 @@
  * without the signed thinking Claude wants back (`thinking_blocks`). With thinking on,
  * `temperature` and a `top_p` below 0.95 are left out (Claude refuses them).
  */
+
+import type { ChatCompletionRequest, ChatMessage } from '../../formats/chat-completions/wire.ts';
 import { claudeThinkingBudget, MIN_TOP_P_WITH_THINKING } from '../anthropic/claude-thinking-budget.ts';
-import type { ChatCompletionRequest, ChatMessage } from '../shared/chat-completions-wire.ts';
 import { unsupportedParameter } from '../shared/unsupported-parameter.ts';
 import { usesJsonResponseTool } from './bedrock-output-format.ts';
 import { isClaudeModel } from './bedrock-tool-config.ts';

@@ -9,7 +9,7 @@
  * `tool_choice: { type: "none" }` through `additionalModelRequestFields`, and on every model a call
  * in the answer anyway is refused as a failed generation (see bedrock-answer-mode.ts).
  */
-import type { ChatCompletionRequest, ChatFunctionTool } from '../shared/chat-completions-wire.ts';
+import type { ChatCompletionRequest, ChatFunctionTool } from '../../formats/chat-completions/wire.ts';
 import { chatFunctionTools, namedToolChoice } from '../shared/chat-function-tools.ts';
 import { cachePointAfter } from './bedrock-content-blocks.ts';
 import type {

@@ -1,4 +1,4 @@
-import type { ChatUsage } from '../shared/chat-completions-wire.ts';
+import type { ChatUsage } from '../../formats/chat-completions/wire.ts';
 import type { BedrockTokenUsage } from './bedrock-wire-types.ts';
 
 /**

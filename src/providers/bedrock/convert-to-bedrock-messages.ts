@@ -5,8 +5,8 @@
  * parallel tool results) merge into one message.
  */
 import { GatewayError } from '../../errors/gateway-error.ts';
+import type { ChatMessage } from '../../formats/chat-completions/wire.ts';
 import { appendMergedTurn } from '../shared/append-merged-turn.ts';
-import type { ChatMessage } from '../shared/chat-completions-wire.ts';
 import { textOf } from '../shared/chat-content-text.ts';
 import {
   cacheControlOf,

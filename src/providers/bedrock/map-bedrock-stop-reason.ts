@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { ChatFinishReason } from '../shared/chat-completions-wire.ts';
+import type { ChatFinishReason } from '../../formats/chat-completions/wire.ts';
 
 /**
  * Converse `stopReason` (Bedrock API Reference: ConverseOutput / MessageStopEvent) -> Chat

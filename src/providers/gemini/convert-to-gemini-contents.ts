@@ -6,8 +6,8 @@
  * function responses travel in one content, as Gemini expects.
  */
 import { GatewayError } from '../../errors/gateway-error.ts';
+import type { ChatContentPart, ChatMessage } from '../../formats/chat-completions/wire.ts';
 import { appendMergedTurn } from '../shared/append-merged-turn.ts';
-import type { ChatContentPart, ChatMessage } from '../shared/chat-completions-wire.ts';
 import { textOf } from '../shared/chat-content-text.ts';
 import { dataUrlAsBase64 } from '../shared/data-url.ts';
 import { unsupportedParameter } from '../shared/unsupported-parameter.ts';

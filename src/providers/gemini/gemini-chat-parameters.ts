@@ -2,7 +2,7 @@
  * What becomes of each Chat Completions request field on Gemini, as data (the rules: see
  * chat-parameter-map.ts). `set` fields go to `generationConfig` (API reference: GenerationConfig).
  */
-import type { ChatCompletionRequest, ChatResponseFormat } from '../shared/chat-completions-wire.ts';
+import type { ChatCompletionRequest, ChatResponseFormat } from '../../formats/chat-completions/wire.ts';
 import {
   handled,
   isEmptyObject,

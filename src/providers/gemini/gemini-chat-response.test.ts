@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { normaliseChatUsage } from '../shared/normalise-chat-usage.ts';
+import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
 import { toChatCompletion } from './gemini-chat-response.ts';
 import { thoughtSignatureOf } from './gemini-tool-call-id.ts';
 import { geminiGenerateContentResponseSchema } from './gemini-wire-types.ts';

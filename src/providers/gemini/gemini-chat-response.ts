@@ -1,6 +1,6 @@
-import { buildChatCompletion, chatChoice } from '../shared/build-chat-completion.ts';
-import type { ChatCompletionIdentity } from '../shared/chat-completion-identity.ts';
-import type { ChatCompletion } from '../shared/chat-completions-wire.ts';
+import { buildChatCompletion, chatChoice } from '../../formats/chat-completions/build-answer.ts';
+import type { ChatCompletionIdentity } from '../../formats/chat-completions/identity.ts';
+import type { ChatCompletion } from '../../formats/chat-completions/wire.ts';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import { promptBlockedError } from './gemini-error.ts';
 import { toChatLogprobs } from './gemini-logprobs.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { ChatCompletionRequest, ChatMessage } from '../shared/chat-completions-wire.ts';
+import type { ChatCompletionRequest, ChatMessage } from '../../formats/chat-completions/wire.ts';
 import { toGenerateContentRequest } from './gemini-generate-request.ts';
 import { newToolCallId, SKIP_THOUGHT_SIGNATURE, thoughtSignatureOf } from './gemini-tool-call-id.ts';
 

@@ -1,4 +1,4 @@
-import type { ChatCompletionRequest } from '../shared/chat-completions-wire.ts';
+import type { ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
 import { convertToGeminiContents } from './convert-to-gemini-contents.ts';
 import { mapGenerationConfig } from './gemini-chat-parameters.ts';
 import { geminiThinkingConfig } from './gemini-thinking.ts';

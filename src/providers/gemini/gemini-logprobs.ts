@@ -1,4 +1,4 @@
-import type { ChatLogprobs, ChatTokenLogprob } from '../shared/chat-completions-wire.ts';
+import type { ChatLogprobs, ChatTokenLogprob } from '../../formats/chat-completions/wire.ts';
 import type { GeminiLogprobsResult } from './gemini-wire-types.ts';
 
 type GeminiTokenLogprob = NonNullable<GeminiLogprobsResult['chosenCandidates']>[number];

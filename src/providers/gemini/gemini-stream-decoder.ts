@@ -6,10 +6,10 @@
  * event, a blocked prompt, a failure finish reason (see map-gemini-finish-reason.ts) or an end
  * before every candidate finished is a GatewayError, which the client sees as an error event.
  */
-import { ChatChunkWriter, type ChatChunkWriterOptions } from '../shared/chat-chunk-writer.ts';
-import type { ChatChunkToolCallDelta, ChatUsage } from '../shared/chat-completions-wire.ts';
-import { normaliseChatUsage } from '../shared/normalise-chat-usage.ts';
-import { type SseMessage, SseParser } from '../shared/sse.ts';
+import { ChatChunkWriter, type ChatChunkWriterOptions } from '../../formats/chat-completions/chunk-writer.ts';
+import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
+import type { ChatChunkToolCallDelta, ChatUsage } from '../../formats/chat-completions/wire.ts';
+import { type SseMessage, SseParser } from '../../formats/sse.ts';
 import { sseJson } from '../shared/sse-json.ts';
 import {
   malformedAnswerError,

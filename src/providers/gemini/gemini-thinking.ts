@@ -5,7 +5,7 @@
  * Any effort but `none` also asks for thought summaries (`includeThoughts`), which come back as
  * `reasoning_content`.
  */
-import type { ChatCompletionRequest } from '../shared/chat-completions-wire.ts';
+import type { ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
 import { unsupportedChatParameter } from '../shared/chat-parameter-map.ts';
 import type { GeminiThinkingConfig } from './gemini-wire-types.ts';
 

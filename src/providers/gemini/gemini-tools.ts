@@ -3,7 +3,7 @@
  * `toolConfig.functionCallingConfig` (API reference: Tool, FunctionDeclaration, ToolConfig:
  * modes AUTO, ANY, NONE; `allowedFunctionNames` narrows ANY to named functions).
  */
-import type { ChatCompletionRequest } from '../shared/chat-completions-wire.ts';
+import type { ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
 import { chatFunctionTools, namedToolChoice } from '../shared/chat-function-tools.ts';
 import {
   convertJsonSchemaToGeminiSchema,

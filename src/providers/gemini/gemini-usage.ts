@@ -1,4 +1,4 @@
-import type { ChatUsage } from '../shared/chat-completions-wire.ts';
+import type { ChatUsage } from '../../formats/chat-completions/wire.ts';
 import type { GeminiUsageMetadata } from './gemini-wire-types.ts';
 
 /**

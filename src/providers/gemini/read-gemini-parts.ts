@@ -1,4 +1,4 @@
-import type { ChatToolCall } from '../shared/chat-completions-wire.ts';
+import type { ChatToolCall } from '../../formats/chat-completions/wire.ts';
 import { newToolCallId } from './gemini-tool-call-id.ts';
 import type { GeminiCandidate } from './gemini-wire-types.ts';
 

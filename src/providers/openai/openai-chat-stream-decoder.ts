@@ -1,15 +1,15 @@
+import { usageFromChat } from '../../formats/chat-completions/usage.ts';
 import {
   chatCompletionChunkSchema,
   type UpstreamChatCompletionChunk,
-} from '../shared/chat-completions-wire.ts';
-import { SSE_DONE, type SseMessage } from '../shared/sse.ts';
+} from '../../formats/chat-completions/wire.ts';
+import { SSE_DONE, type SseMessage } from '../../formats/sse.ts';
 import { sseJson } from '../shared/sse-json.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
 import type { StreamEvent, Usage } from '../types.ts';
 import { classifyOpenAIStreamError } from './openai-error.ts';
 import { readOpenAIError } from './openai-error-wire.ts';
-import { usageFromChat } from './openai-usage.ts';
 
 export interface ChatStreamDecoderOptions {
   provider: string;

@@ -1,14 +1,14 @@
+import { usageFromChat } from '../../formats/chat-completions/usage.ts';
 import {
   type ChatCompletionRequest,
   chatCompletionSchema,
   type UpstreamChatCompletion,
-} from '../shared/chat-completions-wire.ts';
+} from '../../formats/chat-completions/wire.ts';
 import type { OperationAdapter } from '../types.ts';
 import { type ChatChunkNormaliser, OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
 import { OPENAI_PATHS } from './openai-config.ts';
 import type { OpenAIEndpoint } from './openai-endpoint.ts';
 import { openAIJsonAdapter } from './openai-json-adapter.ts';
-import { usageFromChat } from './openai-usage.ts';
 import { stripChatExtensions } from './strip-chat-extensions.ts';
 
 /**

@@ -1,10 +1,10 @@
+import { usageFromResponses } from '../../formats/responses/usage.ts';
 import type { OperationAdapter, Usage } from '../types.ts';
 import { OPENAI_PATHS } from './openai-config.ts';
 import type { OpenAIEndpoint } from './openai-endpoint.ts';
 import { openAIJsonAdapter } from './openai-json-adapter.ts';
 import { type ImagesResponse, imagesResponseSchema } from './openai-media-wire.ts';
 import { openAIMultipartAdapter } from './openai-multipart-adapter.ts';
-import { usageFromResponses } from './openai-usage.ts';
 
 export interface ImageGenerationRequest {
   model: string;

@@ -1,11 +1,11 @@
-import type { SseMessage } from '../shared/sse.ts';
+import { usageFromResponses } from '../../formats/responses/usage.ts';
+import { responsesStreamEventSchema } from '../../formats/responses/wire.ts';
+import type { SseMessage } from '../../formats/sse.ts';
 import { sseJson } from '../shared/sse-json.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
 import type { StreamEvent, Usage } from '../types.ts';
 import { classifyOpenAIStreamError } from './openai-error.ts';
-import { responsesStreamEventSchema } from './openai-responses-wire.ts';
-import { usageFromResponses } from './openai-usage.ts';
 
 /** Events that end a Responses stream normally (API reference, "Streaming events"). */
 const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete']);

@@ -1,10 +1,14 @@
+import { usageFromResponses } from '../../formats/responses/usage.ts';
+import {
+  type ResponseObject,
+  type ResponsesRequest,
+  responseObjectSchema,
+} from '../../formats/responses/wire.ts';
 import type { OperationAdapter } from '../types.ts';
 import { OPENAI_PATHS } from './openai-config.ts';
 import type { OpenAIEndpoint } from './openai-endpoint.ts';
 import { openAIJsonAdapter } from './openai-json-adapter.ts';
 import { OpenAIResponsesStreamDecoder } from './openai-responses-stream-decoder.ts';
-import { type ResponseObject, type ResponsesRequest, responseObjectSchema } from './openai-responses-wire.ts';
-import { usageFromResponses } from './openai-usage.ts';
 
 /** `POST /responses`: usage always arrives with the response (or its `response.completed` event). */
 export function openAIResponsesAdapter(

@@ -1,4 +1,4 @@
-import type { ChatContentPart } from './chat-completions-wire.ts';
+import type { ChatContentPart } from '../../formats/chat-completions/wire.ts';
 
 /** The text of a Chat Completions content value: a string, or its text and refusal parts joined. */
 export function textOf(content: string | readonly ChatContentPart[] | null | undefined): string {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import type { ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
 import { convertToBedrockToolConfig } from '../bedrock/bedrock-tool-config.ts';
 import { convertToGeminiTools } from '../gemini/gemini-tools.ts';
-import type { ChatCompletionRequest } from './chat-completions-wire.ts';
 import { namedToolChoice } from './chat-function-tools.ts';
 
 const TOOLS = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];

@@ -2,7 +2,7 @@ import type {
   ChatCompletionRequest,
   ChatFunctionTool,
   ChatNamedToolChoice,
-} from './chat-completions-wire.ts';
+} from '../../formats/chat-completions/wire.ts';
 import { unsupportedParameter } from './unsupported-parameter.ts';
 
 /**

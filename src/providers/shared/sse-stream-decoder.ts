@@ -1,5 +1,5 @@
+import { type SseMessage, SseParser } from '../../formats/sse.ts';
 import type { StreamDecoder, StreamEvent, Usage } from '../types.ts';
-import { type SseMessage, SseParser } from './sse.ts';
 import { truncatedStreamError } from './upstream-error.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { AnthropicMessagesRequest } from '../../anthropic/anthropic-messages-wire.ts';
-import type { ChatCompletionRequest } from '../../shared/chat-completions-wire.ts';
+import type { ChatCompletionRequest } from '../../../formats/chat-completions/wire.ts';
+import type { AnthropicMessagesRequest } from '../../../formats/messages/wire.ts';
 import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
 
 /**

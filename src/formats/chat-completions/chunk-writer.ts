@@ -1,0 +1,58 @@
+import { SSE_DONE } from '../sse.ts';
+import type { StreamEvent } from '../stream-event.ts';
+import type { ChatCompletionIdentity } from './identity.ts';
+import type { ChatCompletionChunk, ChatFinishReason, ChatLogprobs, ChatUsage } from './wire.ts';
+
+export interface ChatChunkWriterOptions extends ChatCompletionIdentity {
+  /** The client asked for the closing usage chunk (`stream_options.include_usage`). */
+  includeUsage: boolean;
+}
+
+export type ChatChunkDelta = ChatCompletionChunk['choices'][number]['delta'];
+
+/**
+ * Writes the `chat.completion.chunk` events of a stream converted from another format (API
+ * reference, "The chat completion chunk object"): every chunk carries the answer's identity, and
+ * `usage: null` when the client asked for the usage chunk, which closes the stream before `[DONE]`.
+ */
+export class ChatChunkWriter {
+  readonly #options: ChatChunkWriterOptions;
+
+  constructor(options: ChatChunkWriterOptions) {
+    this.#options = options;
+  }
+
+  /** A chunk of one choice. */
+  chunk(
+    index: number,
+    delta: ChatChunkDelta,
+    finishReason: ChatFinishReason | null = null,
+    logprobs: ChatLogprobs | null = null,
+  ): StreamEvent {
+    const chunk: ChatCompletionChunk = {
+      ...this.#base(),
+      choices: [{ index, delta, logprobs, finish_reason: finishReason }],
+    };
+    return { data: chunk };
+  }
+
+  /** The end of the stream: the usage chunk when asked for (and known), then `[DONE]`. */
+  close(usage: ChatUsage | null): StreamEvent[] {
+    const events: StreamEvent[] = [];
+    if (this.#options.includeUsage && usage) {
+      events.push({ data: { ...this.#base(), choices: [], usage } satisfies ChatCompletionChunk });
+    }
+    events.push({ data: SSE_DONE });
+    return events;
+  }
+
+  #base(): Omit<ChatCompletionChunk, 'choices'> {
+    return {
+      id: this.#options.id,
+      object: 'chat.completion.chunk',
+      created: this.#options.created,
+      model: this.#options.model,
+      ...(this.#options.includeUsage ? { usage: null } : {}),
+    };
+  }
+}

@@ -1,0 +1,158 @@
+import {
+  type UpstreamChatCompletionChunk,
+  type UpstreamChatUsage,
+  upstreamReasoningText,
+} from '../../../formats/chat-completions/wire.ts';
+import { messagesStreamEvent } from '../../../formats/messages/wire.ts';
+import { SSE_DONE } from '../../../formats/sse.ts';
+import { truncatedStreamError } from '../../shared/upstream-error.ts';
+import type { StreamEvent } from '../../types.ts';
+import { messageIdFromChat } from './answer.ts';
+import { type AnthropicStopReason, stopReasonFromChat } from './finish-reason.ts';
+import { anthropicUsageFromChat } from './usage.ts';
+
+type OpenBlock = { kind: 'text' | 'thinking' | 'tool'; index: number };
+
+/** The empty block each streamed text-like block starts with, and its delta's shape. */
+const STREAMED_BLOCKS = Object.freeze({
+  text: { start: { type: 'text', text: '' }, delta: (text: string) => ({ type: 'text_delta', text }) },
+  thinking: {
+    start: { type: 'thinking', thinking: '', signature: '' },
+    delta: (thinking: string) => ({ type: 'thinking_delta', thinking }),
+  },
+});
+
+/**
+ * Chat chunks -> the Anthropic event sequence (API reference, "Streaming messages"):
+ * message_start, per block content_block_start / content_block_delta... / content_block_stop,
+ * then message_delta (stop_reason, usage) and message_stop. Chat sends usage after the
+ * finish_reason chunk, so message_delta waits for `[DONE]`; nothing else is held back.
+ */
+export class ChatToMessagesStream {
+  #started = false;
+  #finished = false;
+  #nextIndex = 0;
+  #open: OpenBlock | null = null;
+  /** Chat tool-call index -> Anthropic content block index. */
+  readonly #toolBlocks = new Map<number, number>();
+  #stopReason: AnthropicStopReason = 'end_turn';
+  #refused = false;
+  #usage: UpstreamChatUsage | null = null;
+
+  push(event: StreamEvent): StreamEvent[] {
+    if (this.#finished) return [];
+    if (event.data === SSE_DONE) return this.#end();
+    const chunk = event.data as UpstreamChatCompletionChunk;
+    const out: StreamEvent[] = [];
+    if (!this.#started) {
+      this.#started = true;
+      out.push(messageStart(chunk));
+    }
+    if (chunk.usage != null) this.#usage = chunk.usage;
+    const choice = chunk.choices.find((c) => c.index === 0);
+    if (choice === undefined) return out;
+    const delta = choice.delta;
+    const reasoning = upstreamReasoningText(delta);
+    if (reasoning !== '') this.#streamed('thinking', reasoning, out);
+    if (delta.content != null && delta.content !== '') this.#streamed('text', delta.content, out);
+    if (delta.refusal != null && delta.refusal !== '') {
+      this.#refused = true;
+      this.#streamed('text', delta.refusal, out);
+    }
+    for (const call of delta.tool_calls ?? []) this.#toolCall(call, out);
+    if (choice.finish_reason != null) this.#stopReason = stopReasonFromChat(choice.finish_reason);
+    return out;
+  }
+
+  finish(): StreamEvent[] {
+    if (!this.#finished) throw truncatedStreamError('chat.completions', 'data: [DONE]');
+    return [];
+  }
+
+  /** Upstream reasoning streams as a thinking block, content as a text block. */
+  #streamed(kind: keyof typeof STREAMED_BLOCKS, text: string, out: StreamEvent[]): void {
+    const shape = STREAMED_BLOCKS[kind];
+    if (this.#open?.kind !== kind) {
+      this.#close(out);
+      this.#open = { kind, index: this.#nextIndex++ };
+      out.push(
+        messagesStreamEvent('content_block_start', { index: this.#open.index, content_block: shape.start }),
+      );
+    }
+    out.push(
+      messagesStreamEvent('content_block_delta', { index: this.#open.index, delta: shape.delta(text) }),
+    );
+  }
+
+  #toolCall(
+    call: NonNullable<UpstreamChatCompletionChunk['choices'][number]['delta']['tool_calls']>[number],
+    out: StreamEvent[],
+  ): void {
+    let index = this.#toolBlocks.get(call.index);
+    if (index === undefined) {
+      this.#close(out);
+      index = this.#nextIndex++;
+      this.#toolBlocks.set(call.index, index);
+      this.#open = { kind: 'tool', index };
+      const block = {
+        type: 'tool_use',
+        id: call.id ?? `toolu_${index}`,
+        name: call.function?.name ?? '',
+        input: {},
+      };
+      out.push(messagesStreamEvent('content_block_start', { index, content_block: block }));
+    }
+    const partial = call.function?.arguments;
+    if (partial != null && partial !== '') {
+      out.push(
+        messagesStreamEvent('content_block_delta', {
+          index,
+          delta: { type: 'input_json_delta', partial_json: partial },
+        }),
+      );
+    }
+  }
+
+  #close(out: StreamEvent[]): void {
+    if (this.#open === null) return;
+    out.push(messagesStreamEvent('content_block_stop', { index: this.#open.index }));
+    this.#open = null;
+  }
+
+  #end(): StreamEvent[] {
+    if (!this.#started) throw truncatedStreamError('chat.completions', 'a first chunk');
+    this.#finished = true;
+    const out: StreamEvent[] = [];
+    this.#close(out);
+    const usage = anthropicUsageFromChat(this.#usage);
+    out.push(
+      messagesStreamEvent('message_delta', {
+        delta: { stop_reason: this.#refused ? 'refusal' : this.#stopReason, stop_sequence: null },
+        usage: {
+          input_tokens: usage.input_tokens,
+          output_tokens: usage.output_tokens,
+          cache_creation_input_tokens: usage.cache_creation_input_tokens,
+          cache_read_input_tokens: usage.cache_read_input_tokens,
+        },
+      }),
+    );
+    out.push(messagesStreamEvent('message_stop', {}));
+    return out;
+  }
+}
+
+function messageStart(chunk: UpstreamChatCompletionChunk): StreamEvent {
+  return messagesStreamEvent('message_start', {
+    message: {
+      id: messageIdFromChat(chunk.id),
+      type: 'message',
+      role: 'assistant',
+      model: chunk.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      // Chat reports usage only at the end: message_delta carries the real counts.
+      usage: { input_tokens: 0, output_tokens: 0 },
+    },
+  });
+}
