@@ -39,7 +39,7 @@ export interface GatewaySettings {
 export interface GatewayProcess {
   readonly origin: string;
   readonly settings: GatewaySettings;
-  /** The primary and, with WORKERS > 1, its workers. */
+  /** The primary first, then its workers (every `serve` supervises at least one). */
   pids(): number[];
   /** Resident memory once ready, before any load. */
   readonly idleRssMb: number;

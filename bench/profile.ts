@@ -20,6 +20,7 @@ interface ProfileNode {
 
 interface CpuProfile {
   nodes: ProfileNode[];
+  /** Microseconds on the monotonic clock, the one `process.hrtime` reads. */
   startTime: number;
   samples: number[];
   /** Microseconds between a sample and the one before it. */
@@ -38,8 +39,18 @@ export interface ProfileSummary {
   /** The scenario that ran under the profiler. */
   scenario: 'c' | 'd' | 'e';
   file: string;
+  /** The load window on the profile's clock, to read the file again over the same samples. */
+  window: { fromUs: number; toUs: number };
   windowMs: number;
   busyMs: number;
+  /** 2xx answers during the window. */
+  calls: number;
+  /**
+   * The worker's CPU time (user + system, all its threads) per thousand calls. The profile's busy
+   * time is sampled on the wall clock, so a machine shared with other work inflates it; this does
+   * not. Self time x this / busy time is a function's CPU per call.
+   */
+  cpuMsPer1kCalls: number;
   top: HotFunction[];
   /** Self time by where the code lives: a `src/` folder, a package, a Node.js internal module. */
   byOrigin: Array<{ origin: string; selfMs: number; selfPercent: number }>;
@@ -74,22 +85,29 @@ function originOf(where: string): string {
   return where.replace(/:\d+$/, '');
 }
 
-/** `skipMs`/`windowMs`: the load's window, measured from the profile's start. */
+/** The load's window in microseconds of the monotonic clock (`process.hrtime.bigint() / 1000n`). */
+export interface LoadWindow {
+  fromUs: number;
+  toUs: number;
+  /** 2xx answers served in the window. */
+  calls: number;
+  /** The serving process's CPU seconds over the window. */
+  cpuS: number;
+}
+
 export function summarizeProfile(
   scenario: ProfileSummary['scenario'],
   file: string,
-  window: { skipMs: number; windowMs: number },
+  window: LoadWindow,
   topCount = 25,
 ): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfUs = new Map<number, number>();
-  const fromUs = window.skipMs * 1000;
-  const toUs = fromUs + window.windowMs * 1000;
-  let elapsedUs = 0;
+  let atUs = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
-    elapsedUs += profile.timeDeltas[i];
-    if (elapsedUs < fromUs || elapsedUs > toUs) continue;
+    atUs += profile.timeDeltas[i];
+    if (atUs < window.fromUs || atUs > window.toUs) continue;
     // A sample stands for the time until the next one (how DevTools attributes self time).
     const durationUs = profile.timeDeltas[i + 1] ?? 0;
     selfUs.set(profile.samples[i], (selfUs.get(profile.samples[i]) ?? 0) + durationUs);
@@ -118,8 +136,11 @@ export function summarizeProfile(
   return {
     scenario,
     file,
-    windowMs: Math.round(window.windowMs),
+    window: { fromUs: window.fromUs, toUs: window.toUs },
+    windowMs: Math.round((window.toUs - window.fromUs) / 1000),
     busyMs: ms(busyUs),
+    calls: window.calls,
+    cpuMsPer1kCalls: window.calls === 0 ? 0 : Math.round((window.cpuS / window.calls) * 1e7) / 10,
     top: [...byFunction.values()]
       .sort((x, y) => y.us - x.us)
       .slice(0, topCount)

@@ -146,7 +146,7 @@ export function renderReport(report: BenchReport): string {
 
 export function renderProfile(profile: ProfileSummary): string {
   return [
-    `CPU profile of scenario (${profile.scenario}), ${profile.busyMs} ms busy in a ${profile.windowMs} ms load window (${profile.file})`,
+    `CPU profile of scenario (${profile.scenario}) in the worker, ${profile.busyMs} ms busy in a ${profile.windowMs} ms load window, ${profile.calls} calls, ${profile.cpuMsPer1kCalls} ms of worker CPU per 1k calls (${profile.file})`,
     table(
       ['self %', 'self ms', 'function', 'where'],
       profile.top.map((f) => [cell(f.selfPercent, 1), cell(f.selfMs, 0), f.name, f.location]),

@@ -1,6 +1,8 @@
-/** What an audit row is about (DESIGN.md section 5, Audit). */
-export const AUDIT_KINDS = ['admin_mutation', 'payload_access'] as const;
-export type AuditKind = (typeof AUDIT_KINDS)[number];
+import type { AuditEventsTable } from '../store/tables.ts';
+
+/** What an audit row is about (DESIGN.md section 5, Audit): the values of the `kind` column. */
+export type AuditKind = AuditEventsTable['kind'];
+export const AUDIT_KINDS = ['admin_mutation', 'payload_access'] as const satisfies readonly AuditKind[];
 
 /** The admin methods that change something: each one is audited, refused or not. */
 export const MUTATION_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

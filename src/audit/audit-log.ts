@@ -1,7 +1,9 @@
+import type { Insertable } from 'kysely';
 import { BatchQueue } from '../records/batch-queue.ts';
 import { RECORD_QUEUE_DEFAULTS, type RecordQueueSettings } from '../records/queue-settings.ts';
 import { recordId } from '../records/record-id.ts';
 import type { Db } from '../store/database.ts';
+import type { AuditEventsTable } from '../store/tables.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { AuditEvent } from './audit-event.ts';
 
@@ -47,21 +49,23 @@ export type StoredAuditEvent = AuditEvent & { id: string };
 export async function writeAuditEvents(db: Db, events: readonly StoredAuditEvent[]): Promise<void> {
   await db
     .insertInto('audit_events')
-    .values(
-      events.map((event) => ({
-        id: event.id,
-        kind: event.kind,
-        at: event.at,
-        actor: event.actor,
-        method: event.method,
-        path: event.path,
-        resource_id: event.resourceId,
-        status: event.status,
-        request_id: event.requestId,
-        source_address: event.sourceAddress,
-        reason: event.reason,
-      })),
-    )
+    .values(events.map(auditRow))
     .onConflict((conflict) => conflict.column('id').doNothing())
     .execute();
+}
+
+function auditRow(event: StoredAuditEvent): Insertable<AuditEventsTable> {
+  return {
+    id: event.id,
+    kind: event.kind,
+    at: event.at,
+    actor: event.actor,
+    method: event.method,
+    path: event.path,
+    resource_id: event.resourceId,
+    status: event.status,
+    request_id: event.requestId,
+    source_address: event.sourceAddress,
+    reason: event.reason,
+  };
 }

@@ -113,12 +113,8 @@ export class RedisCacheStore implements CacheStore {
     });
     this.#subscriber = this.#client.duplicate();
     // Without a listener an 'error' event would crash the process; the clients reconnect by themselves.
-    this.#client.on('error', (error: unknown) =>
-      publishConnectionError({ store: 'redis', connection: 'commands', error }),
-    );
-    this.#subscriber.on('error', (error: unknown) =>
-      publishConnectionError({ store: 'redis', connection: 'subscriber', error }),
-    );
+    this.#client.on('error', (error: unknown) => publishConnectionError('commands', error));
+    this.#subscriber.on('error', (error: unknown) => publishConnectionError('subscriber', error));
   }
 
   incrBy(key: string, by: number, ttlMs: number): Promise<number> {

@@ -22,7 +22,6 @@ import { registerMetricsRoute } from '../server/metrics-route.ts';
 import { OpenApiRegistry } from '../server/openapi.ts';
 import type { ReadinessProbe } from '../server/readiness.ts';
 import { openRuntime, type Runtime } from '../server/runtime.ts';
-import { logCacheDiagnostics } from '../telemetry/cache-log-subscriber.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { Telemetry } from '../telemetry/telemetry.ts';
 import { UpstreamClient } from '../upstream/upstream-client.ts';
@@ -76,7 +75,6 @@ export async function buildGateway(
     cache,
     db: database.db,
     spendDb: database.background,
-    logger,
     directory,
     dependencyTimeoutMs: runtime.config.dependencyTimeoutMs,
     now: overrides.now,
@@ -105,8 +103,6 @@ export async function buildGateway(
     isConfiguredModel: (publicModel) => directory.deploymentsOf(publicModel).length > 0,
   });
   lifecycle.onShutdown('telemetry', 'opentelemetry', () => telemetry.shutdown());
-  const stopCacheLog = logCacheDiagnostics(logger);
-  lifecycle.onShutdown('telemetry', 'cache store log', async () => stopCacheLog());
 
   const router = new Router({
     directory,

@@ -30,7 +30,7 @@ describe('admission stage', () => {
       readSpendCents: async () => storedSpend,
       pendingSpendCents: () => 0,
     });
-    leases = new ReservationLeases({ cache, onRenewError: assert.fail });
+    leases = new ReservationLeases({ cache });
     stage = admitLimits({
       cache,
       budget,

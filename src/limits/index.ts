@@ -3,7 +3,7 @@ import type { DeploymentDirectory } from '../deployments/deployment-directory.ts
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Stage } from '../pipeline/stage.ts';
 import { type Db, withTimeout } from '../store/database.ts';
-import type { Logger } from '../telemetry/logger.ts';
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
 import { BudgetThresholds } from './budget-thresholds.ts';
@@ -26,7 +26,6 @@ export interface LimitsDeps {
    * times out yet lands (and is then added again) a stall's event, not a busy pool's.
    */
   spendDb?: Db;
-  logger: Logger;
   /** The deployments by public model: the pools whose highest price a budget reservation uses. */
   directory: Pick<DeploymentDirectory, 'poolOf'>;
   /** Bound on the budget re-seed's database read (the dependency timeout). */
@@ -51,22 +50,20 @@ export interface Limits {
   pendingSpendCents(scope: LimitScope, periodStartMs: number | null): number;
   /**
    * The shutdown 'flush' step: lets settlements finish, then writes the pending spend, trying for
-   * at most `timeoutMs`; spend not written by then is logged, key by key.
+   * at most `timeoutMs`; spend not written by then is published key by key
+   * (`switchyard:limits:spend-not-written`).
    */
   close(timeoutMs?: number): Promise<void>;
 }
 
 /** Builds limits, budgets and cost accounting (issue 6) from the runtime's dependencies. */
 export function createLimits(deps: LimitsDeps): Limits {
-  const { cache, db, logger, directory } = deps;
+  const { cache, db, directory } = deps;
   const model = deps.model ?? catalogCostModel;
   const writer = (table: SpendTable) =>
     new SpendWriter({
       flush: spendFlushFor(deps.spendDb ?? db, table),
       intervalMs: deps.spendFlushIntervalMs,
-      onFlushError: (error, keys) =>
-        logger.warn({ err: error, keys, table }, 'spend flush failed; keeping the deltas and retrying'),
-      onFlushRecovered: () => logger.info({ table }, 'spend flush recovered'),
     });
   const spend = writer('virtual_keys');
   const teamSpend = writer('teams');
@@ -78,22 +75,15 @@ export function createLimits(deps: LimitsDeps): Limits {
       withTimeout(readWindowSpendCents(db, scope, periodStartMs), deps.dependencyTimeoutMs, 'database'),
     pendingSpendCents,
   });
-  const leases = new ReservationLeases({
-    cache,
-    onRenewError: (error, scopeId) =>
-      logger.warn(
-        { err: error, scopeId },
-        'budget reservations not renewed; they lapse unless a renewal succeeds',
-      ),
-  });
+  const leases = new ReservationLeases({ cache });
   const thresholds = new BudgetThresholds({
     cache,
     now: deps.now,
-    onError: (error, watch) =>
-      logger.warn(
-        { err: error, scope: watch.scope.kind, id: watch.scope.id },
-        'budget threshold not checked',
-      ),
+    // A check that failed is retried by the next settlement of the same budget.
+    onError: (error) => {
+      const channel = DIAGNOSTICS.settleError;
+      if (channel.hasSubscribers) channel.publish({ error, requestIds: [] });
+    },
   });
   const observer = new SettleObserver({
     cache,
@@ -106,36 +96,18 @@ export function createLimits(deps: LimitsDeps): Limits {
       if (target.key.watch !== undefined) thresholds.check(target.key.watch);
       if (target.team?.watch !== undefined) thresholds.check(target.team.watch);
     },
-    onUsageClamped: (deployment, requestId, clamped) =>
-      logger.warn(
-        { requestId, deploymentId: deployment.id, upstreamModel: deployment.upstreamModel, clamped },
-        "upstream usage outside the model's bounds was clamped before billing",
-      ),
-    onUnpricedModel: (deployment) =>
-      logger.warn(
-        {
-          provider: deployment.provider,
-          upstreamModel: deployment.upstreamModel,
-          deploymentId: deployment.id,
-        },
-        'model has no pricing (no override, not in the catalog): its calls are recorded with zero cost',
-      ),
-    onSettleError: (error, requestIds) =>
-      logger.warn({ err: error, requestIds }, 'limit reservations not reconciled'),
   });
   spend.start();
   teamSpend.start();
   leases.start();
-  const closeWriter = async (writer: SpendWriter, table: SpendTable, timeoutMs?: number) => {
+  const closeWriter = async (writer: SpendWriter, timeoutMs?: number) => {
     try {
       await writer.close({ timeoutMs });
     } catch (error) {
       if (!(error instanceof SpendNotWrittenError)) throw error;
       // The operator's record of what to add to spend_cents by hand.
-      logger.error(
-        { deltas: error.deltas, table },
-        'spend could not be written to the database before shutdown',
-      );
+      const channel = DIAGNOSTICS.spendNotWritten;
+      if (channel.hasSubscribers) channel.publish({ deltas: error.deltas });
     }
   };
   return {
@@ -154,10 +126,7 @@ export function createLimits(deps: LimitsDeps): Limits {
     close: async (timeoutMs) => {
       await observer.idle();
       leases.close();
-      await Promise.all([
-        closeWriter(spend, 'virtual_keys', timeoutMs),
-        closeWriter(teamSpend, 'teams', timeoutMs),
-      ]);
+      await Promise.all([closeWriter(spend, timeoutMs), closeWriter(teamSpend, timeoutMs)]);
     },
   };
 }

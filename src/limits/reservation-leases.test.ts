@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ReservationRenewal } from '../cache/cache-store.ts';
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { LIMIT_KEYS } from './limit-keys.ts';
 import { ReservationLeases } from './reservation-leases.ts';
 
@@ -9,7 +10,6 @@ describe('reservation leases', () => {
     const renewals: ReservationRenewal[] = [];
     const leases = new ReservationLeases({
       cache: { renewReservations: async (renewal) => void renewals.push(renewal) },
-      onRenewError: assert.fail,
       leaseMs: 9_000,
     });
     leases.hold('key_a', 'r1');
@@ -25,12 +25,13 @@ describe('reservation leases', () => {
 
   it('reports a failed renewal with its key and goes on', async () => {
     const failed: string[] = [];
+    const unsubscribe = DIAGNOSTICS.leaseRenewError.subscribe((event) => failed.push(event.keyId));
     const leases = new ReservationLeases({
       cache: { renewReservations: async () => Promise.reject(new Error('store down')) },
-      onRenewError: (_error, keyId) => failed.push(keyId),
     });
     leases.hold('key_a', 'r1');
     await leases.renew();
+    unsubscribe();
     assert.deepEqual(failed, ['key_a']);
     assert.equal(leases.leaseMs, 30_000);
   });

@@ -1,4 +1,5 @@
 import type { CacheStore } from '../cache/cache-store.ts';
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { LIMIT_KEYS, type ScopeRef, scopeOf } from './limit-keys.ts';
 
 /**
@@ -10,8 +11,6 @@ export const RESERVATION_LEASE_MS = 30_000;
 
 export interface ReservationLeasesOptions {
   cache: Pick<CacheStore, 'renewReservations'>;
-  /** A renewal failed (the cache store is down); the reservations may lapse. Must not throw. */
-  onRenewError(error: unknown, scopeId: string): void;
   leaseMs?: number;
 }
 
@@ -19,6 +18,8 @@ export interface ReservationLeasesOptions {
  * The budget reservations of this process's calls in flight, renewed together on one timer: a
  * call longer than a lease keeps its reservation, and a call costs one map entry, not a timer.
  * One renewal per budget (a key's, a team's) with calls in flight per tick, whatever their number.
+ * A failed renewal (the cache store is down; the reservations may lapse) is published
+ * (`switchyard:limits:lease-renew-error`).
  */
 export class ReservationLeases {
   readonly leaseMs: number;
@@ -59,7 +60,10 @@ export class ReservationLeases {
     const renewals = [...this.#held].map(([heldKey, { scopeId, ids }]) =>
       this.#options.cache
         .renewReservations({ heldKey, ids: [...ids], leaseMs: this.leaseMs })
-        .catch((error: unknown) => this.#options.onRenewError(error, scopeId)),
+        .catch((error: unknown) => {
+          const channel = DIAGNOSTICS.leaseRenewError;
+          if (channel.hasSubscribers) channel.publish({ error, keyId: scopeId });
+        }),
     );
     await Promise.all(renewals);
   }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { MemoryCacheStore } from '../cache/memory-cache-store.ts';
-import type { Deployment } from '../deployments/deployment.ts';
 import type { Stage } from '../pipeline/stage.ts';
+import { DIAGNOSTICS, type UnpricedModelEvent } from '../telemetry/diagnostics-channels.ts';
 import { ADMISSION } from './admission.ts';
 import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
@@ -19,8 +19,10 @@ describe('settle observer', () => {
   let stage: Stage;
   let observer: SettleObserver;
   let spend: SpendWriter;
-  let unpriced: Deployment[];
+  let unpriced: UnpricedModelEvent[];
   let clamped: unknown[];
+  let settleErrors: unknown[];
+  let unsubscribe: Array<() => void>;
   let leases: ReservationLeases;
   const priced = testDeployment({
     id: 'dep_priced',
@@ -31,21 +33,23 @@ describe('settle observer', () => {
     cache = new MemoryCacheStore();
     unpriced = [];
     clamped = [];
+    settleErrors = [];
+    unsubscribe = [
+      DIAGNOSTICS.usageClamped.subscribe((event) => clamped.push(...event.clamped)),
+      DIAGNOSTICS.unpricedModel.subscribe((event) => unpriced.push(event)),
+      DIAGNOSTICS.settleError.subscribe((event) => settleErrors.push(event.error)),
+    ];
     spend = new SpendWriter({ flush: async () => {} });
-    leases = new ReservationLeases({ cache, onRenewError: assert.fail });
+    leases = new ReservationLeases({ cache });
     const budget = new BudgetCounter({ cache, readSpendCents: async () => 0, pendingSpendCents: () => 0 });
     stage = admitLimits({ cache, budget, model: TEST_COST_MODEL, leases, poolOf: () => [priced] });
-    observer = new SettleObserver({
-      cache,
-      model: TEST_COST_MODEL,
-      spend,
-      leases,
-      onUsageClamped: (_deployment, _requestId, fields) => clamped.push(...fields),
-      onUnpricedModel: (deployment) => unpriced.push(deployment),
-      onSettleError: (error) => assert.fail(String(error)),
-    });
+    observer = new SettleObserver({ cache, model: TEST_COST_MODEL, spend, leases });
   });
-  afterEach(() => cache.close());
+  afterEach(async () => {
+    for (const stop of unsubscribe) stop();
+    await cache.close();
+    assert.deepEqual(settleErrors, [], 'every settlement went through');
+  });
 
   it('prices the usage with the override, reconciles TPM and budget, and queues the spend', async () => {
     const key = testKey({ tpmLimit: 10_000, budgetCents: 100 });
@@ -86,15 +90,7 @@ describe('settle observer', () => {
       leases,
       poolOf: () => [priced],
     });
-    const countedObserver = new SettleObserver({
-      cache: counted,
-      model: TEST_COST_MODEL,
-      spend,
-      leases,
-      onUsageClamped: () => assert.fail('an honest usage was clamped'),
-      onUnpricedModel: () => {},
-      onSettleError: (error) => assert.fail(String(error)),
-    });
+    const countedObserver = new SettleObserver({ cache: counted, model: TEST_COST_MODEL, spend, leases });
     const key = testKey({ rpmLimit: 100, tpmLimit: 100_000, budgetCents: 100 });
     const call = async () => {
       const ctx = testContext(key, { estimate: 1000, max_tokens: 1000 });
@@ -130,6 +126,7 @@ describe('settle observer', () => {
     );
     assert.equal((await cache.windowState(LIMIT_KEYS.tpm(key.id), 100_000, RATE_WINDOW_MS)).used, 7 * 750);
     assert.equal(Number(await cache.get(LIMIT_KEYS.budget(key.id))), 7);
+    assert.deepEqual(clamped, [], 'no honest usage is clamped');
   });
 
   it('releases the reservations of a call nothing served', async () => {

@@ -4,6 +4,7 @@ import type { Deployment } from '../deployments/deployment.ts';
 import type { CallContext, CallOutcome } from '../pipeline/call-context.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Usage } from '../providers/types.ts';
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { ADMISSION, type Admission, type ScopeReservation } from './admission.ts';
 import { budgetWindow } from './budget-period.ts';
 import { type CostModel, pricingOf } from './cost.ts';
@@ -30,12 +31,6 @@ export interface SettleDeps {
   now?(): number;
   /** A batch of a target was settled in the cache store (the budget thresholds look then). */
   onSettled?(target: SettlementTarget): void;
-  /** An upstream reported usage outside the model's bounds; it was clamped (usage-bounds.ts). */
-  onUsageClamped(deployment: Deployment, requestId: string, clamped: readonly ClampedCount[]): void;
-  /** Once per model and process: the served model has no price, so its calls cost 0. */
-  onUnpricedModel(deployment: Deployment): void;
-  /** Reservations could not be reconciled (the cache store failed); the calls are not affected. */
-  onSettleError(error: unknown, requestIds: readonly string[]): void;
 }
 
 /**
@@ -45,7 +40,8 @@ export interface SettleDeps {
  * actual tokens, the budget reservation the actual cost (released when nothing was served), and
  * the cost goes to the batched `spend_cents` writer. Nothing here waits: the reservations are
  * settled in the background, one cache-store operation in flight per key, the calls that finish
- * meanwhile together after it (settlement-batcher.ts); shutdown lets them finish.
+ * meanwhile together after it (settlement-batcher.ts); shutdown lets them finish. Clamped usage
+ * and an unpriced model (once per model and process) are published on their channels.
  */
 export class SettleObserver implements CallObserver {
   readonly name = 'settle-limits';
@@ -58,7 +54,6 @@ export class SettleObserver implements CallObserver {
     this.#batcher = new SettlementBatcher({
       cache: deps.cache,
       leaseMs: deps.leases.leaseMs,
-      onError: deps.onSettleError,
       onSettled: deps.onSettled,
     });
   }
@@ -92,7 +87,7 @@ export class SettleObserver implements CallObserver {
   #bounded(ctx: CallContext, servedBy: Deployment, usage: Usage): Usage {
     const limits = this.#deps.model.tokenLimits(servedBy.provider, servedBy.upstreamModel);
     const checked = clampUsage(usage, limits);
-    if (checked.clamped.length > 0) this.#deps.onUsageClamped(servedBy, ctx.requestId, checked.clamped);
+    if (checked.clamped.length > 0) publishClamped(servedBy, ctx.requestId, checked.clamped);
     return checked.usage;
   }
 
@@ -104,7 +99,7 @@ export class SettleObserver implements CallObserver {
       const model = `${servedBy.provider}/${servedBy.upstreamModel}`;
       if (!this.#unpriced.has(model)) {
         this.#unpriced.add(model);
-        this.#deps.onUnpricedModel(servedBy);
+        publishUnpriced(servedBy);
       }
       return 0;
     }
@@ -154,6 +149,22 @@ function targetOf({ scope, budget }: ScopeReservation): ScopeTarget {
     };
   }
   return target;
+}
+
+function publishClamped(servedBy: Deployment, requestId: string, clamped: readonly ClampedCount[]): void {
+  const channel = DIAGNOSTICS.usageClamped;
+  if (!channel.hasSubscribers) return;
+  channel.publish({ requestId, deploymentId: servedBy.id, upstreamModel: servedBy.upstreamModel, clamped });
+}
+
+function publishUnpriced(servedBy: Deployment): void {
+  const channel = DIAGNOSTICS.unpricedModel;
+  if (!channel.hasSubscribers) return;
+  channel.publish({
+    provider: servedBy.provider,
+    upstreamModel: servedBy.upstreamModel,
+    deploymentId: servedBy.id,
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import type { CallsSettlement } from '../cache/cache-store.ts';
+import { DIAGNOSTICS, type SettleErrorEvent } from '../telemetry/diagnostics-channels.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
 import { SettlementBatcher } from './settlement-batcher.ts';
 
@@ -33,7 +34,7 @@ const LEASE = 30_000;
 describe('settlement batcher', () => {
   it('sends a call at once when its key has nothing in flight, so calls one after another settle in order', async () => {
     const store = heldStore();
-    const batcher = new SettlementBatcher({ cache: store.cache, onError: assert.fail, leaseMs: LEASE });
+    const batcher = new SettlementBatcher({ cache: store.cache, leaseMs: LEASE });
     batcher.add('key_a', { requestId: 'r1', tokens: 100, budget: { costCents: 1.5 } });
     assert.deepEqual(store.sent, [
       {
@@ -58,7 +59,7 @@ describe('settlement batcher', () => {
 
   it('gathers the calls that finish while one is in flight, per key, and sends them together when it returns', async () => {
     const store = heldStore();
-    const batcher = new SettlementBatcher({ cache: store.cache, onError: assert.fail, leaseMs: LEASE });
+    const batcher = new SettlementBatcher({ cache: store.cache, leaseMs: LEASE });
     batcher.add('key_a', { requestId: 'r1', tokens: 1, budget: null });
     batcher.add('key_a', { requestId: 'r2', tokens: 2, budget: { costCents: 0.5 } });
     batcher.add('key_b', { requestId: 'r3', tokens: null, budget: { costCents: 2 } });
@@ -101,12 +102,7 @@ describe('settlement batcher', () => {
 
   it('sends a waiting batch that reached its size beside the one in flight', async () => {
     const store = heldStore();
-    const batcher = new SettlementBatcher({
-      cache: store.cache,
-      onError: assert.fail,
-      maxCalls: 2,
-      leaseMs: LEASE,
-    });
+    const batcher = new SettlementBatcher({ cache: store.cache, maxCalls: 2, leaseMs: LEASE });
     for (const requestId of ['r1', 'r2', 'r3', 'r4'])
       batcher.add('key_a', { requestId, tokens: 1, budget: null });
     assert.deepEqual(store.sent.map(idsOf), [['r1'], ['r2', 'r3']]);
@@ -120,12 +116,10 @@ describe('settlement batcher', () => {
 
   it('reports a failed batch with its request ids, and goes on settling later calls', async () => {
     const store = heldStore();
-    const failures: { error: unknown; requestIds: readonly string[] }[] = [];
-    const batcher = new SettlementBatcher({
-      cache: store.cache,
-      onError: (error, requestIds) => failures.push({ error, requestIds }),
-      leaseMs: LEASE,
-    });
+    const failures: SettleErrorEvent[] = [];
+    const unsubscribe = DIAGNOSTICS.settleError.subscribe((event) => failures.push(event));
+    after(unsubscribe);
+    const batcher = new SettlementBatcher({ cache: store.cache, leaseMs: LEASE });
     batcher.add('key_a', { requestId: 'r1', tokens: 1, budget: { costCents: 1 } });
     batcher.add('key_a', { requestId: 'r2', tokens: null, budget: { costCents: 1 } });
     const failure = new Error('cache store down');

@@ -1,4 +1,5 @@
 import type { CacheStore, ScopeSettlement, TokenEntry } from '../cache/cache-store.ts';
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import type { ThresholdWatch } from './budget-thresholds.ts';
 import { exactCents } from './exact-cents.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
@@ -37,8 +38,6 @@ export interface SettlementBatcherOptions {
   cache: Pick<CacheStore, 'settleCalls'>;
   /** The budget reservations' lease (ReservationLeases.leaseMs). */
   leaseMs: number;
-  /** A batch could not be settled (the cache store failed); the calls are not affected. Must not throw. */
-  onError(error: unknown, requestIds: readonly string[]): void;
   /** A waiting batch is sent at once, beside the one in flight, when it holds this many calls. */
   maxCalls?: number;
   /** A batch was settled; called after the store answered. Must not throw. */
@@ -101,11 +100,11 @@ function addTo(batch: ScopeBatch, requestId: string, call: ScopeCallSettlement):
  * for it and then go together. So a busy key costs one settlement per round trip instead of one
  * per call, and nothing waits on a timer. The token entries keep their own costs; the budget
  * costs are summed and the reservations released in the same step. A new budget period is a new
- * target, since its spend goes to another counter.
+ * target, since its spend goes to another counter. A batch that could not be settled (the cache
+ * store failed; the calls are not affected) is published (`switchyard:limits:settle-error`).
  */
 export class SettlementBatcher {
   readonly #cache: Pick<CacheStore, 'settleCalls'>;
-  readonly #onError: SettlementBatcherOptions['onError'];
   readonly #leaseMs: number;
   readonly #maxCalls: number;
   readonly #onSettled: SettlementBatcherOptions['onSettled'];
@@ -114,7 +113,6 @@ export class SettlementBatcher {
 
   constructor(options: SettlementBatcherOptions) {
     this.#cache = options.cache;
-    this.#onError = options.onError;
     this.#leaseMs = options.leaseMs;
     this.#maxCalls = options.maxCalls ?? DEFAULT_MAX_CALLS;
     this.#onSettled = options.onSettled;
@@ -172,7 +170,10 @@ export class SettlementBatcher {
       })
       .then(
         () => this.#onSettled?.(target),
-        (error: unknown) => this.#onError(error, batch.requestIds),
+        (error: unknown) => {
+          const channel = DIAGNOSTICS.settleError;
+          if (channel.hasSubscribers) channel.publish({ error, requestIds: batch.requestIds });
+        },
       )
       .finally(() => {
         state.inFlight--;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { type SpendDelta, SpendNotWrittenError, SpendWriter } from './spend-writer.ts';
 
 function recorder(failures = 0) {
@@ -40,15 +41,20 @@ describe('SpendWriter', () => {
 
   it('keeps the deltas of a failed flush and writes them with the next one', async () => {
     const db = recorder(1);
-    const errors: unknown[] = [];
-    const writer = new SpendWriter({ flush: db.flush, onFlushError: (error) => errors.push(error) });
+    const reported: string[] = [];
+    const stops = [
+      DIAGNOSTICS.spendFlushError.subscribe((event) => reported.push(`error, ${event.pendingKeys} pending`)),
+      DIAGNOSTICS.spendFlushRecovered.subscribe(() => reported.push('recovered')),
+    ];
+    const writer = new SpendWriter({ flush: db.flush });
     writer.add('key_a', 3);
     await writer.flush();
     assert.equal(writer.pendingFor('key_a'), 3, 'still pending after the failure');
     writer.add('key_a', 1);
     await writer.flush();
+    for (const stop of stops) stop();
     assert.deepEqual(db.batches, [[{ keyId: 'key_a', cents: 4 }]]);
-    assert.equal(errors.length, 1);
+    assert.deepEqual(reported, ['error, 1 pending', 'recovered']);
   });
 
   it('counts a batch being written as pending until it lands', async () => {

@@ -1,3 +1,4 @@
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { exactCents } from './exact-cents.ts';
 
 /** One key's (or team's) spend to add to `spend_cents`. */
@@ -22,9 +23,6 @@ export interface SpendWriterOptions {
   flush: SpendFlush;
   /** Time between flushes; a call's spend reaches the database within about this long. */
   intervalMs?: number;
-  /** Called on the first failure of a run of failures and once on recovery. */
-  onFlushError?(error: unknown, pending: number): void;
-  onFlushRecovered?(): void;
 }
 
 /** Short enough that spend is in the database within half a second, long enough to batch a burst. */
@@ -38,11 +36,12 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 5_000;
  * path waits on a database write). Calls add their cost to an in-process sum per key; a timer
  * flushes the sums as one statement. A failed flush puts its deltas back, so the next flush
  * retries them: no increment is lost while the process lives, and `close()` flushes the rest.
+ * The first failure of a run of failures is published (`switchyard:limits:spend-flush-error`), and
+ * so is the recovery.
  */
 export class SpendWriter {
   readonly #flush: SpendFlush;
   readonly #intervalMs: number;
-  readonly #options: SpendWriterOptions;
   /** Key id -> budget window start -> cents. */
   #pending = new Map<string, Map<WindowStart, number>>();
   /** The batch being written, still counted by `pendingFor` until it lands. */
@@ -54,7 +53,6 @@ export class SpendWriter {
   constructor(options: SpendWriterOptions) {
     this.#flush = options.flush;
     this.#intervalMs = options.intervalMs ?? DEFAULT_SPEND_FLUSH_INTERVAL_MS;
-    this.#options = options;
   }
 
   start(): void {
@@ -122,7 +120,7 @@ export class SpendWriter {
       await this.#flush(deltas);
       if (this.#failing) {
         this.#failing = false;
-        this.#options.onFlushRecovered?.();
+        if (DIAGNOSTICS.spendFlushRecovered.hasSubscribers) DIAGNOSTICS.spendFlushRecovered.publish({});
       }
     } catch (error) {
       for (const [keyId, windows] of this.#inFlight) {
@@ -130,7 +128,8 @@ export class SpendWriter {
       }
       if (!this.#failing) {
         this.#failing = true;
-        this.#options.onFlushError?.(error, this.#pending.size);
+        const channel = DIAGNOSTICS.spendFlushError;
+        if (channel.hasSubscribers) channel.publish({ error, pendingKeys: this.#pending.size });
       }
     } finally {
       this.#inFlight = new Map();

@@ -27,10 +27,10 @@ export function storedError(error: GatewayError | null): StoredError | null {
 }
 
 /**
- * A value for a jsonb column: NUL-free strings, bigints as text, bounded in size. Returned parsed,
- * because the driver serializes what it is given (a string would be stored as a JSON string).
+ * A plain object for a jsonb column: NUL-free strings, bigints as text, bounded in size. Returned
+ * parsed, because the driver serializes what it is given (a string would be stored as a JSON string).
  */
-export function jsonForDb(value: unknown): unknown {
+export function jsonForDb(value: object | null): Record<string, unknown> | null {
   const text = jsonTextForDb(value);
   return text === null ? null : JSON.parse(text);
 }

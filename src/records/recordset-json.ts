@@ -1,3 +1,4 @@
+import type { Selectable } from 'kysely';
 import { cleanText } from './prompt.ts';
 
 /**
@@ -41,3 +42,15 @@ function cleanStrings(_key: string, value: unknown): unknown {
  * path for every object with a `toJSON` (docs/decisions/hot-path.md, One JSON parameter per batch).
  */
 export type Timestamp = string;
+
+/**
+ * A row of `Table` (a Kysely table type of store/tables.ts) as a batch writes it through
+ * `json_populate_recordset`: every column present, those with a default too (a missing key would
+ * be written as null), timestamps as `Timestamp` text, arrays as the call holds them. Derived, so
+ * a column added to the table is a type error in every row builder until it is filled.
+ */
+export type RecordsetRow<Table> = {
+  [Column in keyof Selectable<Table>]: RecordsetValue<Selectable<Table>[Column]>;
+};
+
+type RecordsetValue<T> = T extends Date ? Timestamp : T extends readonly (infer E)[] ? readonly E[] : T;

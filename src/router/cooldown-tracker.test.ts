@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { CooldownTracker, countsTowardCooldown } from './cooldown-tracker.ts';
 import { ClockStore } from './test-support.ts';
 
@@ -8,13 +9,16 @@ const settings = { failureThreshold: 3, windowMs: 60_000, durationMs: 30_000 };
 const deployment = { id: 'dep_a', publicModel: 'm' };
 const serverError = () => new GatewayError('upstream_error');
 
+let unsubscribe = () => {};
+afterEach(() => unsubscribe());
+
 function setup() {
   const store = new ClockStore();
   const cooled: string[] = [];
-  const tracker = new CooldownTracker(store.asCacheStore(), {
-    now: () => store.nowMs,
-    onCooldown: (id, model, reason) => cooled.push(`${id}/${model}/${reason}`),
-  });
+  unsubscribe = DIAGNOSTICS.routerCooldown.subscribe((event) =>
+    cooled.push(`${event.deploymentId}/${event.publicModel}/${event.reason}/${event.durationMs}`),
+  );
+  const tracker = new CooldownTracker(store.asCacheStore(), { now: () => store.nowMs });
   let sequence = 0;
   const fail = (error: GatewayError = serverError()) =>
     tracker.recordFailure(deployment, `attempt-${++sequence}`, error, settings);
@@ -30,7 +34,7 @@ describe('CooldownTracker', () => {
     assert.equal(tracker.remainingMs('dep_a'), 0);
     store.nowMs += 10_000;
     assert.equal(await fail(), true);
-    assert.deepEqual(cooled, ['dep_a/m/server']);
+    assert.deepEqual(cooled, ['dep_a/m/server/30000']);
     assert.equal(tracker.remainingMs('dep_a'), 30_000);
     store.nowMs += 29_999;
     assert.equal(tracker.remainingMs('dep_a'), 1);

@@ -2,6 +2,7 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import type { ErrorClass } from '../errors/error-classes.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { CooldownMirror, formatAnnouncement } from './cooldown-mirror.ts';
 import { ROUTER_KEYS, UNLIMITED } from './router-keys.ts';
 import type { RouterSettings } from './router-settings-schema.ts';
@@ -27,8 +28,6 @@ export function countsTowardCooldown(error: GatewayError): boolean {
 export type CooldownSettings = RouterSettings['cooldown'];
 
 export interface CooldownTrackerOptions {
-  /** Told once per cooldown, by the replica that started it (telemetry's recordCooldown). */
-  onCooldown?(deploymentId: string, publicModel: string, reason: ErrorClass): void;
   /**
    * One clock for tests. By default the stored end of a cooldown is epoch ms (Date.now) and the
    * in-process mirror runs on the monotonic clock (performance.now), which no clock step moves.
@@ -50,13 +49,11 @@ export interface CooldownTrackerOptions {
  */
 export class CooldownTracker {
   readonly #cache: CacheStore;
-  readonly #onCooldown: (deploymentId: string, publicModel: string, reason: ErrorClass) => void;
   readonly #epochNow: () => number;
   readonly #mirror: CooldownMirror;
 
   constructor(cache: CacheStore, options: CooldownTrackerOptions = {}) {
     this.#cache = cache;
-    this.#onCooldown = options.onCooldown ?? (() => {});
     this.#epochNow = options.now ?? Date.now;
     this.#mirror = new CooldownMirror(cache, options.now ?? (() => performance.now()));
   }
@@ -112,7 +109,15 @@ export class CooldownTracker {
       return false;
     }
     this.#mirror.cool(deploymentId, settings.durationMs);
-    this.#onCooldown(deploymentId, deployment.publicModel, error.errorClass);
+    // Published once per cooldown, by the replica that started it (the metric counts it there).
+    if (DIAGNOSTICS.routerCooldown.hasSubscribers) {
+      DIAGNOSTICS.routerCooldown.publish({
+        deploymentId,
+        publicModel: deployment.publicModel,
+        reason: error.errorClass,
+        durationMs: settings.durationMs,
+      });
+    }
     await this.#announce(deploymentId, settings.durationMs);
     return true;
   }

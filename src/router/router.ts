@@ -10,7 +10,6 @@ import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-conte
 import { callSlot } from '../pipeline/call-slot.ts';
 import { multipartUploadOf } from '../pipeline/endpoint.ts';
 import type { FallbackPolicy } from '../pipeline/pipeline.ts';
-import { recordCooldown } from '../telemetry/cooldown-metric.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { ClientAbortedError } from '../upstream/upstream-failure.ts';
 import { type AttemptDeps, runAttempt } from './attempt-runner.ts';
@@ -51,7 +50,7 @@ export class Router {
   /** Starts listening to the cooldowns of other replicas at once (see CooldownTracker). */
   constructor(deps: RouterDeps) {
     this.#deps = deps;
-    const cooldowns = new CooldownTracker(deps.cache, { onCooldown: recordCooldown });
+    const cooldowns = new CooldownTracker(deps.cache);
     this.#cooldowns = cooldowns;
     void cooldowns.watch();
     const inFlight = new InFlightTracker(deps.cache);

@@ -8,18 +8,25 @@ import { GatewayError } from '../errors/gateway-error.ts';
  */
 export const MAX_JSON_DEPTH = 128;
 
-/** True when `value` nests objects and arrays deeper than `maxDepth`; iterative, so it cannot overflow. */
+/**
+ * True when `value` nests objects and arrays deeper than `maxDepth`. Recursive but bounded: it
+ * stops at `maxDepth + 1` levels, so it cannot overflow the stack; it allocates nothing per node
+ * (docs/decisions/hot-path.md, JSON depth bound).
+ */
 export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop() as [unknown, number];
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth > maxDepth) return true;
-    const children = Array.isArray(node) ? node : Object.values(node);
-    for (const child of children) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
-    }
+  return exceeds(value, maxDepth);
+}
+
+/** `levelsLeft`: how many more levels of objects and arrays `node` may open, itself included. */
+function exceeds(node: unknown, levelsLeft: number): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  if (levelsLeft === 0) return true;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) if (exceeds(node[i], levelsLeft - 1)) return true;
+    return false;
   }
+  // A parsed JSON object's enumerable keys are its own (the parser refuses `__proto__`).
+  for (const key in node) if (exceeds((node as Record<string, unknown>)[key], levelsLeft - 1)) return true;
   return false;
 }
 

@@ -70,12 +70,6 @@ export async function openRuntime(initial: Config, logger: Logger): Promise<Runt
     url: config.databaseUrl ?? '',
     poolMax: embedded ? EMBEDDED_POOL_MAX : config.dbPoolMax,
     timeoutMs: config.dependencyTimeoutMs,
-    // The message alone: pg's error carries the client and its connection parameters.
-    onIdleError: (error) =>
-      logger.warn(
-        { reason: error.message, code: (error as { code?: string }).code },
-        'idle database connection failed; dropped',
-      ),
   });
   lifecycle.onShutdown('close-database', 'database pool', () => database.close());
   if (embedded) await migrate(database.background);

@@ -1,5 +1,6 @@
 import { CompiledQuery, Kysely, PostgresDialect, type QueryResult } from 'kysely';
 import { Pool, TypeOverrides } from 'pg';
+import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { boundedPool } from './bounded-pool.ts';
 import { withTimeout } from './database-errors.ts';
 import type { Tables } from './tables.ts';
@@ -40,8 +41,6 @@ export interface DatabaseOptions {
   timeoutMs: number;
   /** Bound on one background statement; BACKGROUND_STATEMENT_TIMEOUT_MS by default. */
   backgroundTimeoutMs?: number;
-  /** An idle connection failed (the pool drops it and connects anew when needed). */
-  onIdleError?: (error: Error) => void;
 }
 
 /**
@@ -73,7 +72,11 @@ export function openDatabase(options: DatabaseOptions): Database {
     keepAlive: true,
     types: databaseTypes(),
   });
-  pool.on('error', (error) => options.onIdleError?.(error));
+  // An idle connection failed: the pool drops it and connects anew when needed. Without a listener
+  // the pool's 'error' event would crash the process.
+  pool.on('error', (error) => {
+    if (DIAGNOSTICS.databaseIdleError.hasSubscribers) DIAGNOSTICS.databaseIdleError.publish({ error });
+  });
   const view = (scope: 'checkout' | 'statement', timeoutMs: number): Db =>
     new Kysely<Tables>({ dialect: new PostgresDialect({ pool: boundedPool(pool, { scope, timeoutMs }) }) });
   const db = view('checkout', options.timeoutMs);

@@ -41,22 +41,3 @@ export class CooldownCounter {
     return points.length === 0 ? [] : [{ kind: 'counter', descriptor: COOLDOWNS, points }];
   }
 }
-
-/** The counters of the live telemetry instances (one per gateway in this process). */
-const sinks = new Set<CooldownCounter>();
-
-/**
- * Counts a deployment put in cooldown (metric `switchyard.router.cooldowns`). For the router:
- * a no-op until telemetry starts, so the router needs no telemetry handle.
- */
-export function recordCooldown(deploymentId: string, publicModel: string, reason: string): void {
-  for (const counter of sinks) counter.add(deploymentId, publicModel, reason);
-}
-
-/** Connects a telemetry instance's counter; returns the disconnect. */
-export function attachCooldownCounter(counter: CooldownCounter): () => void {
-  sinks.add(counter);
-  return () => {
-    sinks.delete(counter);
-  };
-}

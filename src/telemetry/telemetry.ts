@@ -3,7 +3,8 @@ import type { CallObserver } from '../pipeline/pipeline.ts';
 import { type CallSummary, summarizeCall } from '../records/call-summary.ts';
 import { capturedResponse, requestCapture } from '../records/response-capture.ts';
 import { CallMetrics } from './call-metrics.ts';
-import { attachCooldownCounter, CooldownCounter } from './cooldown-metric.ts';
+import { CooldownCounter } from './cooldown-metric.ts';
+import { subscribeDiagnostics } from './diagnostics-subscriber.ts';
 import type { Logger } from './logger.ts';
 import type { MetricFamily } from './metric-family.ts';
 import type { OtlpExport } from './otlp-export.ts';
@@ -55,7 +56,8 @@ export class Telemetry implements CallObserver {
   readonly #options: TelemetryOptions;
   readonly #metrics = new CallMetrics();
   readonly #cooldowns = new CooldownCounter();
-  readonly #detachCooldowns: () => void;
+  /** Stops turning the diagnostics channels' events into log lines and metrics. */
+  readonly #unsubscribeDiagnostics: () => void;
   #export: OtlpExport | null = null;
   #shutdown: Promise<void> | undefined;
 
@@ -75,7 +77,10 @@ export class Telemetry implements CallObserver {
 
   private constructor(options: TelemetryOptions) {
     this.#options = options;
-    this.#detachCooldowns = attachCooldownCounter(this.#cooldowns);
+    this.#unsubscribeDiagnostics = subscribeDiagnostics({
+      logger: options.logger,
+      cooldowns: this.#cooldowns,
+    });
   }
 
   onCallStarted(ctx: CallContext): void {
@@ -119,7 +124,7 @@ export class Telemetry implements CallObserver {
   }
 
   async #close(): Promise<void> {
-    this.#detachCooldowns();
+    this.#unsubscribeDiagnostics();
     const closing = this.#export?.shutdown() ?? Promise.resolve();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {

@@ -48,6 +48,17 @@ describe('cooldown', () => {
     assert.equal(cooling.headers.get('retry-after'), '2', 'the cooldown of 1.5 s, rounded up');
     assert.equal(cooling.headers.get('x-switchyard-attempts'), '0');
     assert.equal(fake.requests.length, 2, 'a cooling deployment is not called');
+    const metrics = await fetch(`${gw.url}/metrics`, {
+      headers: { authorization: `Bearer ${gw.masterKey}` },
+    });
+    assert.match(
+      await metrics.text(),
+      new RegExp(
+        `^switchyard_router_cooldowns_total\\{[^}]*switchyard_deployment_id="${deploymentId}"[^}]*\\} 1$`,
+        'm',
+      ),
+      'the cooldown is counted once',
+    );
 
     await new Promise((resolve) => setTimeout(resolve, COOLDOWN.durationMs + 50));
     const back = await chat(gw, model);

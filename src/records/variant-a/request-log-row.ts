@@ -1,30 +1,12 @@
+import type { RequestLogsTable } from '../../store/tables.ts';
 import { isoTime } from '../../telemetry/iso-time.ts';
 import type { CallSummary } from '../call-summary.ts';
 import { jsonForDb, storedError } from '../error-detail.ts';
 import { recordId } from '../record-id.ts';
-import type { Timestamp } from '../recordset-json.ts';
+import type { RecordsetRow } from '../recordset-json.ts';
 
 /** One `request_logs` row, in column order of REQUEST_LOG_COLUMNS. */
-export interface RequestLogRow {
-  id: string;
-  request_id: string;
-  created_at: Timestamp;
-  key_id: string | null;
-  operation: string;
-  public_model: string;
-  deployment_id: string | null;
-  status: number;
-  error_code: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  cost_cents: number;
-  latency_ms: number;
-  prompt: string | null;
-  error_detail: unknown;
-  cache_hit: boolean;
-  tags: readonly string[];
-  team_id: string | null;
-}
+export type RequestLogRow = RecordsetRow<RequestLogsTable>;
 
 export const REQUEST_LOG_COLUMNS = [
   'id',

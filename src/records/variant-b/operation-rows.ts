@@ -1,35 +1,12 @@
 import type { CallContext } from '../../pipeline/call-context.ts';
+import type { GatewayOperationsTable, UpstreamAttemptsTable } from '../../store/tables.ts';
 import { isoTime } from '../../telemetry/iso-time.ts';
 import { type CallSummary, keyIdOf, teamIdOf } from '../call-summary.ts';
 import { jsonForDb, storedError } from '../error-detail.ts';
-import type { Timestamp } from '../recordset-json.ts';
+import type { RecordsetRow, Timestamp } from '../recordset-json.ts';
 
 /** A `gateway_operations` row (column names as in migration 0003). */
-export interface OperationRow {
-  id: string;
-  request_id: string;
-  started_at: Timestamp;
-  finished_at: Timestamp | null;
-  status: 'in_progress' | 'success' | 'failure' | 'cancelled';
-  http_status: number | null;
-  error_code: string | null;
-  error_class: string | null;
-  operation: string;
-  key_id: string | null;
-  public_model: string;
-  deployment_id: string | null;
-  stream: boolean;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cached_input_tokens: number | null;
-  cost_cents: number;
-  latency_ms: number | null;
-  attempt_count: number;
-  prompt: string | null;
-  cache_hit: boolean;
-  tags: readonly string[];
-  team_id: string | null;
-}
+export type OperationRow = RecordsetRow<GatewayOperationsTable>;
 
 export const OPERATION_COLUMNS = [
   'id',
@@ -58,23 +35,7 @@ export const OPERATION_COLUMNS = [
 ] as const satisfies readonly (keyof OperationRow)[];
 
 /** An `upstream_attempts` row. */
-export interface AttemptRow {
-  operation_id: string;
-  attempt_index: number;
-  request_id: string;
-  deployment_id: string;
-  provider: string;
-  upstream_model: string;
-  public_model: string;
-  started_at: Timestamp;
-  outcome: 'success' | 'failure';
-  latency_ms: number;
-  first_byte_ms: number | null;
-  http_status: number | null;
-  error_class: string | null;
-  error_code: string | null;
-  error_detail: unknown;
-}
+export type AttemptRow = RecordsetRow<UpstreamAttemptsTable>;
 
 export const ATTEMPT_COLUMNS = [
   'operation_id',
