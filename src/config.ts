@@ -56,6 +56,10 @@ export interface Config {
   extensionBreakerThreshold: number;
   /** `generic` (default): SPEC.md's generic public messages; `passthrough`: the upstream's, scrubbed. */
   upstreamErrorMessages: UpstreamErrorMessages;
+  /** Unset: no alerts are sent. */
+  alertWebhookUrl: string | undefined;
+  /** Signs every alert body; required with alertWebhookUrl. */
+  alertWebhookSecret: string | undefined;
 }
 
 /** How long the HTTP server waits on a client, and how much one connection may carry. */
@@ -186,6 +190,27 @@ function checkSecretsPresent(config: Config): void {
   }
 }
 
+/** Shorter secrets make the signature guessable offline from one signed body. */
+const MIN_ALERT_SECRET_LENGTH = 16;
+
+/** An alert the receiver cannot authenticate would invite forged ones: the URL needs a secret. */
+function checkAlertWebhook(config: Config): void {
+  if (config.alertWebhookUrl === undefined) return;
+  const { username, password } = new URL(config.alertWebhookUrl);
+  if (username !== '' || password !== '') {
+    // fetch refuses such a URL, so every alert would fail; and the refusal quotes the URL.
+    throw new ConfigError(
+      'ALERT_WEBHOOK_URL must not hold credentials (user:password@); put a token in its path or query',
+    );
+  }
+  const secret = config.alertWebhookSecret;
+  if (secret === undefined || secret.length < MIN_ALERT_SECRET_LENGTH) {
+    throw new ConfigError(
+      `ALERT_WEBHOOK_SECRET must be set, at least ${MIN_ALERT_SECRET_LENGTH} characters, when ALERT_WEBHOOK_URL is set`,
+    );
+  }
+}
+
 const DAY_MS = 86_400_000;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -236,9 +261,12 @@ export function loadConfig(env: Env = process.env): Config {
     extensionsDir: text(env, 'EXTENSIONS_DIR'),
     extensionBreakerThreshold: integer(env, 'EXTENSION_BREAKER_THRESHOLD', 5, 1),
     upstreamErrorMessages: choice(env, 'UPSTREAM_ERROR_MESSAGES', UPSTREAM_ERROR_MESSAGE_MODES, 'generic'),
+    alertWebhookUrl: url(env, 'ALERT_WEBHOOK_URL', ['http:', 'https:']),
+    alertWebhookSecret: text(env, 'ALERT_WEBHOOK_SECRET'),
   };
   checkMasterKey(config.masterKey, variant);
   checkSecretsPresent(config);
+  checkAlertWebhook(config);
   if (config.workers > 1 && (config.redisUrl === undefined || config.databaseUrl === undefined)) {
     throw new ConfigError(
       `WORKERS above 1 needs DATABASE_URL and REDIS_URL (the embedded database and cache store belong to one process; got WORKERS=${config.workers})`,

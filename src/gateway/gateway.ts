@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { createAlerts } from '../alerts/index.ts';
 import { adminModules } from '../api/admin/index.ts';
 import { v1Module } from '../api/v1/index.ts';
 import { createAudit } from '../audit/index.ts';
@@ -50,6 +51,10 @@ export async function buildGateway(
 ): Promise<Gateway> {
   const runtime = await openRuntime(config, logger);
   const { database, cache, keyring, lifecycle } = runtime;
+  // First registered, so last of the flush phase: the records and spend go before any alert.
+  const alerts = createAlerts(runtime.config, logger);
+  if (alerts !== null)
+    lifecycle.onShutdown('flush', 'alert webhook', (remainingMs) => alerts.close(remainingMs));
 
   const keys = new CachedKeyResolver(database.db, runtime.config.keyCacheTtlMs);
   const stopKeys = await keys.listen(cache);

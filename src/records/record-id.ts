@@ -13,7 +13,7 @@ let counter = IDS_PER_PREFIX;
  * process instead of one per record (docs/decisions/hot-path.md). Ids of one process sort in the order they were made; nothing relies on
  * an order across processes (pages are ordered by start time first).
  */
-export function recordId(prefix: 'log' | 'op' | 'smp' | 'aud'): string {
+export function recordId(prefix: 'log' | 'op' | 'smp' | 'aud' | 'evt'): string {
   if (counter === IDS_PER_PREFIX) {
     processPart = randomBytes(8).toString('hex');
     counter = 0;

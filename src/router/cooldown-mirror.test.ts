@@ -6,7 +6,7 @@ import { CooldownTracker } from './cooldown-tracker.ts';
 import { ClockStore } from './test-support.ts';
 
 const settings = { failureThreshold: 2, windowMs: 60_000, durationMs: 30_000 };
-const deployment = { id: 'dep_a', publicModel: 'm' };
+const deployment = { id: 'dep_a', publicModel: 'm', provider: 'openai' };
 
 /** Two replicas sharing one cache store, both listening to announcements. */
 async function replicas() {

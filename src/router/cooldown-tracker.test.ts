@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
+import { type CooldownEvent, DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { CooldownTracker, countsTowardCooldown } from './cooldown-tracker.ts';
 import { ClockStore } from './test-support.ts';
 
 const settings = { failureThreshold: 3, windowMs: 60_000, durationMs: 30_000 };
-const deployment = { id: 'dep_a', publicModel: 'm' };
+const deployment = { id: 'dep_a', publicModel: 'm', provider: 'openai' };
 const serverError = () => new GatewayError('upstream_error');
 
 let unsubscribe = () => {};
@@ -93,5 +93,32 @@ describe('CooldownTracker', () => {
     for (let i = 0; i < 5; i++)
       assert.equal(await tracker.recordFailure(deployment, `z${i}`, serverError(), zero), false);
     assert.equal(tracker.remainingMs('dep_a'), 0);
+  });
+
+  it('publishes the cooldown once, from the replica that started it, with its provider and end', async () => {
+    const { store, fail } = setup();
+    const other = new CooldownTracker(store.asCacheStore(), { now: () => store.nowMs });
+    const published: CooldownEvent[] = [];
+    const stop = DIAGNOSTICS.routerCooldown.subscribe((event) => published.push(event));
+    try {
+      for (let i = 0; i < 3; i++) await fail();
+      await other.recordFailure(deployment, 'on-the-other-replica', serverError(), settings);
+      await fail();
+      assert.deepEqual(published, [
+        {
+          deploymentId: 'dep_a',
+          publicModel: 'm',
+          provider: 'openai',
+          reason: 'server',
+          durationMs: settings.durationMs,
+          untilMs: store.nowMs + settings.durationMs,
+        },
+      ]);
+      store.nowMs += settings.durationMs;
+      await fail();
+      assert.equal(published.length, 2, 'a new cooldown after the last one ended is told again');
+    } finally {
+      stop();
+    }
   });
 });

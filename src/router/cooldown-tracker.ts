@@ -84,7 +84,7 @@ export class CooldownTracker {
    * (countsTowardCooldown) are ignored.
    */
   async recordFailure(
-    deployment: { readonly id: string; readonly publicModel: string },
+    deployment: { readonly id: string; readonly publicModel: string; readonly provider: string },
     failureId: string,
     error: GatewayError,
     settings: CooldownSettings,
@@ -98,9 +98,10 @@ export class CooldownTracker {
       windowMs: settings.windowMs,
     });
     if (window.used < settings.failureThreshold || settings.durationMs <= 0) return false;
+    const untilMs = this.#epochNow() + settings.durationMs;
     const started = await this.#cache.setIfAbsent(
       ROUTER_KEYS.cooldown(deploymentId),
-      String(this.#epochNow() + settings.durationMs),
+      String(untilMs),
       settings.durationMs,
     );
     if (!started) {
@@ -114,8 +115,10 @@ export class CooldownTracker {
       DIAGNOSTICS.routerCooldown.publish({
         deploymentId,
         publicModel: deployment.publicModel,
+        provider: deployment.provider,
         reason: error.errorClass,
         durationMs: settings.durationMs,
+        untilMs,
       });
     }
     await this.#announce(deploymentId, settings.durationMs);

@@ -56,9 +56,12 @@ export interface CacheSubscriberErrorEvent {
 export interface CooldownEvent {
   deploymentId: string;
   publicModel: string;
+  provider: string;
   /** The error class of the failure that started it. */
   reason: string;
   durationMs: number;
+  /** When the deployment goes back into its pool, epoch ms. */
+  untilMs: number;
 }
 
 /** A spend flush failed: the first of a run of failures; the deltas are kept and retried. */
@@ -105,6 +108,31 @@ export interface DatabaseIdleErrorEvent {
   error: Error;
 }
 
+/**
+ * A key's or team's period spend first reached 80% or 100% of its budget (once per period and
+ * threshold, across replicas); alerts subscribe.
+ */
+export interface BudgetThresholdEvent {
+  scope: 'key' | 'team';
+  /** The key's or team's id. */
+  id: string;
+  percent: 80 | 100;
+  /** The budget's period: `daily`, `weekly`, `monthly`, or `lifetime`. */
+  period: string;
+  /** Start of the period crossed (RFC 3339). */
+  periodStart: string;
+  spendCents: number;
+  budgetCents: number;
+}
+
+/** An extension's breaker tripped (its consecutive failures reached the threshold). */
+export interface ExtensionTrippedEvent {
+  extensionId: string;
+  critical: boolean;
+  /** The last failure's reason (never the call's content). */
+  reason: string;
+}
+
 export const DIAGNOSTICS = Object.freeze({
   cacheConnectionError: eventChannel<CacheConnectionErrorEvent>('switchyard:cache:connection-error'),
   cacheSubscriberError: eventChannel<CacheSubscriberErrorEvent>('switchyard:cache:subscriber-error'),
@@ -117,4 +145,6 @@ export const DIAGNOSTICS = Object.freeze({
   usageClamped: eventChannel<UsageClampedEvent>('switchyard:limits:usage-clamped'),
   unpricedModel: eventChannel<UnpricedModelEvent>('switchyard:limits:unpriced-model'),
   databaseIdleError: eventChannel<DatabaseIdleErrorEvent>('switchyard:store:idle-connection-error'),
+  budgetThreshold: eventChannel<BudgetThresholdEvent>('switchyard:budget:threshold'),
+  extensionTripped: eventChannel<ExtensionTrippedEvent>('switchyard:extensions:tripped'),
 });

@@ -53,6 +53,8 @@ describe('subscribeDiagnostics', () => {
     DIAGNOSTICS.routerCooldown.publish({
       deploymentId: 'dep_a',
       publicModel: 'm',
+      provider: 'openai',
+      untilMs: Date.now() + 1_000,
       reason: 'server',
       durationMs: 1,
     });
@@ -93,6 +95,8 @@ describe('subscribeDiagnostics', () => {
     DIAGNOSTICS.routerCooldown.publish({
       deploymentId: 'dep_a',
       publicModel: 'm',
+      provider: 'openai',
+      untilMs: Date.now() + 1_000,
       reason: 'server',
       durationMs: 1,
     });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import type { UsageGroupRow } from '../../src/records/queries/usage-query.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import type { TestSql } from '../helpers/sql.ts';
@@ -30,13 +31,7 @@ interface Page {
 }
 interface UsageReport {
   groupBy: string;
-  data: {
-    group: string | null;
-    requests: number;
-    inputTokens: number;
-    outputTokens: number;
-    costCents: number;
-  }[];
+  data: UsageGroupRow[];
 }
 
 const PROVIDER_WORDING = 'billing account acct-93 suspended by provider';
@@ -185,9 +180,19 @@ describe('GET /admin/logs and /admin/usage (variant B)', () => {
     const res = await admin<UsageReport>(gw, 'GET', '/admin/usage?groupBy=model');
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.groupBy, 'model');
-    const rows = await sql<{ public_model: string; n: number; input: number; output: number; cost: number }>`
+    const rows = await sql<{
+      public_model: string;
+      n: number;
+      input: number;
+      output: number;
+      cached: number;
+      cost: number;
+      errors: number;
+    }>`
       select public_model, count(*)::int as n, sum(coalesce(input_tokens, 0))::int as input,
-             sum(coalesce(output_tokens, 0))::int as output, sum(cost_cents) as cost
+             sum(coalesce(output_tokens, 0))::int as output,
+             sum(coalesce(cached_input_tokens, 0))::int as cached, sum(cost_cents) as cost,
+             (count(*) filter (where status = 'failure'))::int as errors
         from gateway_operations group by public_model order by public_model`;
     assert.deepEqual(
       res.body.data,
@@ -196,7 +201,9 @@ describe('GET /admin/logs and /admin/usage (variant B)', () => {
         requests: row.n,
         inputTokens: row.input,
         outputTokens: row.output,
+        cachedInputTokens: row.cached,
         costCents: row.cost,
+        errors: row.errors,
       })),
     );
     const alphaRow = res.body.data.find((row) => row.group === 'alpha')!;

@@ -14,16 +14,19 @@ export function timeRangeQuery(what: string) {
   };
 }
 
-/** An empty range is a mistake worth a 400 naming `until`, not an empty page. */
-export function timeRangeRefinement(
-  value: { since?: string; until?: string },
-  context: z.RefinementCtx,
-): void {
-  if (value.since === undefined || value.until === undefined) return;
-  if (Date.parse(value.until) <= Date.parse(value.since)) {
-    context.addIssue({ code: 'custom', path: ['until'], message: 'must be later than since' });
-  }
+/** An empty range is a mistake worth a 400 naming its upper bound (`until`, `to`), not an empty page. */
+export function rangeOrderRefinement<Lower extends string, Upper extends string>(lower: Lower, upper: Upper) {
+  return (value: Partial<Record<Lower | Upper, string>>, context: z.RefinementCtx): void => {
+    const [start, end] = [value[lower], value[upper]];
+    if (start === undefined || end === undefined) return;
+    if (Date.parse(end) <= Date.parse(start)) {
+      context.addIssue({ code: 'custom', path: [upper], message: `must be later than ${lower}` });
+    }
+  };
 }
+
+/** `since`/`until` of the admin lists, in order. */
+export const timeRangeRefinement = rangeOrderRefinement('since', 'until');
 
 /** The Date of a validated time parameter. */
 export function dateOf(text: string | undefined): Date | undefined {

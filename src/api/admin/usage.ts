@@ -1,40 +1,103 @@
 import { z } from 'zod';
-import { queryUsage, USAGE_GROUPS } from '../../records/queries/usage-query.ts';
+import { queryUsage, USAGE_BUCKETS, USAGE_GROUPS } from '../../records/queries/usage-query.ts';
 import type { RouteModule } from '../../server/app.ts';
 import type { Db } from '../../store/database.ts';
 import { storableDateTime } from '../../store/storable-date-time.ts';
 import { registerAdminRoute } from './admin-route.ts';
+import { dateOf, rangeOrderRefinement } from './time-range.ts';
 
 const time = storableDateTime();
 
-const usageQuery = z.strictObject({
-  groupBy: z.enum(USAGE_GROUPS).default('model').meta({
-    description:
-      "`key` (virtual key id), `model` (public model), `deployment` (served by), `day` (UTC), `tag` (a call with two tags counts under each; untagged calls under null), `team` (the calling key's team; null without one).",
-  }),
-  since: time.optional().meta({ description: 'Inclusive lower bound of the start time (RFC 3339).' }),
-  until: time.optional().meta({ description: 'Exclusive upper bound of the start time (RFC 3339).' }),
-});
+/** `since`/`until`, the names before `from`/`to`, stay accepted; naming one bound twice is a 400. */
+function oneNamePerBound(
+  value: Partial<Record<'from' | 'to' | 'since' | 'until', string>>,
+  context: z.RefinementCtx,
+) {
+  for (const [name, older] of [
+    ['from', 'since'],
+    ['to', 'until'],
+  ] as const) {
+    if (value[name] !== undefined && value[older] !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: [older],
+        message: `give ${name} or its older name ${older}, not both`,
+      });
+    }
+  }
+}
+
+const usageQuery = z
+  .strictObject({
+    groupBy: z.enum(USAGE_GROUPS).default('model').meta({
+      description:
+        "`key` (virtual key id), `model` (public model), `deployment` (served by), `day` (UTC), `tag` (a call with two tags counts under each; untagged calls under null), `team` (the calling key's team; null without one).",
+    }),
+    from: time.optional().meta({ description: 'Inclusive lower bound of the start time (RFC 3339).' }),
+    to: time
+      .optional()
+      .meta({ description: 'Exclusive upper bound of the start time (RFC 3339), later than `from`.' }),
+    since: time.optional().meta({ description: 'Older name of `from`.', deprecated: true }),
+    until: time.optional().meta({ description: 'Older name of `to`.', deprecated: true }),
+    bucket: z.enum(USAGE_BUCKETS).optional().meta({
+      description:
+        'With `hour` or `day` (UTC), every group and the totals also carry `series`, one point per bucket with calls.',
+    }),
+  })
+  .superRefine(oneNamePerBound)
+  .transform(({ since, until, ...query }) => ({ ...query, from: query.from ?? since, to: query.to ?? until }))
+  .superRefine(rangeOrderRefinement('from', 'to'));
+
+const figures = {
+  requests: z.number().int().meta({ description: 'Calls started in the range, whatever their outcome.' }),
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  cachedInputTokens: z
+    .number()
+    .int()
+    .meta({ description: 'Input tokens read from the provider’s prompt cache.' }),
+  costCents: z.number(),
+  errors: z
+    .number()
+    .int()
+    .meta({ description: 'Calls that ended in an error answer or died with their process.' }),
+};
+
+const usagePoint = z
+  .object({
+    start: z.string().meta({ description: 'First instant of the bucket (RFC 3339, UTC).' }),
+    ...figures,
+  })
+  .meta({ id: 'UsagePoint' });
+
+const series = z
+  .array(usagePoint)
+  .optional()
+  .meta({ description: 'With `bucket` only: the buckets that had calls, oldest first.' });
 
 const usageReport = z
   .object({
     groupBy: z.enum(USAGE_GROUPS),
+    bucket: z.enum(USAGE_BUCKETS).nullable(),
+    from: z.string().nullable(),
+    to: z.string().nullable(),
+    totals: z.object({ ...figures, series }).meta({
+      description: 'Every call in the range once (by `tag`, a call with two tags counts once here).',
+    }),
     data: z.array(
       z.object({
         group: z.string().nullable().meta({
           description:
             'Key id, public model, deployment id, day `YYYY-MM-DD`, tag or team id; null for the master key, a call that reached no deployment, untagged calls, or keys without a team.',
         }),
-        requests: z.number().int(),
-        inputTokens: z.number().int(),
-        outputTokens: z.number().int(),
-        costCents: z.number(),
+        ...figures,
+        series,
       }),
     ),
   })
   .meta({ id: 'UsageReport' });
 
-/** `GET /admin/usage` (variant B): requests, tokens and cost per key, model, deployment, day, tag or team. */
+/** `GET /admin/usage` (variant B): totals and per-bucket series per key, model, deployment, day or tag. */
 export function usageModule(db: Db): RouteModule {
   return {
     surface: 'admin',
@@ -42,19 +105,24 @@ export function usageModule(db: Db): RouteModule {
       registerAdminRoute(scope, docs, {
         method: 'get',
         path: '/usage',
-        summary: 'Requests, input and output tokens and cost per key, model, deployment, day, tag or team',
+        summary:
+          'Calls, tokens, cost and errors per key, model, deployment, day or tag, in total and per hour or day',
         tag: 'records',
         query: usageQuery,
         response: usageReport,
-        responseDescription: 'One entry per group, ordered by group.',
-        handle: async ({ query }) => ({
-          groupBy: query.groupBy,
-          data: await queryUsage(db, {
+        responseDescription: 'The totals, and one entry per group ordered by group.',
+        handle: async ({ query }) => {
+          const from = dateOf(query.from);
+          const to = dateOf(query.to);
+          const report = await queryUsage(db, { groupBy: query.groupBy, from, to, bucket: query.bucket });
+          return {
             groupBy: query.groupBy,
-            since: query.since === undefined ? undefined : new Date(query.since),
-            until: query.until === undefined ? undefined : new Date(query.until),
-          }),
-        }),
+            bucket: query.bucket ?? null,
+            from: from?.toISOString() ?? null,
+            to: to?.toISOString() ?? null,
+            ...report,
+          };
+        },
       });
     },
   };

@@ -1,65 +1,194 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../store/database.ts';
 
-export const USAGE_GROUPS = ['key', 'model', 'deployment', 'day', 'tag', 'team'] as const;
-export type UsageGroup = (typeof USAGE_GROUPS)[number];
+/**
+ * How `/admin/usage` groups calls. The records are first summed per `cell` (an expression over
+ * `gateway_operations o`) and bucket; `group` then names the group of a cell (over `cells c`). A
+ * grouping that `expands` joins each cell to several groups (its tags): its totals are summed over
+ * the cells themselves, so a call with two tags counts once in them.
+ */
+interface Grouping {
+  cell: RawBuilder<unknown>;
+  group: RawBuilder<string | null>;
+  expands?: RawBuilder<unknown>;
+}
+
+const GROUPINGS = {
+  key: { cell: sql`o.key_id`, group: sql`c.cell` },
+  model: { cell: sql`o.public_model`, group: sql`c.cell` },
+  deployment: { cell: sql`o.deployment_id`, group: sql`c.cell` },
+  day: {
+    cell: sql`date_trunc('day', o.started_at at time zone 'UTC')`,
+    group: sql`to_char(c.cell, 'YYYY-MM-DD')`,
+  },
+  tag: { cell: sql`o.tags`, group: sql`tag.tag`, expands: sql`left join unnest(c.cell) as tag(tag) on true` },
+  team: { cell: sql`o.team_id`, group: sql`c.cell` },
+} as const satisfies Record<string, Grouping>;
+
+export type UsageGroup = keyof typeof GROUPINGS;
+export const USAGE_GROUPS = Object.keys(GROUPINGS) as [UsageGroup, ...UsageGroup[]];
+
+export const USAGE_BUCKETS = ['hour', 'day'] as const;
+export type UsageBucket = (typeof USAGE_BUCKETS)[number];
 
 export interface UsageFilter {
   groupBy: UsageGroup;
-  since?: Date;
-  until?: Date;
+  /** Inclusive lower bound of the start time. */
+  from?: Date;
+  /** Exclusive upper bound of the start time. */
+  to?: Date;
+  /** With a bucket, every figure also comes as a series of UTC hours or days. */
+  bucket?: UsageBucket;
 }
 
-export interface UsageRow {
+export interface UsageFigures {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  costCents: number;
+  /** Calls that ended in an error answer (`failure`) or died with their process (`abandoned`). */
+  errors: number;
+}
+
+/** One bucket's figures; `start` is the bucket's first instant (RFC 3339, UTC). */
+export type UsagePoint = UsageFigures & { start: string };
+
+export type UsageSeries = UsageFigures & { series?: UsagePoint[] };
+
+export interface UsageGroupRow extends UsageSeries {
   /**
    * Key id (null: the master key), public model, deployment id (null: never reached one), UTC day
    * `YYYY-MM-DD`, tag (null: calls without tags) or team id (null: calls by keys without a team).
    */
   group: string | null;
-  requests: number;
-  inputTokens: number;
-  outputTokens: number;
-  costCents: number;
 }
 
-/** The grouping expression of each `groupBy`; days are UTC, whatever the session time zone. */
-const GROUP_EXPRESSIONS = {
-  key: sql<string | null>`key_id`,
-  model: sql<string | null>`public_model`,
-  deployment: sql<string | null>`deployment_id`,
-  day: sql<string | null>`to_char(started_at at time zone 'UTC', 'YYYY-MM-DD')`,
-  tag: sql<string | null>`tag.tag`,
-  team: sql<string | null>`team_id`,
-} as const satisfies Record<UsageGroup, unknown>;
+export interface UsageReport {
+  totals: UsageSeries;
+  /** Ordered by group. */
+  data: UsageGroupRow[];
+}
+
+interface AggregateRow {
+  group: string | null;
+  bucket: string | null;
+  /** Bits: GROUP_ROLLUP when the row sums over every group, BUCKET_ROLLUP over every bucket (or there are none). */
+  rollup: number;
+  requests: string;
+  input_tokens: string;
+  output_tokens: string;
+  cached_input_tokens: string;
+  cost_cents: string;
+  errors: string;
+}
+
+const GROUP_ROLLUP = 1;
+const BUCKET_ROLLUP = 2;
 
 /**
- * `GET /admin/usage`: requests, tokens and cost per group over the retained operations. By tag,
- * each operation is joined to each of its tags (counted under every one) or, without tags, to a
- * single null tag.
+ * `GET /admin/usage`: per group, and in total, the figures of the retained operations, each also
+ * per bucket when asked, in one statement and one pass over the records. The pass is a plain
+ * GROUP BY per cell and bucket, which Postgres runs in parallel (grouping sets it does not); the
+ * groups, their bucket rollups and the totals are then grouping sets over those few cells,
+ * summed by Postgres, so cost stays exact `numeric`.
  */
-export async function queryUsage(db: Db, filter: UsageFilter): Promise<UsageRow[]> {
-  const group = GROUP_EXPRESSIONS[filter.groupBy];
-  const operations =
-    filter.groupBy === 'tag'
-      ? db
-          .selectFrom('gateway_operations')
-          .leftJoin(sql<{ tag: string }>`unnest(gateway_operations.tags)`.as('tag'), (join) => join.onTrue())
-      : db.selectFrom('gateway_operations');
-  let query = operations.select([
-    group.as('group'),
-    sql<number>`count(*)`.as('requests'),
-    sql<number>`coalesce(sum(input_tokens), 0)`.as('input_tokens'),
-    sql<number>`coalesce(sum(output_tokens), 0)`.as('output_tokens'),
-    sql<number>`coalesce(sum(cost_cents), 0)`.as('cost_cents'),
-  ]);
-  if (filter.since !== undefined) query = query.where('started_at', '>=', filter.since);
-  if (filter.until !== undefined) query = query.where('started_at', '<', filter.until);
-  const rows = await query.groupBy(sql`1`).orderBy(sql`1`).execute();
-  return rows.map((row) => ({
-    group: row.group,
+export async function queryUsage(db: Db, filter: UsageFilter): Promise<UsageReport> {
+  const rows = await sql<AggregateRow>`${cellsQuery(filter)} ${rollupsQuery(filter)} order by 1, 2`.execute(
+    db,
+  );
+  return assemble(rows.rows, filter.bucket !== undefined);
+}
+
+/** `with cells as (...)`: the records in range summed per cell and bucket (null without a bucket). */
+function cellsQuery(filter: UsageFilter): RawBuilder<unknown> {
+  const { cell }: Grouping = GROUPINGS[filter.groupBy];
+  const bucket =
+    filter.bucket === undefined
+      ? sql`null::timestamp`
+      : sql`date_trunc(${sql.lit(filter.bucket)}, o.started_at at time zone 'UTC')`;
+  const conditions: RawBuilder<unknown>[] = [sql`true`];
+  if (filter.from !== undefined) conditions.push(sql`o.started_at >= ${filter.from}`);
+  if (filter.to !== undefined) conditions.push(sql`o.started_at < ${filter.to}`);
+  return sql`with cells as (
+    select ${cell} as cell, ${bucket} as bucket,
+           count(*) as requests,
+           sum(o.input_tokens) as input_tokens,
+           sum(o.output_tokens) as output_tokens,
+           sum(o.cached_input_tokens) as cached_input_tokens,
+           sum(o.cost_cents) as cost_cents,
+           count(*) filter (where o.status in ('failure', 'abandoned')) as errors
+      from gateway_operations o
+     where ${sql.join(conditions, sql` and `)}
+     group by 1, 2)`;
+}
+
+/** The groups (with their buckets) and the totals (with theirs) over the cells. */
+function rollupsQuery(filter: UsageFilter): RawBuilder<unknown> {
+  const grouping: Grouping = GROUPINGS[filter.groupBy];
+  const bucketed = filter.bucket !== undefined;
+  const group = grouping.group;
+  const groupSets = bucketed ? sql`(${group}, c.bucket), (${group})` : sql`(${group})`;
+  const totalSets = bucketed ? sql`(c.bucket), ()` : sql`()`;
+  const bucketBit = bucketed ? sql`grouping(c.bucket) * ${sql.lit(BUCKET_ROLLUP)}` : sql.lit(BUCKET_ROLLUP);
+  const bucketText = bucketed ? sql`to_char(c.bucket, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : sql`null::text`;
+  const select = (groupText: RawBuilder<unknown>, groupBit: RawBuilder<unknown>) => sql`
+    select ${groupText} as "group",
+           ${bucketText} as bucket,
+           ${groupBit} | ${bucketBit} as rollup,
+           sum(c.requests) as requests,
+           coalesce(sum(c.input_tokens), 0) as input_tokens,
+           coalesce(sum(c.output_tokens), 0) as output_tokens,
+           coalesce(sum(c.cached_input_tokens), 0) as cached_input_tokens,
+           coalesce(sum(c.cost_cents), 0) as cost_cents,
+           sum(c.errors) as errors
+      from cells c`;
+  if (grouping.expands === undefined) {
+    return sql`${select(group, sql`grouping(${group})`)}
+      group by grouping sets (${groupSets}, ${totalSets})`;
+  }
+  return sql`${select(group, sql.lit(0))} ${grouping.expands} group by grouping sets (${groupSets})
+    union all
+    ${select(sql`null`, sql.lit(GROUP_ROLLUP))} group by grouping sets (${totalSets})`;
+}
+
+function figuresOf(row: AggregateRow): UsageFigures {
+  return {
     requests: Number(row.requests),
     inputTokens: Number(row.input_tokens),
     outputTokens: Number(row.output_tokens),
+    cachedInputTokens: Number(row.cached_input_tokens),
     costCents: Number(row.cost_cents),
-  }));
+    errors: Number(row.errors),
+  };
+}
+
+const NO_CALLS: UsageFigures = Object.freeze({
+  requests: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedInputTokens: 0,
+  costCents: 0,
+  errors: 0,
+});
+
+/** Rows ordered by group then bucket -> one entry per group, its series in bucket order. */
+function assemble(rows: readonly AggregateRow[], bucketed: boolean): UsageReport {
+  const groups = new Map<string | null, UsageGroupRow>();
+  const totals: UsageSeries = bucketed ? { ...NO_CALLS, series: [] } : { ...NO_CALLS };
+  const entryOf = (group: string | null) => {
+    let entry = groups.get(group);
+    if (entry === undefined) {
+      entry = bucketed ? { group, ...NO_CALLS, series: [] } : { group, ...NO_CALLS };
+      groups.set(group, entry);
+    }
+    return entry;
+  };
+  for (const row of rows) {
+    const rollup = Number(row.rollup);
+    const target = rollup & GROUP_ROLLUP ? totals : entryOf(row.group);
+    if (rollup & BUCKET_ROLLUP) Object.assign(target, figuresOf(row));
+    else target.series?.push({ start: row.bucket ?? '', ...figuresOf(row) });
+  }
+  return { totals, data: [...groups.values()] };
 }
