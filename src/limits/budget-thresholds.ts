@@ -1,25 +1,11 @@
-import diagnosticsChannel from 'node:diagnostics_channel';
 import type { CacheStore } from '../cache/cache-store.ts';
+import { type BudgetThresholdEvent, DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import type { BudgetPeriod } from './budget-period.ts';
 import type { LimitScope } from './limit-keys.ts';
 
-/**
- * Where a budget crossing 80% and 100% of its period is published (issue 24, Alerts): the alert
- * webhook subscribes; nothing is read or written while nothing does.
- */
-export const BUDGET_THRESHOLD_CHANNEL = 'switchyard:budget:threshold';
-
-export interface BudgetThresholdEvent {
-  scope: 'key' | 'team';
-  id: string;
-  percent: 80 | 100;
-  /** `daily`, `weekly`, `monthly` or `lifetime`. */
-  period: BudgetPeriod | 'lifetime';
-  /** The budget window's start (ISO 8601); the epoch for a lifetime budget never reset. */
-  periodStart: string;
-  spendCents: number;
-  budgetCents: number;
-}
+/** Where a budget crossing 80% and 100% of its period is published (issue 24, Alerts). */
+export const BUDGET_THRESHOLD_CHANNEL = DIAGNOSTICS.budgetThreshold.name;
+export type { BudgetThresholdEvent };
 
 /** The budget a settled batch counted against: what a threshold check needs. */
 export interface ThresholdWatch {
@@ -50,7 +36,7 @@ export interface BudgetThresholdsOptions {
  */
 export class BudgetThresholds {
   readonly #options: BudgetThresholdsOptions;
-  readonly #channel = diagnosticsChannel.channel(BUDGET_THRESHOLD_CHANNEL);
+  readonly #channel = DIAGNOSTICS.budgetThreshold;
   /**
    * Counters being checked, and whether a settlement came meanwhile: a burst of settlements of
    * one budget reads it once at a time, and once more after, so the last crossing is not missed.
