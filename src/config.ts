@@ -40,6 +40,8 @@ export interface Config {
   requestLogPartitionRetentionDays: number;
   responseStateGcIntervalMs: number;
   responsesStateRetentionDays: number;
+  /** RESPONSES_STORE_DEFAULT: what an absent `store` means on `POST /v1/responses` (OpenAI's default: true). */
+  responsesStoreDefault: boolean;
   observabilityMetadataRetentionDays: number;
   observabilityPayloadRetentionDays: number;
   /** AUDIT_RETENTION_DAYS: audit_events (both variants). */
@@ -242,6 +244,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestLogPartitionRetentionDays: integer(env, 'REQUEST_LOG_PARTITION_RETENTION_DAYS', 30, 1),
     responseStateGcIntervalMs: integer(env, 'RESPONSE_STATE_GC_INTERVAL_MS', 600_000, 1000),
     responsesStateRetentionDays: integer(env, 'RESPONSES_STATE_RETENTION_DAYS', 30, 1),
+    responsesStoreDefault: boolean(env, 'RESPONSES_STORE_DEFAULT', true),
     observabilityMetadataRetentionDays: integer(env, 'OBSERVABILITY_METADATA_RETENTION_DAYS', 30, 1),
     observabilityPayloadRetentionDays: integer(env, 'OBSERVABILITY_PAYLOAD_RETENTION_DAYS', 7, 1),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),

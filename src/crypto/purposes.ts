@@ -2,11 +2,12 @@
  * What an envelope may hold (SPEC.md, Authentication: "purpose-bound AES-256-GCM envelopes").
  * The purpose is authenticated with the ciphertext, so a value sealed for one use cannot be
  * replayed as another: a compaction capsule a client holds cannot be passed off as a deployment
- * credential, nor a payload sample as an extension artifact.
+ * credential or as stored response state, nor a payload sample as an extension artifact.
  */
 export const PURPOSES = [
   'deployment-credential',
   'responses-capsule',
+  'responses-state',
   'payload-sample',
   'extension-artifact',
 ] as const;

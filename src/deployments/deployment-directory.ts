@@ -1,5 +1,6 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
+import { lookupCatalogEntry } from '../catalog/model-catalog.ts';
 import { isEnvelopeError, type Keyring } from '../crypto/index.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { DeploymentTarget, Operation } from '../providers/types.ts';
@@ -124,6 +125,7 @@ export class DeploymentDirectory {
         apiKey,
         baseUrl: deployment.baseUrl,
         providerOptions: deployment.providerOptions,
+        knownReasoning: knownReasoning(deployment),
       };
       this.#targets.set(deployment, target);
     }
@@ -146,4 +148,9 @@ export class DeploymentDirectory {
       });
     }
   }
+}
+
+function knownReasoning(deployment: Deployment): boolean {
+  const entry = lookupCatalogEntry(deployment.provider, deployment.upstreamModel);
+  return entry.source.capabilities === 'overlay' && entry.capabilities.reasoning;
 }

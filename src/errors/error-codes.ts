@@ -72,6 +72,12 @@ export const ERROR_CODES = {
     message: 'The requested resource was not found.',
     description: 'No route or resource with that path or id.',
   },
+  previous_response_not_found: {
+    errorClass: 'not_found',
+    message: 'The previous response was not found.',
+    description:
+      '`previous_response_id` names no stored response the key may read: unknown, expired, deleted, or another key\'s; `param: "previous_response_id"`.',
+  },
   team_has_keys: {
     errorClass: 'bad_request',
     status: 409,

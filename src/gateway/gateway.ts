@@ -16,6 +16,7 @@ import { createPreflightStages } from '../pipeline/stages/preflight.ts';
 import { createRecords } from '../records/index.ts';
 import { captureResponse } from '../records/response-capture.ts';
 import { ResponseCache } from '../response-cache/response-cache.ts';
+import { createResponsesState } from '../responses-state/index.ts';
 import { Router } from '../router/router.ts';
 import { RouterSettingsStore } from '../router/router-settings.ts';
 import { buildApp, type RegisteredRoute, type RouteModule } from '../server/app.ts';
@@ -118,15 +119,23 @@ export async function buildGateway(
   });
   lifecycle.onShutdown('flush', 'router cooldown mirror', () => router.close());
   const responseCache = createResponseCache(runtime.config, cache, logger);
+  const responsesState = createResponsesState({ config: runtime.config, database, keyring, logger });
+  lifecycle.onShutdown('flush', 'response state gc', () => responsesState.stop());
   // DESIGN.md section 4, in order: pre-flight per model, the call stages once, routing (with
   // its fallbacks), the answer stages on the answer, the observers once the call is over.
   const pipeline = new InferencePipeline({
-    preflight: createPreflightStages({ directory }),
+    // Conversations are inlined before any check reads the body (DESIGN.md section 5).
+    preflight: [responsesState.expand, ...createPreflightStages({ directory })],
     call:
       responseCache === null ? [limits.stage] : [responseCache.prefetch, limits.stage, responseCache.stage],
     route: router.route,
     fallbacks: router.fallbacks,
-    answer: responseCache === null ? [captureResponse] : [responseCache.store, captureResponse],
+    // The response cache keeps the upstream's answer; the stored response is the one the client
+    // gets (the gateway's id), cache hits included.
+    answer:
+      responseCache === null
+        ? [responsesState.answer, captureResponse]
+        : [responseCache.store, responsesState.answer, captureResponse],
     observers: [limits.observer, ...records.observers, telemetry],
   });
   const modules: RouteModule[] = [
@@ -142,6 +151,7 @@ export async function buildGateway(
       bodyLimitBytes: runtime.config.bodyLimitBytes,
       countTokens: { client, settings: routerSettings },
       upstreamErrorMessages: runtime.config.upstreamErrorMessages,
+      responses: { store: responsesState.store, compactor: responsesState.compactor },
     }),
     ...adminModules({
       db: database.db,
@@ -180,6 +190,7 @@ export async function buildGateway(
   registerMetricsRoute(app, docs, authenticator, telemetry);
   records.start();
   audit.start();
+  responsesState.start();
   lifecycle.onShutdown('drain', 'http server', (remainingMs) =>
     drain(app, remainingMs - flushReserveMs(runtime.config.shutdownTimeoutMs)),
   );

@@ -22,9 +22,12 @@ export interface RetentionRunResult {
   samples: number;
 }
 
-/** One table's expiry: the rows older than `days` by `column`, claimed by the key columns. */
+/**
+ * One table's expiry: the rows older than `days` by `column`, claimed by the key columns. A column
+ * holding each row's own expiry instant is `days: 0`.
+ */
 export interface Expiry {
-  table: 'gateway_operations' | 'upstream_attempts' | 'payload_samples' | 'audit_events';
+  table: 'gateway_operations' | 'upstream_attempts' | 'payload_samples' | 'audit_events' | 'response_states';
   key: string;
   column: string;
   days: number;
@@ -57,6 +60,17 @@ export async function runRetention(options: RetentionJobOptions): Promise<Retent
 
 /** Deletes one table's expired rows in claimed batches; returns how many. */
 export async function expire(db: Db, expiry: Expiry, batchRows = RETENTION_BATCH_ROWS): Promise<number> {
+  let total = 0;
+  for (let batch = 0; batch < RETENTION_MAX_BATCHES_PER_RUN; batch += 1) {
+    const count = await expireBatch(db, expiry, batchRows);
+    total += count;
+    if (count < batchRows) break;
+  }
+  return total;
+}
+
+/** Claims and deletes at most `batchRows` expired rows of one table in one statement; returns how many. */
+export async function expireBatch(db: Db, expiry: Expiry, batchRows: number): Promise<number> {
   // Identifiers are the constants above, never input.
   const statement = `delete from ${expiry.table} where (${expiry.key}) in (
       select ${expiry.key} from ${expiry.table}
@@ -64,11 +78,5 @@ export async function expire(db: Db, expiry: Expiry, batchRows = RETENTION_BATCH
        order by ${expiry.column}
        limit $2
          for update skip locked)`;
-  let total = 0;
-  for (let batch = 0; batch < RETENTION_MAX_BATCHES_PER_RUN; batch += 1) {
-    const count = affectedRows(await execute(db, statement, [expiry.days, batchRows]));
-    total += count;
-    if (count < batchRows) break;
-  }
-  return total;
+  return affectedRows(await execute(db, statement, [expiry.days, batchRows]));
 }

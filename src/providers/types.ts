@@ -36,6 +36,12 @@ export interface DeploymentTarget {
   apiKey: string | null;
   baseUrl: string | null;
   providerOptions: Readonly<Record<string, unknown>>;
+  /**
+   * True when the model catalog's own overlay says the upstream model reasons (a model it does
+   * not know is granted every capability by default, which is no evidence): the OpenAI family
+   * asks such a model for its encrypted reasoning (stateless-responses.ts).
+   */
+  knownReasoning?: boolean;
 }
 
 /** A multipart body passed through to the upstream: the raw client stream and its content type. */

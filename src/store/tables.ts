@@ -195,6 +195,20 @@ export interface AuditEventsTable {
   reason: string | null;
 }
 
+/** Stored Responses state (migration 0008): `content` (variant A) or `envelope` (variant B) is set. */
+export interface ResponseStatesTable {
+  id: string;
+  owner_key_id: string | null;
+  public_model: string;
+  status: string;
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+  content: string | null;
+  envelope: string | null;
+  /** Key id of the envelope, so rotation finds what is not under the active key with an index. */
+  envelope_key_id: string | null;
+}
+
 export interface Tables {
   deployments: DeploymentsTable;
   virtual_keys: VirtualKeysTable;
@@ -207,4 +221,5 @@ export interface Tables {
   upstream_attempts: UpstreamAttemptsTable;
   payload_samples: PayloadSamplesTable;
   audit_events: AuditEventsTable;
+  response_states: ResponseStatesTable;
 }

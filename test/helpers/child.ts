@@ -71,5 +71,8 @@ export async function waitForListening(
     if (child.exitCode !== null) throw new Error(`child exited early:\n${child.output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+  // A child left running holds the test process open through its pipes, so the run hangs
+  // instead of failing: kill it (its worker exits with it) before reporting.
+  child.kill('SIGKILL');
   throw new Error(`child did not listen in time:\n${child.output()}`);
 }

@@ -203,9 +203,10 @@ describe('response cache (RESPONSE_CACHE_TTL_MS set), Postgres and Redis', () =>
   it('serves the Responses API from the cache, streamed', async () => {
     const client = openaiClient(up.gw, up.key.key);
     const input = freshPrompt();
-    const miss = await client.responses.create({ model: 'gpt', input });
+    // Not stored: a stored hit is a response of its own, under a new id (responses-state-expiry.test.ts).
+    const miss = await client.responses.create({ model: 'gpt', input, store: false });
     const calls = up.upstreamCalls();
-    const stream = await client.responses.create({ model: 'gpt', input, stream: true });
+    const stream = await client.responses.create({ model: 'gpt', input, stream: true, store: false });
     let text = '';
     let completed: { id: string; output_text?: string } | null = null;
     for await (const event of stream) {

@@ -68,17 +68,19 @@ describe('POST /v1/responses with the official openai client', () => {
     });
   }
 
-  it('serves store: true like store: false for now (no stored state)', async () => {
+  it('answers store: true with the gateway id of the stored response', async () => {
     const response = await client.responses.create({ model: 'compat', input: 'keep this', store: true });
     assert.equal(response.output_text, 'echo: keep this');
+    assert.equal((response as { store?: boolean }).store, true);
+    assert.match(response.id, /^resp_[0-9a-f]{48}$/);
   });
 
-  it('refuses previous_response_id with 400 naming the parameter', async () => {
+  it('answers an unknown previous_response_id 404 naming the parameter, before any upstream call', async () => {
     const error = await rejection<InstanceType<typeof OpenAI.APIError>>(
       client.responses.create({ model: 'gpt', input: 'and then?', previous_response_id: 'resp_123' }),
     );
-    assert.equal(error.status, 400);
-    assert.equal(error.code, 'invalid_request');
+    assert.equal(error.status, 404);
+    assert.equal(error.code, 'previous_response_not_found');
     assert.equal(error.param, 'previous_response_id');
     assert.equal(
       up.openai.requests.filter((r) => r.body && (r.body as { input?: string }).input === 'and then?').length,

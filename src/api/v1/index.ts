@@ -7,6 +7,7 @@ import { ENDPOINTS } from './endpoints.ts';
 import { registerInferenceRoute } from './inference-route.ts';
 import { registerKeyRoute } from './key-route.ts';
 import { type ModelSource, registerModelsRoute } from './models-route.ts';
+import { type ResponsesRoutesDeps, registerResponsesRoutes } from './responses-routes.ts';
 
 export interface V1Deps {
   pipeline: InferencePipeline;
@@ -18,11 +19,13 @@ export interface V1Deps {
   /** What `POST /v1/messages/count_tokens` needs to reach a provider's own count. */
   countTokens: Omit<CountTokensDeps, 'directory'>;
   upstreamErrorMessages: UpstreamErrorMessages;
+  /** Stored responses and (variant B) compaction. */
+  responses: Omit<ResponsesRoutesDeps, 'directory'>;
 }
 
 /**
- * The /v1 surface: every inference endpoint on the one generic handler, `GET /v1/models` and
- * `GET /v1/key`.
+ * The /v1 surface: every inference endpoint on the one generic handler, `GET /v1/models`,
+ * `GET /v1/key`, and the stored responses (`/v1/responses/{id}`, `/v1/responses/compact`).
  * multipart/form-data is not parsed here: its parser hands the raw request stream to the handler,
  * which reads the text fields and streams the upload on (multipart-fields.ts). Registered on the
  * v1 scope only, so the admin surface never accepts multipart.
@@ -40,6 +43,7 @@ export function v1Module(deps: V1Deps): RouteModule {
       registerModelsRoute(scope, docs, deps.directory);
       registerCountTokensRoute(scope, docs, { ...deps.countTokens, directory: deps.directory });
       registerKeyRoute(scope, docs, deps.keyInfo);
+      registerResponsesRoutes(scope, docs, { ...deps.responses, directory: deps.directory });
     },
   };
 }

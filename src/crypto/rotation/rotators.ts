@@ -22,4 +22,11 @@ export const ROTATORS: readonly TableRotator[] = Object.freeze([
     envelopeColumn: 'envelope',
     keyIdColumn: 'envelope_key_id',
   }),
+  columnRotator({
+    table: 'response_states',
+    purpose: 'responses-state',
+    idColumn: 'id',
+    envelopeColumn: 'envelope',
+    keyIdColumn: 'envelope_key_id',
+  }),
 ]);

@@ -15,7 +15,7 @@ const responsesContent = z.union([text, listOf(responsesPart, 'content')], {
 });
 
 /** A Responses input item: a typed item, or a message by its role. */
-const responsesItem = z
+export const responsesItem = z
   .looseObject({
     type: text.optional(),
     role: text.optional(),
@@ -57,13 +57,16 @@ export const responsesBody = z
     instructions: z.string().nullish(),
     store: z.boolean().nullish().meta({
       description:
-        'Stored response state is not available yet: `true` is accepted and served as `false` (nothing is stored).',
+        'Whether the gateway stores the response (absent: true, or RESPONSES_STORE_DEFAULT). Upstreams are always called with `store: false` and the whole conversation.',
     }),
     previous_response_id: z
-      .null({
-        error: 'continuing a stored response is not available yet: send the whole conversation in input',
-      })
-      .optional()
-      .meta({ description: 'Not available yet: a value is answered 400 `invalid_request`.' }),
+      .string()
+      .min(1, 'previous_response_id is empty')
+      .max(256, 'previous_response_id is longer than 256 characters')
+      .nullish()
+      .meta({
+        description:
+          "A stored response of the calling key to continue from: its conversation (input and output, not its instructions) goes before `input`, on any provider. Unknown, expired, deleted or another key's: 404 `previous_response_not_found`.",
+      }),
   })
   .meta({ id: 'ResponsesRequest', description: 'OpenAI Responses request.' });

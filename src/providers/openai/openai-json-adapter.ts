@@ -10,7 +10,7 @@ export interface OpenAIJsonOperation<Body, Answer> {
   answer: z.ZodType<Answer>;
   usageOf(answer: Answer): Usage | null;
   /** Upstream-only additions to the body, on a copy (e.g. chat's stream_options). */
-  prepare?(body: Record<string, unknown>, stream: boolean): Record<string, unknown>;
+  prepare?(body: Record<string, unknown>, stream: boolean, target: DeploymentTarget): Record<string, unknown>;
   createStreamDecoder?(target: DeploymentTarget, body?: Body): StreamDecoder;
 }
 
@@ -26,7 +26,7 @@ export function openAIJsonAdapter<Body extends object, Answer>(
     buildRequest({ target, body, stream }): UpstreamRequest {
       let upstream: Record<string, unknown> = { ...body, model: target.upstreamModel };
       if (stream) upstream.stream = true;
-      if (operation.prepare) upstream = operation.prepare(upstream, stream);
+      if (operation.prepare) upstream = operation.prepare(upstream, stream, target);
       return {
         url: endpoint.url(target, operation.path),
         method: 'POST',

@@ -25,10 +25,51 @@ function sse(type: string, fields: Record<string, unknown>): string {
 }
 
 describe('openai responses', () => {
-  test('posts to {base}/responses with the upstream model', () => {
-    const request = responses.buildRequest({ target, body: { model: 'public', input: 'hi' }, stream: true });
+  test('posts to {base}/responses with the upstream model, statelessly', () => {
+    const request = responses.buildRequest({
+      target,
+      body: { model: 'public', input: 'hi', store: true },
+      stream: true,
+    });
     assert.equal(request.url, 'https://api.openai.com/v1/responses');
-    assert.deepEqual(JSON.parse(request.body as string), { model: 'gpt-4.1', input: 'hi', stream: true });
+    assert.deepEqual(JSON.parse(request.body as string), {
+      model: 'gpt-4.1',
+      input: 'hi',
+      store: false,
+      stream: true,
+    });
+  });
+
+  test('asks for encrypted reasoning only where reasoning is in play, and drops what cannot be resent', () => {
+    const sent = (body: Record<string, unknown>, reasoning = false) =>
+      JSON.parse(
+        responses.buildRequest({ target: { ...target, knownReasoning: reasoning }, body, stream: false })
+          .body as string,
+      );
+    assert.equal(sent({ model: 'm', input: 'hi' }).include, undefined, 'a model not known to reason');
+    assert.deepEqual(sent({ model: 'm', input: 'hi' }, true).include, ['reasoning.encrypted_content']);
+    assert.deepEqual(
+      sent({
+        model: 'm',
+        input: 'hi',
+        reasoning: { effort: 'low' },
+        include: ['message.output_text.logprobs'],
+      }).include,
+      ['message.output_text.logprobs', 'reasoning.encrypted_content'],
+    );
+    const carried = sent({
+      model: 'm',
+      input: [
+        { type: 'reasoning', id: 'rs_1', summary: [] },
+        { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: 'opaque' },
+        { role: 'user', content: 'next' },
+      ],
+    });
+    assert.deepEqual(
+      carried.input.map((item: { id?: string; role?: string }) => item.id ?? item.role),
+      ['rs_2', 'user'],
+    );
+    assert.deepEqual(carried.include, ['reasoning.encrypted_content']);
   });
 
   test('a recorded response parses, usage from input/output tokens', () => {

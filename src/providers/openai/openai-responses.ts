@@ -9,8 +9,12 @@ import { OPENAI_PATHS } from './openai-config.ts';
 import type { OpenAIEndpoint } from './openai-endpoint.ts';
 import { openAIJsonAdapter } from './openai-json-adapter.ts';
 import { OpenAIResponsesStreamDecoder } from './openai-responses-stream-decoder.ts';
+import { statelessResponsesBody } from './stateless-responses.ts';
 
-/** `POST /responses`: usage always arrives with the response (or its `response.completed` event). */
+/**
+ * `POST /responses`: usage always arrives with the response (or its `response.completed` event).
+ * The call is stateless (stateless-responses.ts): the gateway keeps the conversation.
+ */
 export function openAIResponsesAdapter(
   endpoint: OpenAIEndpoint,
 ): OperationAdapter<ResponsesRequest, ResponseObject> {
@@ -18,6 +22,7 @@ export function openAIResponsesAdapter(
     path: OPENAI_PATHS.responses,
     answer: responseObjectSchema,
     usageOf: (answer) => usageFromResponses(answer.usage),
+    prepare: (body, _stream, target) => statelessResponsesBody(body, target),
     createStreamDecoder: (target) => new OpenAIResponsesStreamDecoder(target.provider),
   });
 }

@@ -8,6 +8,7 @@ import { sql as operationRecords } from './0003-operation-records.ts';
 import { sql as responseCacheHits } from './0004-response-cache-hits.ts';
 import { sql as audit } from './0005-audit.ts';
 import { sql as keyRotation } from './0006-key-rotation.ts';
+import { sql as responseStates } from './0008-response-states.ts';
 import { sql as teamsAndBudgetPeriods } from './0009-teams-and-budget-periods.ts';
 import { sql as usageIndex } from './0010-usage-index.ts';
 
@@ -24,6 +25,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 4, name: 'response-cache-hits', sql: responseCacheHits },
   { version: 5, name: 'audit', sql: audit },
   { version: 6, name: 'key-rotation', sql: keyRotation },
+  { version: 8, name: 'response-states', sql: responseStates },
   { version: 9, name: 'teams-and-budget-periods', sql: teamsAndBudgetPeriods },
   { version: 10, name: 'usage-index', sql: usageIndex },
 ]);
