@@ -1,7 +1,21 @@
 import type { Credential } from './credentials.ts';
 
+/** What a key and a team both have: a model scope, rate limits and a budget (DESIGN.md section 5, Governance). */
+export interface LimitHolder {
+  id: string;
+  /** Public model names; `"*"` allows every model. */
+  allowedModels: readonly string[];
+  rpmLimit: number | null;
+  tpmLimit: number | null;
+  budgetCents: number | null;
+  /** Calendar period of the budget in UTC (limits/budget-period.ts); null: a lifetime budget. */
+  budgetPeriod: 'daily' | 'weekly' | 'monthly' | null;
+  /** When reset-spend last started a new budget period (ms since the epoch); null when never. */
+  budgetResetAtMs: number | null;
+}
+
 /** A virtual key as the hot path sees it (DESIGN.md section 5, Virtual key). */
-export interface VirtualKey {
+export interface VirtualKey extends LimitHolder {
   id: string;
   name: string;
   /** Public model names; `"*"` allows every model. */
@@ -15,6 +29,8 @@ export interface VirtualKey {
   expiresAt: Date | null;
   /** Default tags of the key's calls, merged after the call's own. */
   tags: readonly string[];
+  /** The key's team, whose scope and limits apply too; null without one. */
+  team: LimitHolder | null;
 }
 
 /** Who is calling: the master key or a virtual key. */
@@ -28,7 +44,15 @@ export interface VirtualKeyResolver {
 /** True when `principal` may call `publicModel` (SPEC.md: allowedModels scope). */
 export function mayUseModel(principal: Principal, publicModel: string): boolean {
   if (principal.kind === 'master') return true;
-  const allowed = principal.key.allowedModels;
+  const { key } = principal;
+  return (
+    allows(key.allowedModels, publicModel) &&
+    (key.team === null || allows(key.team.allowedModels, publicModel))
+  );
+}
+
+/** A team's key may call only what both allow: the intersection of their scopes. */
+function allows(allowed: readonly string[], publicModel: string): boolean {
   return allowed.includes('*') || allowed.includes(publicModel);
 }
 

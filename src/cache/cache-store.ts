@@ -39,7 +39,7 @@ export interface CacheStore {
   windowState(key: string, limit: number, windowMs: number): Promise<WindowDecision>;
 
   /**
-   * One call's admission against every limit of its key in one atomic step: a request window
+   * One call's admission against every limit of its key, and of its team (`team`), in one atomic step: a request window
    * (a count of calls, read only through admitCall: a store may keep it apart from the sliding
    * log of the same name), a token window (a sliding log, entries under `id`) and a budget
    * counter (room when it exists and `value + amount <= limit`), each optional. Either every
@@ -53,7 +53,7 @@ export interface CacheStore {
   admitCall(request: CallAdmissionRequest): Promise<CallAdmissionDecision>;
 
   /**
-   * Finished calls of one virtual key settled in one step: each token entry becomes its `cost`
+   * Finished calls of one virtual key (and its team, `team`) settled in one step: each token entry becomes its `cost`
    * (windowAdjust's rule, 0 releases it); the budget reservations named are released and
    * `budget.costCents` is added to the spend counter when it exists. The keys share one
    * `{hash-tag}`, as every key of one virtual key does.
@@ -96,14 +96,21 @@ export interface WindowDecision {
   resetMs: number;
 }
 
-export interface CallAdmissionRequest {
-  /** Reservation id of the window entries (the request id). */
-  id: string;
-  windowMs: number;
+/** The limits of one scope (a virtual key or its team) in a call's admission; each optional. */
+export interface ScopeLimits {
   /** One unit per call, never adjusted; a limit of 0 reads the count without taking anything. */
   requests: { key: string; limit: number } | null;
   tokens: { key: string; limit: number; cost: number } | null;
   budget: BudgetAdmission | null;
+}
+
+/** The key's limits, and its team's when it has one: admitted only when every limit of both admits. */
+export interface CallAdmissionRequest extends ScopeLimits {
+  /** Reservation id of the window entries (the request id). */
+  id: string;
+  windowMs: number;
+  /** The team's limits, decided in the same step; their keys share the key's `{hash-tag}`. */
+  team?: ScopeLimits | null;
 }
 
 /** The budget part of a call's admission: spend counter `key`, reservation log `heldKey`. */
@@ -123,9 +130,8 @@ export interface ReservationRenewal {
   leaseMs: number;
 }
 
-export interface CallAdmissionDecision {
-  /** Every limit admitted and took its share; when false, nothing was taken. */
-  admitted: boolean;
+/** One scope's part of the decision. */
+export interface ScopeDecision {
   /** The windows as they stand after the decision. */
   requests: WindowDecision | null;
   tokens: WindowDecision | null;
@@ -133,8 +139,15 @@ export interface CallAdmissionDecision {
   budget: BudgetDecision | null;
 }
 
-export interface CallsSettlement {
-  windowMs: number;
+export interface CallAdmissionDecision extends ScopeDecision {
+  /** Every limit admitted and took its share; when false, nothing was taken. */
+  admitted: boolean;
+  /** The team's part; null (or absent) when the request had no team. */
+  team?: ScopeDecision | null;
+}
+
+/** What finished calls change in one scope's limits. */
+export interface ScopeSettlement {
   tokens: { key: string; entries: readonly TokenEntry[] } | null;
   budget: {
     key: string;
@@ -143,6 +156,12 @@ export interface CallsSettlement {
     release: readonly string[];
     leaseMs: number;
   } | null;
+}
+
+export interface CallsSettlement extends ScopeSettlement {
+  windowMs: number;
+  /** The team's part, settled in the same step. */
+  team?: ScopeSettlement | null;
 }
 
 /** A token window entry: the reservation `id` and its cost. */

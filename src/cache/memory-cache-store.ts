@@ -7,6 +7,9 @@ import type {
   CallAdmissionRequest,
   CallsSettlement,
   ReservationRenewal,
+  ScopeDecision,
+  ScopeLimits,
+  ScopeSettlement,
   TokenEntry,
   WindowAdmitRequest,
   WindowDecision,
@@ -125,37 +128,20 @@ export class MemoryCacheStore implements CacheStore {
 
   async admitCall(request: CallAdmissionRequest): Promise<CallAdmissionDecision> {
     const now = this.#now();
-    const { id, windowMs } = request;
-    const requests =
-      request.requests && this.#windowCheck({ ...request.requests, cost: 1 }, id, now, windowMs);
-    const tokens = request.tokens && this.#windowCheck(request.tokens, id, now, windowMs);
-    const budget = request.budget && this.#budgetCheck(request.budget, id, now);
-    const admitted = (requests?.fits ?? true) && (tokens?.fits ?? true) && (budget?.fits ?? true);
+    const key = this.#scopeCheck(request, request, now);
+    const team = request.team == null ? null : this.#scopeCheck(request, request.team, now);
+    const admitted = key.fits && (team?.fits ?? true);
     if (admitted) {
-      requests?.take();
-      tokens?.take();
-      budget?.take();
+      key.take();
+      team?.take();
     }
-    return {
-      admitted,
-      requests: requests?.decide() ?? null,
-      tokens: tokens?.decide() ?? null,
-      budget: budget?.decision() ?? null,
-    };
+    return { admitted, ...key.decide(), team: team?.decide() ?? null };
   }
 
   async settleCalls(settlement: CallsSettlement): Promise<void> {
-    const { windowMs, tokens, budget } = settlement;
     const now = this.#now();
-    if (tokens !== null) this.#adjust(tokens.key, tokens.entries, windowMs, now);
-    if (budget !== null) {
-      const counter = this.#live(budget.key, now);
-      if (counter !== undefined && budget.costCents !== 0) {
-        counter.value = numberIn(budget.key, counter) + budget.costCents;
-      }
-      const release = budget.release.map((id) => ({ id, cost: 0 }));
-      this.#adjust(budget.heldKey, release, budget.leaseMs, now);
-    }
+    this.#settleScope(settlement, settlement.windowMs, now);
+    if (settlement.team != null) this.#settleScope(settlement.team, settlement.windowMs, now);
   }
 
   async renewReservations(renewal: ReservationRenewal): Promise<void> {
@@ -207,6 +193,39 @@ export class MemoryCacheStore implements CacheStore {
     this.#values.clear();
     this.#windows.clear();
     this.#channels.clear();
+  }
+
+  /** One scope of admitCall: whether every limit fits, taking them, and the decision to answer. */
+  #scopeCheck(request: CallAdmissionRequest, limits: ScopeLimits, now: number) {
+    const { id, windowMs } = request;
+    const requests = limits.requests && this.#windowCheck({ ...limits.requests, cost: 1 }, id, now, windowMs);
+    const tokens = limits.tokens && this.#windowCheck(limits.tokens, id, now, windowMs);
+    const budget = limits.budget && this.#budgetCheck(limits.budget, id, now);
+    return {
+      fits: (requests?.fits ?? true) && (tokens?.fits ?? true) && (budget?.fits ?? true),
+      take: () => {
+        requests?.take();
+        tokens?.take();
+        budget?.take();
+      },
+      decide: (): ScopeDecision => ({
+        requests: requests?.decide() ?? null,
+        tokens: tokens?.decide() ?? null,
+        budget: budget?.decision() ?? null,
+      }),
+    };
+  }
+
+  #settleScope({ tokens, budget }: ScopeSettlement, windowMs: number, now: number): void {
+    if (tokens !== null) this.#adjust(tokens.key, tokens.entries, windowMs, now);
+    if (budget !== null) {
+      const counter = this.#live(budget.key, now);
+      if (counter !== undefined && budget.costCents !== 0) {
+        counter.value = numberIn(budget.key, counter) + budget.costCents;
+      }
+      const release = budget.release.map((id) => ({ id, cost: 0 }));
+      this.#adjust(budget.heldKey, release, budget.leaseMs, now);
+    }
   }
 
   /** Replaces the cost of each entry still in the window (0 releases it). */

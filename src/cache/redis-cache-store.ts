@@ -13,9 +13,16 @@ import type {
 import { CacheUnavailableError } from './cache-store.ts';
 import { CommandDeadlines } from './command-deadlines.ts';
 import { assertValidKeyPrefix, callCountKey, prefixedKey, windowKeys } from './redis-keys.ts';
-import { callAdmission, ignoreReply, isOk, remainingTtl, windowDecision } from './redis-replies.ts';
-import type { RedisScript } from './redis-scripts.ts';
-import { REDIS_SCRIPTS } from './redis-scripts.ts';
+import {
+  callAdmission,
+  ignoreReply,
+  isOk,
+  remainingTtl,
+  scopesOf,
+  scriptArgs,
+  windowDecision,
+} from './redis-replies.ts';
+import { REDIS_SCRIPTS, type RedisScript } from './redis-scripts.ts';
 
 export interface RedisCacheStoreOptions {
   /** `redis[s]://[[user][:password]@]host[:port][/db]` */
@@ -195,39 +202,49 @@ export class RedisCacheStore implements CacheStore {
   }
 
   admitCall(request: CallAdmissionRequest): Promise<CallAdmissionDecision> {
-    const { requests, tokens, budget } = request;
-    const count = requests && callCountKey(this.#prefix, requests.key);
-    const args = this.#callScriptArgs(REDIS_SCRIPTS.admitCall, count, tokens, budget, [
-      request.id,
-      windowArg(request.windowMs),
-      flagArg(requests),
-      String(requests?.limit ?? 0),
-      flagArg(tokens),
-      String(tokens?.limit ?? 0),
-      String(tokens?.cost ?? 0),
-      flagArg(budget),
-      String(budget?.limit ?? 0),
-      String(budget?.amount ?? 0),
-      windowArg(budget?.leaseMs ?? 1),
-    ]);
-    return this.#eval(REDIS_SCRIPTS.admitCall, args).then((reply) => callAdmission(reply, request));
+    const scopes = scopesOf(request);
+    const keys: string[] = [];
+    const argv = [request.id, windowArg(request.windowMs), String(scopes.length)];
+    for (const { requests, tokens, budget } of scopes) {
+      if (requests !== null) keys.push(callCountKey(this.#prefix, requests.key));
+      keys.push(...this.#limitKeys(tokens, budget));
+      argv.push(
+        flagArg(requests),
+        String(requests?.limit ?? 0),
+        flagArg(tokens),
+        String(tokens?.limit ?? 0),
+        String(tokens?.cost ?? 0),
+        flagArg(budget),
+        String(budget?.limit ?? 0),
+        String(budget?.amount ?? 0),
+        windowArg(budget?.leaseMs ?? 1),
+      );
+    }
+    const script = REDIS_SCRIPTS.admitCall;
+    return this.#eval(script, scriptArgs(script, keys, argv)).then((reply) => callAdmission(reply, request));
   }
 
   settleCalls(settlement: CallsSettlement): Promise<void> {
-    const { tokens, budget } = settlement;
-    const entries = tokens?.entries ?? [];
-    const argv = [
-      windowArg(settlement.windowMs),
-      flagArg(tokens),
-      flagArg(budget),
-      String(budget?.costCents ?? 0),
-      windowArg(budget?.leaseMs ?? 1),
-      String(entries.length),
-    ];
-    for (const entry of entries) argv.push(entry.id, String(entry.cost));
-    if (budget !== null) argv.push(...budget.release);
-    const args = this.#callScriptArgs(REDIS_SCRIPTS.settleCalls, null, tokens, budget, argv);
-    return this.#eval(REDIS_SCRIPTS.settleCalls, args).then(ignoreReply);
+    const scopes = scopesOf(settlement);
+    const keys: string[] = [];
+    const argv = [windowArg(settlement.windowMs), String(scopes.length)];
+    for (const { tokens, budget } of scopes) {
+      keys.push(...this.#limitKeys(tokens, budget));
+      const entries = tokens?.entries ?? [];
+      const release = budget?.release ?? [];
+      argv.push(
+        flagArg(tokens),
+        flagArg(budget),
+        String(budget?.costCents ?? 0),
+        windowArg(budget?.leaseMs ?? 1),
+        String(entries.length),
+        String(release.length),
+      );
+      for (const entry of entries) argv.push(entry.id, String(entry.cost));
+      argv.push(...release);
+    }
+    const script = REDIS_SCRIPTS.settleCalls;
+    return this.#eval(script, scriptArgs(script, keys, argv)).then(ignoreReply);
   }
 
   renewReservations(renewal: ReservationRenewal): Promise<void> {
@@ -238,21 +255,11 @@ export class RedisCacheStore implements CacheStore {
     return this.#eval(script, args).then(ignoreReply);
   }
 
-  /**
-   * EVALSHA arguments of a per-call script: the keys of the call count (already named), the token
-   * window and the budget (spend counter and reservation log) present, then `argv`.
-   */
-  #callScriptArgs(
-    script: RedisScript,
-    count: string | null,
-    window: { key: string } | null,
-    budget: { key: string; heldKey: string } | null,
-    argv: string[],
-  ): string[] {
-    const keys = count === null ? [] : [count];
-    if (window !== null) keys.push(...windowKeys(this.#prefix, window.key));
+  /** The keys of one scope's token window and budget (spend counter and reservation log) present. */
+  #limitKeys(window: { key: string } | null, budget: { key: string; heldKey: string } | null): string[] {
+    const keys: string[] = window === null ? [] : windowKeys(this.#prefix, window.key);
     if (budget !== null) keys.push(this.#key(budget.key), ...windowKeys(this.#prefix, budget.heldKey));
-    return ['EVALSHA', script.sha1, String(keys.length), ...keys, ...argv];
+    return keys;
   }
 
   publish(channel: string, message: string): Promise<void> {

@@ -2,8 +2,11 @@ import type {
   BudgetDecision,
   CallAdmissionDecision,
   CallAdmissionRequest,
+  ScopeDecision,
+  ScopeLimits,
   WindowDecision,
 } from './cache-store.ts';
+import type { RedisScript } from './redis-scripts.ts';
 
 /**
  * Reading the replies of the Redis cache store's raw commands (RESP2, as node-redis decodes it
@@ -48,21 +51,33 @@ function budgetDecision(reply: unknown, at: number): BudgetDecision {
   };
 }
 
-/** ADMIT_CALL's `{admitted}`, four fields per window present, then the budget's three. */
+/** The scopes of a per-call script, in order: the key's, then its team's when present. */
+export function scopesOf<Scope>(request: Scope & { team?: Scope | null }): Scope[] {
+  return request.team == null ? [request] : [request, request.team];
+}
+
+/** EVALSHA arguments: the script, its keys, then `argv`. */
+export function scriptArgs(script: RedisScript, keys: readonly string[], argv: readonly string[]): string[] {
+  return ['EVALSHA', script.sha1, String(keys.length), ...keys, ...argv];
+}
+
+/** ADMIT_CALL's `{admitted}`, then per scope four fields per window present and the budget's three. */
 export function callAdmission(reply: unknown, request: CallAdmissionRequest): CallAdmissionDecision {
   const fields = reply as string[];
   let at = 1;
-  const next = (limit: number) => {
-    const decision = windowDecision(fields, limit, at);
-    at += 4;
-    return decision;
+  const scope = (limits: ScopeLimits): ScopeDecision => {
+    const next = (limit: number) => {
+      const decision = windowDecision(fields, limit, at);
+      at += 4;
+      return decision;
+    };
+    const requests = limits.requests && next(limits.requests.limit);
+    const tokens = limits.tokens && next(limits.tokens.limit);
+    const budget = limits.budget && budgetDecision(fields, at);
+    if (limits.budget !== null) at += 3;
+    return { requests, tokens, budget };
   };
-  const requests = request.requests && next(request.requests.limit);
-  const tokens = request.tokens && next(request.tokens.limit);
-  return {
-    admitted: fields[0] === '1',
-    requests,
-    tokens,
-    budget: request.budget && budgetDecision(fields, at),
-  };
+  const key = scope(request);
+  const team = request.team == null ? null : scope(request.team);
+  return { admitted: fields[0] === '1', ...key, team };
 }

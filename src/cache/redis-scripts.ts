@@ -197,75 +197,85 @@ end
 `;
 
 /**
- * KEYS: the request count's log when ARGV[3] is 1, then the token window's three keys when ARGV[5]
- * is 1, then the budget's spend counter and its reservation log's three keys when ARGV[8] is 1.
- * ARGV: id, windowMs, hasRequests, requestLimit, hasTokens, tokenLimit, tokenCost, hasBudget,
- * budgetLimit, budgetAmount, leaseMs. The reservation log is a sliding log whose window is the
- * lease: a reservation not renewed within it leaves by itself. Answers {admitted}, then decide's
- * four fields per window present, then {status, spent, held} for the budget (status '0' missing,
- * '1' room, '2' no room). Nothing is written unless every limit admits.
+ * One call's admission against the limits of one or more scopes (a key, then its team) in one
+ * step. ARGV: id, windowMs, scopeCount, then nine per scope: hasRequests, requestLimit,
+ * hasTokens, tokenLimit, tokenCost, hasBudget, budgetLimit, budgetAmount, leaseMs. KEYS, scope
+ * after scope: the request count's log when it has one, the token window's three keys, then the
+ * budget's spend counter and its reservation log's three keys. The reservation log is a sliding
+ * log whose window is the lease: a reservation not renewed within it leaves by itself. Answers
+ * {admitted}, then per scope decide's four fields per window present and {status, spent, held}
+ * for its budget (status '0' missing, '1' room, '2' no room). Nothing is written unless every
+ * limit of every scope admits.
  */
 const ADMIT_CALL = `${WINDOW_PRELUDE}${COUNT_PRELUDE}
 local id, window = ARGV[1], tonumber(ARGV[2])
 local now = now_ms()
 local next_key = 1
 local admitted = true
-local requests = nil
-if ARGV[3] == '1' then
-  requests = count_check(KEYS[1], now, window, id, tonumber(ARGV[4]))
-  next_key = 2
-  admitted = requests.fits
-end
-local tokens = nil
-if ARGV[5] == '1' then
-  local w = window_at(next_key)
-  next_key = next_key + 3
-  local cost_text, limit = ARGV[7], tonumber(ARGV[6])
-  local cost = tonumber(cost_text)
-  local used = prune(w, now, window)
-  local previous = held(w, id)
-  tokens = {w = w, cost = cost, cost_text = cost_text, limit = limit, used = used, previous = previous}
-  tokens.fits = used - previous + cost <= limit
-  admitted = tokens.fits and admitted
-end
-local budget = nil
-if ARGV[8] == '1' then
-  local spent = redis.call('GET', KEYS[next_key])
-  if spent then
-    local w, lease = window_at(next_key + 1), tonumber(ARGV[11])
-    local used = prune(w, now, lease)
-    budget = {w = w, lease = lease, spent = spent, used = used, previous = held(w, id)}
-    -- Admitted while budget - spent - held > 0 (DESIGN.md section 5), whatever this call's amount.
-    budget.fits = tonumber(ARGV[9]) - tonumber(spent) - (used - budget.previous) > 0
+local scopes = {}
+for s = 0, tonumber(ARGV[3]) - 1 do
+  local a = 4 + s * 9
+  local scope = {}
+  if ARGV[a] == '1' then
+    scope.requests = count_check(KEYS[next_key], now, window, id, tonumber(ARGV[a + 1]))
+    next_key = next_key + 1
+    admitted = scope.requests.fits and admitted
   end
-  admitted = admitted and budget ~= nil and budget.fits
+  if ARGV[a + 2] == '1' then
+    local w = window_at(next_key)
+    next_key = next_key + 3
+    local cost_text, limit = ARGV[a + 4], tonumber(ARGV[a + 3])
+    local cost = tonumber(cost_text)
+    local used = prune(w, now, window)
+    local previous = held(w, id)
+    scope.tokens = {w = w, cost = cost, cost_text = cost_text, limit = limit, used = used, previous = previous}
+    scope.tokens.fits = used - previous + cost <= limit
+    admitted = scope.tokens.fits and admitted
+  end
+  if ARGV[a + 5] == '1' then
+    scope.has_budget = true
+    scope.amount = ARGV[a + 7]
+    local spent = redis.call('GET', KEYS[next_key])
+    if spent then
+      local w, lease = window_at(next_key + 1), tonumber(ARGV[a + 8])
+      local used = prune(w, now, lease)
+      local budget = {w = w, lease = lease, spent = spent, used = used, previous = held(w, id)}
+      -- Admitted while budget - spent - held > 0 (DESIGN.md section 5), whatever this call's amount.
+      budget.fits = tonumber(ARGV[a + 6]) - tonumber(spent) - (used - budget.previous) > 0
+      scope.budget = budget
+    end
+    next_key = next_key + 4
+    admitted = admitted and scope.budget ~= nil and scope.budget.fits
+  end
+  scopes[#scopes + 1] = scope
 end
 local reply = {admitted and '1' or '0'}
 local function answer(decision)
   for _, field in ipairs(decision) do reply[#reply + 1] = field end
 end
-if requests then
-  if admitted then count_take(requests, now, window, id) end
-  answer(count_decide(requests, now, window, requests.fits, admitted))
-end
-if tokens then
-  if admitted then
-    tokens.used = tokens.used - tokens.previous + tokens.cost
-    take(tokens.w, now, id, tokens.cost_text)
+for _, scope in ipairs(scopes) do
+  local requests, tokens, budget = scope.requests, scope.tokens, scope.budget
+  if requests then
+    if admitted then count_take(requests, now, window, id) end
+    answer(count_decide(requests, now, window, requests.fits, admitted))
   end
-  persist(tokens.w, tokens.used, window, admitted)
-  local need = tokens.used + tokens.cost - tokens.limit
-  answer(decide(tokens.w, now, window, tokens.used, tokens.fits, need, admitted))
-end
-if ARGV[8] == '1' then
+  if tokens then
+    if admitted then
+      tokens.used = tokens.used - tokens.previous + tokens.cost
+      take(tokens.w, now, id, tokens.cost_text)
+    end
+    persist(tokens.w, tokens.used, window, admitted)
+    local need = tokens.used + tokens.cost - tokens.limit
+    answer(decide(tokens.w, now, window, tokens.used, tokens.fits, need, admitted))
+  end
   if budget then
     if admitted then
-      budget.used = budget.used - budget.previous + tonumber(ARGV[10])
-      take(budget.w, now, id, ARGV[10])
+      budget.used = budget.used - budget.previous + tonumber(scope.amount)
+      take(budget.w, now, id, scope.amount)
     end
     persist(budget.w, budget.used, budget.lease, admitted)
     answer({budget.fits and '1' or '2', budget.spent, tostring(budget.used)})
-  else
+  elseif scope.has_budget then
     answer({'0', '0', '0'})
   end
 end
@@ -273,36 +283,43 @@ return reply
 `;
 
 /**
- * KEYS: the token window's three keys when ARGV[2] is 1, then the budget's spend counter and its
- * reservation log's three keys when ARGV[3] is 1. ARGV: windowMs, hasTokens, hasBudget,
- * costCents, leaseMs, tokenEntryCount, then id and cost of each token entry, then the ids of the
- * budget reservations to release. Each token entry is adjusted as by WINDOW_ADJUST; the cost is
- * added to the spend counter only when it exists (a missing one is seeded from the database,
- * which the spend reaches too).
+ * Finished calls of one key (and its team) settled in one step. ARGV: windowMs, scopeCount, then
+ * per scope: hasTokens, hasBudget, costCents, leaseMs, tokenEntryCount, releaseCount, the id and
+ * cost of each token entry, the ids of the budget reservations to release. KEYS, scope after
+ * scope: the token window's three keys, the budget's spend counter and reservation log's three.
+ * Each token entry is adjusted as by WINDOW_ADJUST; the cost is added to the spend counter only
+ * when it exists (a missing one is seeded from the database, which the spend reaches too).
  */
 const SETTLE_CALLS = `${WINDOW_PRELUDE}
 local window = tonumber(ARGV[1])
 local next_key = 1
-local tokens_end = 6 + 2 * tonumber(ARGV[6])
-if ARGV[2] == '1' then
-  local w = window_at(1)
-  next_key = 4
-  local used = prune(w, now_ms(), window)
-  for i = 7, tokens_end, 2 do
-    used = adjust(w, ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 1], used)
+local a = 3
+for s = 1, tonumber(ARGV[2]) do
+  local has_tokens, has_budget, cost, lease = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
+  local entries_end = a + 5 + 2 * tonumber(ARGV[a + 4])
+  local releases_end = entries_end + tonumber(ARGV[a + 5])
+  if has_tokens == '1' then
+    local w = window_at(next_key)
+    next_key = next_key + 3
+    local used = prune(w, now_ms(), window)
+    for i = a + 6, entries_end, 2 do
+      used = adjust(w, ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 1], used)
+    end
+    persist(w, used, window)
   end
-  persist(w, used, window)
-end
-if ARGV[3] == '1' then
-  if tonumber(ARGV[4]) ~= 0 and redis.call('EXISTS', KEYS[next_key]) == 1 then
-    redis.call('INCRBYFLOAT', KEYS[next_key], ARGV[4])
+  if has_budget == '1' then
+    if tonumber(cost) ~= 0 and redis.call('EXISTS', KEYS[next_key]) == 1 then
+      redis.call('INCRBYFLOAT', KEYS[next_key], cost)
+    end
+    local w = window_at(next_key + 1)
+    next_key = next_key + 4
+    local used = prune(w, now_ms(), lease)
+    for i = entries_end + 1, releases_end do
+      used = adjust(w, ARGV[i], 0, '0', used)
+    end
+    persist(w, used, lease)
   end
-  local w, lease = window_at(next_key + 1), tonumber(ARGV[5])
-  local used = prune(w, now_ms(), lease)
-  for i = tokens_end + 1, #ARGV do
-    used = adjust(w, ARGV[i], 0, '0', used)
-  end
-  persist(w, used, lease)
+  a = releases_end + 1
 end
 return 1
 `;

@@ -78,6 +78,12 @@ export const ERROR_CODES = {
     description:
       '`previous_response_id` names no stored response the key may read: unknown, expired, deleted, or another key\'s; `param: "previous_response_id"`.',
   },
+  team_has_keys: {
+    errorClass: 'bad_request',
+    status: 409,
+    message: 'The team still has keys.',
+    description: 'A team with keys is deleted only with `?cascade=disable`, which disables its keys first.',
+  },
   request_too_large: {
     errorClass: 'bad_request',
     status: 413,

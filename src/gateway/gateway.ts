@@ -39,8 +39,18 @@ export interface Gateway {
   shutdown(): Promise<void>;
 }
 
+/** What a test may put in place of the real thing. */
+export interface GatewayOverrides {
+  /** The clock budget periods are read on (ms since the epoch); Date.now by default. */
+  now?(): number;
+}
+
 /** The composition root: opens the runtime, builds every feature, assembles the HTTP app. */
-export async function buildGateway(config: Config, logger: Logger): Promise<Gateway> {
+export async function buildGateway(
+  config: Config,
+  logger: Logger,
+  overrides: GatewayOverrides = {},
+): Promise<Gateway> {
   const runtime = await openRuntime(config, logger);
   const { database, cache, keyring, lifecycle } = runtime;
   // First registered, so last of the flush phase: the records and spend go before any alert.
@@ -74,6 +84,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
     spendDb: database.background,
     directory,
     dependencyTimeoutMs: runtime.config.dependencyTimeoutMs,
+    now: overrides.now,
   });
   lifecycle.onShutdown('flush', 'limits and spend', (remainingMs) => limits.close(remainingMs));
   const records = createRecords({
@@ -145,7 +156,8 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
       keyInfo: new KeyInfoReader({
         db: database.db,
         cache,
-        pendingSpendCents: (keyId) => limits.spend.pendingFor(keyId),
+        pendingSpendCents: limits.pendingSpendCents,
+        now: overrides.now,
       }),
       bodyLimitBytes: runtime.config.bodyLimitBytes,
       countTokens: { client, settings: routerSettings },
@@ -163,6 +175,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
       variant: runtime.config.variant,
       auditLog: audit.log,
       extensions: extensions.admin,
+      now: overrides.now,
     }),
   ];
   const probes: ReadinessProbe[] = [

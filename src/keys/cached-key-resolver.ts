@@ -4,7 +4,7 @@ import type { VirtualKey, VirtualKeyResolver } from '../auth/principal.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import type { Db } from '../store/database.ts';
-import { type VirtualKeyRow, virtualKeyFromRow } from './virtual-key-row.ts';
+import { type TeamRow, type VirtualKeyRow, virtualKeyFromRow } from './virtual-key-row.ts';
 
 interface Entry {
   key: VirtualKey | null;
@@ -72,7 +72,8 @@ export class CachedKeyResolver implements VirtualKeyResolver {
       .selectAll()
       .where((eb) => eb.or([eb('key_hash', '=', hash), eb('previous_key_hash', '=', hash)]))
       .executeTakeFirst();
-    const match = row === undefined ? null : matchOf(row, hash, now);
+    const team = row?.team_id == null ? undefined : await this.#team(row.team_id);
+    const match = row === undefined ? null : matchOf(row, team, hash, now);
     const key = match?.key ?? null;
     if (generation !== this.#generation) return key;
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
@@ -81,6 +82,11 @@ export class CachedKeyResolver implements VirtualKeyResolver {
     // from then on without hearing of any change.
     this.#entries.set(id, { key, expiresAtMs: Math.min(now + ttlMs, match?.untilMs ?? Infinity) });
     return key;
+  }
+
+  /** The key's team: its scope and limits apply to the key's calls too. */
+  #team(teamId: string): Promise<TeamRow | undefined> {
+    return this.#db.selectFrom('teams').selectAll().where('id', '=', teamId).executeTakeFirst();
   }
 }
 
@@ -91,11 +97,12 @@ export class CachedKeyResolver implements VirtualKeyResolver {
  */
 function matchOf(
   row: VirtualKeyRow,
+  team: TeamRow | undefined,
   hash: Buffer,
   nowMs: number,
 ): { key: VirtualKey; untilMs: number } | null {
-  if (row.key_hash.equals(hash)) return { key: virtualKeyFromRow(row), untilMs: Infinity };
+  if (row.key_hash.equals(hash)) return { key: virtualKeyFromRow(row, team), untilMs: Infinity };
   const until = row.previous_key_expires_at;
   const untilMs = until === null ? 0 : new Date(until).getTime();
-  return untilMs > nowMs ? { key: virtualKeyFromRow(row), untilMs } : null;
+  return untilMs > nowMs ? { key: virtualKeyFromRow(row, team), untilMs } : null;
 }

@@ -1,28 +1,31 @@
+import type { BudgetPeriod } from '../limits/budget-period.ts';
 import { exactCents } from '../limits/exact-cents.ts';
-import { type SettledSpendDeps, settledSpendCents } from '../limits/settled-spend.ts';
+import { keyScope } from '../limits/limit-keys.ts';
+import { readSpendReport, type SettledSpendDeps } from '../limits/settled-spend.ts';
 import type { Db } from '../store/database.ts';
 import { VirtualKeyRepository } from './virtual-key-repository.ts';
+import { limitHolderFromRow } from './virtual-key-row.ts';
 import { virtualKeyView } from './virtual-key-view.ts';
 
 /**
  * What `GET /v1/key` tells a virtual key about itself (DESIGN.md section 5, Governance): never its
- * secret, and only its own row. Teams and budget periods do not exist yet: `teamId`,
- * `budgetPeriod` and `budgetResetsAt` are null.
+ * secret, and only its own row (its team's id, never the team's data).
  */
 export interface KeyInfo {
   id: string;
   name: string;
-  teamId: null;
+  teamId: string | null;
   allowedModels: string[];
   tags: string[];
   rpmLimit: number | null;
   tpmLimit: number | null;
   budgetCents: number | null;
-  budgetPeriod: null;
+  budgetPeriod: BudgetPeriod | null;
   spendCents: number;
-  /** Budget minus spend, never below 0 (a key may end one call's worst case over); null without a budget. */
+  periodSpendCents: number;
+  /** Budget minus the period's spend, never below 0 (a key may end one call's worst case over); null without a budget. */
   remainingCents: number | null;
-  budgetResetsAt: null;
+  budgetResetsAt: string | null;
   expiresAt: string | null;
 }
 
@@ -45,20 +48,23 @@ export class KeyInfoReader {
     const row = await this.#repository.find(keyId);
     if (row === undefined) return undefined;
     const view = virtualKeyView(row);
-    const spendCents = await settledSpendCents(this.#deps, view, view.spendCents);
+    const scope = keyScope({ id: row.id, team: row.team_id === null ? null : { id: row.team_id } });
+    const spend = await readSpendReport(this.#deps, scope, limitHolderFromRow(row), row);
     return {
       id: view.id,
       name: view.name,
-      teamId: null,
+      teamId: view.teamId,
       allowedModels: view.allowedModels,
       tags: view.tags,
       rpmLimit: view.rpmLimit,
       tpmLimit: view.tpmLimit,
       budgetCents: view.budgetCents,
-      budgetPeriod: null,
-      spendCents,
-      remainingCents: view.budgetCents === null ? null : exactCents(view.budgetCents - spendCents),
-      budgetResetsAt: null,
+      budgetPeriod: view.budgetPeriod,
+      spendCents: spend.spendCents,
+      periodSpendCents: spend.periodSpendCents,
+      remainingCents:
+        view.budgetCents === null ? null : exactCents(view.budgetCents - spend.periodSpendCents),
+      budgetResetsAt: spend.budgetResetsAt,
       expiresAt: view.expiresAt,
     };
   }

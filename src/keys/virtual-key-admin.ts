@@ -3,10 +3,14 @@ import { ResourceAdmin } from '../admin-kit/resource-admin.ts';
 import { hashKeySecret } from '../auth/key-hash.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { startNewPeriod } from '../limits/spend-statement.ts';
 import type { Db } from '../store/database.ts';
+import { isForeignKeyViolation } from '../store/database-errors.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { CachedKeyResolver } from './cached-key-resolver.ts';
 import { generateKeySecret } from './key-secret.ts';
+import { limitHolderColumns } from './limit-holder-fields.ts';
 import { VirtualKeyRepository, type VirtualKeyUpdate } from './virtual-key-repository.ts';
 import type { VirtualKeyRow } from './virtual-key-row.ts';
 import type {
@@ -20,6 +24,8 @@ export interface VirtualKeyAdminDeps {
   cache: CacheStore;
   resolver: CachedKeyResolver;
   logger: Logger;
+  /** The clock reset-spend starts a period at; Date.now by default. */
+  now?(): number;
 }
 
 /**
@@ -41,18 +47,22 @@ export class VirtualKeyAdmin extends ResourceAdmin<VirtualKeyRow> {
   /** Returns the stored row and the secret, which nothing keeps. */
   async create(input: VirtualKeyCreateInput): Promise<{ row: VirtualKeyRow; secret: string }> {
     const secret = generateKeySecret();
-    const row = await this.#repository.insert({
-      name: input.name,
-      key_hash: hashKeySecret(secret),
-      allowed_models: input.allowedModels,
-      rpm_limit: input.rpmLimit ?? null,
-      tpm_limit: input.tpmLimit ?? null,
-      budget_cents: input.budgetCents ?? null,
-      enabled: input.enabled,
-      expires_at: input.expiresAt ?? null,
-      metadata: input.metadata,
-      tags: input.tags,
-    });
+    const row = await withTeamChecked(input.teamId, () =>
+      this.#repository.insert({
+        name: input.name,
+        key_hash: hashKeySecret(secret),
+        allowed_models: input.allowedModels,
+        rpm_limit: input.rpmLimit ?? null,
+        tpm_limit: input.tpmLimit ?? null,
+        budget_cents: input.budgetCents ?? null,
+        enabled: input.enabled,
+        expires_at: input.expiresAt ?? null,
+        metadata: input.metadata,
+        tags: input.tags,
+        budget_period: input.budgetPeriod ?? null,
+        team_id: input.teamId ?? null,
+      }),
+    );
     // A new key may have been tried (and remembered as unknown) before it existed.
     await this.announce(row.id);
     return { row, secret };
@@ -60,8 +70,21 @@ export class VirtualKeyAdmin extends ResourceAdmin<VirtualKeyRow> {
 
   /** Absent fields stay; `null` clears a limit, the budget or the expiry. Undefined when there is no such key. */
   async update(id: string, patch: VirtualKeyPatchInput): Promise<VirtualKeyRow | undefined> {
-    const row = await this.#repository.update(id, updateColumns(patch));
+    const row = await withTeamChecked(patch.teamId, () => this.#repository.update(id, updateColumns(patch)));
     return this.changed(id, row);
+  }
+
+  /** The clock budget periods are read on: reset-spend starts one at its now, views show the one in force. */
+  now(): number {
+    return this.#deps.now?.() ?? Date.now();
+  }
+
+  /** Starts a new budget period now (reset-spend). Undefined when there is no such key. */
+  async resetSpend(id: string): Promise<VirtualKeyRow | undefined> {
+    const at = new Date(this.now());
+    if (!(await startNewPeriod(this.#deps.db, 'virtual_keys', id, at))) return undefined;
+    await this.announce(id);
+    return this.get(id);
   }
 
   /**
@@ -99,15 +122,20 @@ export class VirtualKeyAdmin extends ResourceAdmin<VirtualKeyRow> {
 }
 
 function updateColumns(patch: VirtualKeyPatchInput): VirtualKeyUpdate {
-  const columns: VirtualKeyUpdate = {};
-  if (patch.name !== undefined) columns.name = patch.name;
-  if (patch.allowedModels !== undefined) columns.allowed_models = patch.allowedModels;
-  if (patch.rpmLimit !== undefined) columns.rpm_limit = patch.rpmLimit;
-  if (patch.tpmLimit !== undefined) columns.tpm_limit = patch.tpmLimit;
-  if (patch.budgetCents !== undefined) columns.budget_cents = patch.budgetCents;
+  const columns: VirtualKeyUpdate = limitHolderColumns(patch);
+  if (patch.teamId !== undefined) columns.team_id = patch.teamId;
   if (patch.enabled !== undefined) columns.enabled = patch.enabled;
   if (patch.expiresAt !== undefined) columns.expires_at = patch.expiresAt;
-  if (patch.metadata !== undefined) columns.metadata = patch.metadata ?? {};
   if (patch.tags !== undefined) columns.tags = patch.tags;
   return columns;
+}
+
+/** A write naming a team that does not exist is the client's error: 400 naming `teamId`. */
+async function withTeamChecked<T>(teamId: string | null | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (teamId == null || !isForeignKeyViolation(error)) throw error;
+    throw new GatewayError('invalid_request', { param: 'teamId', message: `No team with id '${teamId}'.` });
+  }
 }

@@ -1,34 +1,31 @@
 /** The admin API's virtual key inputs (DESIGN.md section 5, Virtual key). */
 import { z } from 'zod';
-import { rateLimitSchema as limit } from '../deployments/rate-limit-schema.ts';
 import { tagListSchema as tags } from '../pipeline/call-tags.ts';
 import { storableDateTime } from '../store/storable-date-time.ts';
+import { limitCreateFields, limitPatchFields } from './limit-holder-fields.ts';
 
-const modelName = z.string().trim().min(1, 'model names must not be empty').max(256);
+export const modelName = z.string().trim().min(1, 'model names must not be empty').max(256);
 
 const allowedModels = z
   .array(modelName)
   .max(10_000)
   .meta({ description: 'Public model names this key may call; `"*"` allows every model.' });
 
-const budgetCents = z.number().finite().nonnegative('expected a number of cents >= 0');
+const teamId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: "The key's team (`team_...`): its scope and limits apply too; it must exist." });
 const expiresAt = storableDateTime().meta({ description: 'After this instant the key is refused with 401.' });
-const metadata = z.record(z.string(), z.unknown()).meta({ description: 'Free-form JSON object.' });
-/** Spend is the gateway's to keep: a body carrying it is refused rather than silently ignored. */
-const spendCents = z
-  .never({ error: 'spendCents is read-only' })
-  .optional()
-  .meta({ description: 'Read-only.' });
-const name = z.string().trim().max(256, 'name is too long');
+export const metadata = z.record(z.string(), z.unknown()).meta({ description: 'Free-form JSON object.' });
+export const name = z.string().trim().max(256, 'name is too long');
 
 export const virtualKeyCreateSchema = z
   .strictObject({
     name: name.default(''),
     allowedModels,
-    rpmLimit: limit.nullish(),
-    tpmLimit: limit.nullish(),
-    budgetCents: budgetCents.nullish(),
-    spendCents,
+    ...limitCreateFields,
+    teamId: teamId.nullish(),
     enabled: z.boolean().default(true),
     expiresAt: expiresAt.nullish(),
     metadata: metadata.default({}),
@@ -43,10 +40,8 @@ export const virtualKeyPatchSchema = z
   .strictObject({
     name: name.optional(),
     allowedModels: allowedModels.optional(),
-    rpmLimit: limit.nullable().optional(),
-    tpmLimit: limit.nullable().optional(),
-    budgetCents: budgetCents.nullable().optional(),
-    spendCents,
+    ...limitPatchFields,
+    teamId: teamId.nullable().optional(),
     enabled: z.boolean().optional(),
     expiresAt: expiresAt.nullable().optional(),
     metadata: metadata.nullable().optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isoString } from '../admin-kit/iso-string.ts';
+import { limitView, limitViewFields } from './limit-holder-fields.ts';
 import type { VirtualKeyRow } from './virtual-key-row.ts';
 
 /** A virtual key as the admin API shows it: never its secret (only `POST` answers with it, once) nor its hash. */
@@ -7,11 +8,8 @@ export const virtualKeyViewSchema = z
   .object({
     id: z.string().meta({ example: 'key_0m5x2k1a09f3c2b1a0e4d5c6' }),
     name: z.string(),
-    allowedModels: z.array(z.string()),
-    rpmLimit: z.number().int().nullable(),
-    tpmLimit: z.number().int().nullable(),
-    budgetCents: z.number().nullable(),
-    spendCents: z.number().meta({ description: 'Cumulative billed spend (read-only).' }),
+    ...limitViewFields,
+    teamId: z.string().nullable().meta({ description: "The key's team; null without one." }),
     enabled: z.boolean(),
     expiresAt: z.string().nullable(),
     metadata: z.record(z.string(), z.unknown()),
@@ -35,15 +33,13 @@ export const issuedVirtualKeySchema = virtualKeyViewSchema
 
 export type VirtualKeyView = z.infer<typeof virtualKeyViewSchema>;
 
-export function virtualKeyView(row: VirtualKeyRow): VirtualKeyView {
+/** `nowMs`: the instant whose budget period the spends are shown in. */
+export function virtualKeyView(row: VirtualKeyRow, nowMs = Date.now()): VirtualKeyView {
   return {
     id: row.id,
     name: row.name,
-    allowedModels: row.allowed_models,
-    rpmLimit: row.rpm_limit,
-    tpmLimit: row.tpm_limit,
-    budgetCents: row.budget_cents === null ? null : Number(row.budget_cents),
-    spendCents: Number(row.spend_cents),
+    ...limitView(row, nowMs),
+    teamId: row.team_id,
     enabled: row.enabled,
     expiresAt: row.expires_at === null ? null : isoString(row.expires_at),
     metadata: row.metadata,

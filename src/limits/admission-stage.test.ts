@@ -110,18 +110,18 @@ describe('admission stage', () => {
     const key = testKey({ tpmLimit: 100_000 });
     const bounded = testContext(key, { estimate: 40, max_tokens: 60 });
     await stage.run(bounded);
-    assert.equal(ADMISSION.get(bounded)?.reservedTokens, 100);
+    assert.equal(ADMISSION.get(bounded)?.scopes[0].reservedTokens, 100);
     assert.equal(bounded.responseHeaders['x-ratelimit-remaining-tokens'], String(100_000 - 100));
     const unbounded = testContext(key, { estimate: 40 });
     await stage.run(unbounded);
-    assert.equal(ADMISSION.get(unbounded)?.reservedTokens, 40 + OUTPUT_RESERVATION_FLOOR_TOKENS);
+    assert.equal(ADMISSION.get(unbounded)?.scopes[0].reservedTokens, 40 + OUTPUT_RESERVATION_FLOOR_TOKENS);
   });
 
   it('caps a TPM reservation at the limit, and refuses an input that can never fit', async () => {
     const key = testKey({ tpmLimit: 500 });
     const ctx = testContext(key, { estimate: 40 });
     await stage.run(ctx);
-    assert.equal(ADMISSION.get(ctx)?.reservedTokens, 500);
+    assert.equal(ADMISSION.get(ctx)?.scopes[0].reservedTokens, 500);
     const huge = testContext(testKey({ id: 'key_other', tpmLimit: 500 }), { estimate: 501 });
     const error = await refusal(Promise.resolve(stage.run(huge)));
     assert.equal(error.code, 'rate_limit_exceeded');
@@ -156,7 +156,7 @@ describe('admission stage', () => {
       await stage.run(ctx);
       admitted.push(ctx);
     }
-    assert.equal(ADMISSION.get(admitted[0])?.reservedCents, 4);
+    assert.equal(ADMISSION.get(admitted[0])?.scopes[0].budget?.cents, 4);
     const held = await refusal(Promise.resolve(stage.run(testContext(key, body))));
     assert.equal(held.code, 'budget_reserved', '12 cents held of 10: the fourth waits');
     assert.equal(held.openaiType, 'rate_limit_error');
@@ -184,7 +184,7 @@ describe('admission stage', () => {
     const ctx = testContext(key, { estimate: 1000 });
     await stage.run(ctx);
     // 1000 input + 4000 output (the catalog's maximum) at 10 and 30 cents per thousand.
-    assert.equal(ADMISSION.get(ctx)?.reservedCents, 1 + 12);
+    assert.equal(ADMISSION.get(ctx)?.scopes[0].budget?.cents, 1 + 12);
     const held = await refusal(Promise.resolve(stage.run(testContext(key, { estimate: 1000 }))));
     assert.equal(held.code, 'budget_reserved');
   });
@@ -197,8 +197,8 @@ describe('admission stage', () => {
     ctx.eligibleDeploymentIds = new Set(['dep_cheap']);
     ctx.estimatedInputTokens = 500;
     await stage.run(ctx);
-    assert.equal(ADMISSION.get(ctx)?.reservedTokens, 1500);
-    assert.equal(ADMISSION.get(ctx)?.reservedCents, (500 * 100 + 1000 * 100) / 1e6);
+    assert.equal(ADMISSION.get(ctx)?.scopes[0].reservedTokens, 1500);
+    assert.equal(ADMISSION.get(ctx)?.scopes[0].budget?.cents, (500 * 100 + 1000 * 100) / 1e6);
   });
 
   it('seeds a missing budget counter from the stored spend', async () => {

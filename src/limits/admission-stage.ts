@@ -1,8 +1,11 @@
+import type { LimitHolder } from '../auth/principal.ts';
 import {
   type CacheStore,
   CacheUnavailableError,
   type CallAdmissionDecision,
   type CallAdmissionRequest,
+  type ScopeDecision,
+  type ScopeLimits,
 } from '../cache/cache-store.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
@@ -11,13 +14,13 @@ import { CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
 import type { Operation } from '../providers/types.ts';
 import { ADMISSION, ADMISSION_STAGE, type Admission } from './admission.ts';
 import type { BudgetCounter } from './budget-counter.ts';
+import { type BudgetPeriod, type BudgetWindow, budgetWindow } from './budget-period.ts';
 import { budgetRefusal } from './budget-refusal.ts';
-import type { CostModel } from './cost-model.ts';
-import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
+import { type CostModel, worstCaseCents } from './cost.ts';
+import { keyScope, LIMIT_KEYS, type LimitScope, RATE_WINDOW_MS, teamScope } from './limit-keys.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
 import type { ReservationLeases } from './reservation-leases.ts';
-import { estimateCallTokens, tpmReservation } from './token-reservation.ts';
-import { worstCaseCents } from './worst-case-cost.ts';
+import { estimateCallTokens, type TokenEstimate, tpmReservation } from './token-reservation.ts';
 
 export interface AdmissionDeps {
   cache: CacheStore;
@@ -26,22 +29,32 @@ export interface AdmissionDeps {
   leases: ReservationLeases;
   /** The deployments that may serve `operation` for `publicModel`: the pool the call is routed in. */
   poolOf(publicModel: string, operation: Operation): readonly Deployment[];
+  /** The clock budget periods are read on (ms since the epoch); Date.now by default. */
+  now?(): number;
 }
 
-/** What one call asks of each limit its key has; null where the key has none. */
-interface AdmissionPlan {
-  keyId: string;
+/** What one call asks of each limit of one scope (its key, or its team); null where it has none. */
+interface ScopePlan {
+  scope: LimitScope;
   requests: { limit: number } | null;
   tokens: { limit: number; cost: number; inputTokens: number } | null;
-  /** `cents`: the call's worst-case cost, reserved whole. */
-  budget: { limit: number; cents: number } | null;
+  /** `cents`: the call's worst-case cost, reserved whole, in the budget window in force. */
+  budget: { limit: number; cents: number; period: BudgetPeriod | null; window: BudgetWindow } | null;
+}
+
+interface AdmissionPlan {
+  keyId: string;
+  key: ScopePlan;
+  team: ScopePlan | null;
+  nowMs: number;
 }
 
 /**
  * Admission (DESIGN.md section 4: admit RPM, TPM, budget: reserve), after the model is resolved
- * and the key's scope checked. Every limit of the key is decided in one atomic cache-store
- * operation (one round trip): either all admit and each takes its share, or the call is refused
- * and takes nothing. Every answer to a call that got here carries the key's `x-ratelimit-*` headers.
+ * and the key's scope checked. Every limit of the key and of its team is decided in one atomic
+ * cache-store operation (one round trip): either all admit and each takes its share, or the call
+ * is refused and takes nothing. Every answer to a call that got here carries the `x-ratelimit-*`
+ * headers of the key's windows (its team's when the key has none).
  */
 export function admitLimits(deps: AdmissionDeps): Stage {
   return { name: ADMISSION_STAGE, run: (ctx) => admit(ctx, deps) };
@@ -52,35 +65,58 @@ async function admit(ctx: CallContext, deps: AdmissionDeps): Promise<StageOutcom
   if (plan === null) return CONTINUE;
   const request = admissionRequest(ctx, plan, deps.leases.leaseMs);
   let decision = await deps.cache.admitCall(request);
-  if (decision.budget?.status === 'missing') {
-    await deps.budget.seed(plan.keyId);
+  const missing = missingBudgets(plan, decision);
+  if (missing.length > 0) {
+    await Promise.all(
+      missing.map((scope) => deps.budget.seed(scope.scope, scope.budget?.window.startMs ?? null)),
+    );
     decision = await deps.cache.admitCall(request);
-    if (decision.budget?.status === 'missing') {
+    if (missingBudgets(plan, decision).length > 0) {
       throw new CacheUnavailableError('the budget counter vanished while it was being seeded');
     }
   }
-  Object.assign(ctx.responseHeaders, rateLimitHeaders(decision.requests, decision.tokens));
+  const headerSource = decision.requests === null && decision.tokens === null ? decision.team : decision;
+  if (headerSource != null) {
+    Object.assign(ctx.responseHeaders, rateLimitHeaders(headerSource.requests, headerSource.tokens));
+  }
   if (!decision.admitted) refuse(plan, decision);
-  if (plan.budget !== null) deps.leases.hold(plan.keyId, ctx.requestId);
   const admission: Admission = {
     keyId: plan.keyId,
-    reservedTokens: plan.tokens?.cost ?? null,
-    reservedCents: plan.budget?.cents ?? null,
+    scopes: [plan.key, ...(plan.team === null ? [] : [plan.team])].map((scope) => {
+      if (scope.budget !== null) deps.leases.hold(scope.scope, ctx.requestId);
+      return {
+        scope: scope.scope,
+        reservedTokens: scope.tokens?.cost ?? null,
+        budget: scope.budget && {
+          cents: scope.budget.cents,
+          limit: scope.budget.limit,
+          period: scope.budget.period,
+          periodStartMs: scope.budget.window.startMs,
+          resetsAtMs: scope.budget.window.resetsAtMs,
+        },
+      };
+    }),
   };
   ADMISSION.set(ctx, admission);
   return CONTINUE;
 }
 
-function admissionRequest(ctx: CallContext, plan: AdmissionPlan, leaseMs: number): CallAdmissionRequest {
-  const { keyId, requests, tokens, budget } = plan;
+/** The scopes whose budget counter the cache store does not have (lost, or a new period's). */
+function missingBudgets(plan: AdmissionPlan, decision: CallAdmissionDecision): ScopePlan[] {
+  const missing: ScopePlan[] = [];
+  if (decision.budget?.status === 'missing') missing.push(plan.key);
+  if (plan.team !== null && decision.team?.budget?.status === 'missing') missing.push(plan.team);
+  return missing;
+}
+
+function scopeLimits(plan: ScopePlan, leaseMs: number): ScopeLimits {
+  const { scope, requests, tokens, budget } = plan;
   return {
-    id: ctx.requestId,
-    windowMs: RATE_WINDOW_MS,
-    requests: requests && { key: LIMIT_KEYS.rpm(keyId), limit: requests.limit },
-    tokens: tokens && { key: LIMIT_KEYS.tpm(keyId), limit: tokens.limit, cost: tokens.cost },
+    requests: requests && { key: LIMIT_KEYS.rpm(scope), limit: requests.limit },
+    tokens: tokens && { key: LIMIT_KEYS.tpm(scope), limit: tokens.limit, cost: tokens.cost },
     budget: budget && {
-      key: LIMIT_KEYS.budget(keyId),
-      heldKey: LIMIT_KEYS.budgetHeld(keyId),
+      key: LIMIT_KEYS.budget(scope, budget.window.startMs),
+      heldKey: LIMIT_KEYS.budgetHeld(scope),
       limit: budget.limit,
       amount: budget.cents,
       leaseMs,
@@ -88,41 +124,79 @@ function admissionRequest(ctx: CallContext, plan: AdmissionPlan, leaseMs: number
   };
 }
 
+function admissionRequest(ctx: CallContext, plan: AdmissionPlan, leaseMs: number): CallAdmissionRequest {
+  const request: CallAdmissionRequest = {
+    id: ctx.requestId,
+    windowMs: RATE_WINDOW_MS,
+    ...scopeLimits(plan.key, leaseMs),
+  };
+  if (plan.team !== null) request.team = scopeLimits(plan.team, leaseMs);
+  return request;
+}
+
+function hasLimits(holder: LimitHolder): boolean {
+  return holder.rpmLimit !== null || holder.tpmLimit !== null || holder.budgetCents !== null;
+}
+
 function planOf(ctx: CallContext, deps: AdmissionDeps): AdmissionPlan | null {
   if (ctx.principal.kind !== 'virtual') return null;
   const key = ctx.principal.key;
-  if (key.rpmLimit === null && key.tpmLimit === null && key.budgetCents === null) return null;
+  const team = key.team;
+  if (!hasLimits(key) && (team === null || !hasLimits(team))) return null;
+  const holders = team === null ? [key] : [key, team];
   const operation = ctx.endpoint.operation;
-  const estimate =
-    key.tpmLimit === null && key.budgetCents === null
-      ? null
-      : estimateCallTokens(
-          deps.model,
-          operation,
-          ctx.body,
-          estimatedInputTokensOf(ctx, (op, body) => deps.model.estimateInputTokens(op, body)),
-        );
+  const estimate = holders.every((holder) => holder.tpmLimit === null && holder.budgetCents === null)
+    ? null
+    : estimateCallTokens(
+        deps.model,
+        operation,
+        ctx.body,
+        estimatedInputTokensOf(ctx, (op, body) => deps.model.estimateInputTokens(op, body)),
+      );
+  let worstCase: number | undefined;
+  const cents = (inputTokens: number): number => {
+    worstCase ??= worstCaseCents(
+      eligiblePool(ctx, deps),
+      { operation, body: ctx.body, inputTokens },
+      deps.model,
+    );
+    return worstCase;
+  };
+  const nowMs = deps.now?.() ?? Date.now();
   return {
     keyId: key.id,
-    requests: key.rpmLimit === null ? null : { limit: key.rpmLimit },
+    key: scopePlan(keyScope(key), key, estimate, cents, nowMs),
+    team: team === null ? null : scopePlan(teamScope(team.id), team, estimate, cents, nowMs),
+    nowMs,
+  };
+}
+
+function scopePlan(
+  scope: LimitScope,
+  holder: LimitHolder,
+  estimate: TokenEstimate | null,
+  worstCase: (inputTokens: number) => number,
+  nowMs: number,
+): ScopePlan {
+  return {
+    scope,
+    requests: holder.rpmLimit === null ? null : { limit: holder.rpmLimit },
     tokens:
-      key.tpmLimit === null || estimate === null
+      holder.tpmLimit === null || estimate === null
         ? null
         : {
-            limit: key.tpmLimit,
-            cost: tpmReservation(estimate, key.tpmLimit),
+            limit: holder.tpmLimit,
+            cost: tpmReservation(estimate, holder.tpmLimit),
             inputTokens: estimate.inputTokens,
           },
     budget:
-      key.budgetCents === null || estimate === null
+      holder.budgetCents === null || estimate === null
         ? null
         : {
-            limit: key.budgetCents,
-            cents: worstCaseCents(
-              eligiblePool(ctx, deps),
-              { operation, body: ctx.body, inputTokens: estimate.inputTokens },
-              deps.model,
-            ),
+            limit: holder.budgetCents,
+            cents: worstCase(estimate.inputTokens),
+            period: holder.budgetPeriod,
+            window: budgetWindow(holder, nowMs),
           },
   };
 }
@@ -139,26 +213,46 @@ function eligiblePool(ctx: CallContext, deps: AdmissionDeps): readonly Deploymen
 }
 
 /**
- * Refuses the call: 429 rate_limit_exceeded (RPM or TPM, Retry-After from the window), else the
- * budget's refusal (budget-refusal.ts). The refused call took nothing, so the headers already set
- * are the windows as they stand.
+ * Refuses the call: 429 rate_limit_exceeded (RPM or TPM of the key or its team, Retry-After from
+ * the window), else the refusing budget's answer (budget-refusal.ts), the key's before its
+ * team's. The refused call took nothing, so the headers already set are the windows as they stand.
  */
 function refuse(plan: AdmissionPlan, decision: CallAdmissionDecision): never {
-  const refusedWindows = [decision.requests, decision.tokens].filter((window) => window?.admitted === false);
+  const scopes: [ScopePlan, ScopeDecision][] = [[plan.key, decision]];
+  if (plan.team !== null && decision.team != null) scopes.push([plan.team, decision.team]);
+  const refusedWindows = scopes
+    .flatMap(([, part]) => [part.requests, part.tokens])
+    .filter((window) => window?.admitted === false);
   if (refusedWindows.length > 0) {
     const retryAfterMs = Math.max(...refusedWindows.map((window) => window?.retryAfterMs ?? 0));
-    const tooLarge = plan.tokens !== null && plan.tokens.inputTokens > plan.tokens.limit;
+    const tooLarge = scopes.some(
+      ([scope, part]) =>
+        scope.tokens !== null &&
+        scope.tokens.inputTokens > scope.tokens.limit &&
+        part.tokens?.admitted === false,
+    );
     throw new GatewayError('rate_limit_exceeded', {
       retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
-      ...(tooLarge && decision.tokens?.admitted === false
-        ? { message: "The request's input alone exceeds this key's tokens-per-minute limit." }
+      ...(tooLarge
+        ? { message: "The request's input alone exceeds this key's (or its team's) tokens-per-minute limit." }
         : {}),
-      detail: { keyId: plan.keyId, requests: decision.requests, tokens: decision.tokens },
+      detail: {
+        keyId: plan.keyId,
+        requests: decision.requests,
+        tokens: decision.tokens,
+        team: decision.team,
+      },
     });
   }
-  const budget = decision.budget;
-  if (plan.budget === null || budget === null || budget.status === 'missing') {
-    throw new Error('admission refused without a refusing limit');
+  for (const [scope, part] of scopes) {
+    const budget = part.budget;
+    if (scope.budget === null || budget === null || budget.status !== 'rejected') continue;
+    throw budgetRefusal(
+      scope.scope,
+      { limit: scope.budget.limit, worstCase: scope.budget.cents, spent: budget.spent, held: budget.held },
+      scope.budget.window.resetsAtMs,
+      plan.nowMs,
+    );
   }
-  throw budgetRefusal(plan.keyId, { limit: plan.budget.limit, worstCase: plan.budget.cents, ...budget });
+  throw new Error('admission refused without a refusing limit');
 }

@@ -1,10 +1,11 @@
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { LimitScope } from './limit-keys.ts';
 
 export interface BudgetState {
   limit: number;
-  /** Settled spend. */
+  /** Settled spend in the budget's window. */
   spent: number;
-  /** Reserved by the key's calls in flight. */
+  /** Reserved by the scope's calls in flight. */
   held: number;
   /** The refused request's worst-case cost. */
   worstCase: number;
@@ -16,26 +17,35 @@ function cents(value: number): string {
 }
 
 /**
- * The budget's 429 (DESIGN.md section 5, Budget admission and exhaustion). Spent (settled spend
- * at or over the budget): `budget_exceeded`, which waiting cannot cure, so no Retry-After (no
- * budget period resets it) and `x-should-retry: false`. Held (budget left, but reserved by calls
- * in flight): `budget_reserved`, Retry-After 1, since it clears as those calls settle. Both say
- * what is left and the request's worst case.
+ * The budget's 429 (DESIGN.md section 5, Budget admission and exhaustion), for a key's budget or
+ * its team's. Spent (settled spend at or over the budget): `budget_exceeded`; with a budget
+ * period, Retry-After until the period resets (`resetsAtMs`), else waiting cannot cure it, so no
+ * Retry-After and `x-should-retry: false`. Held (budget left, but reserved by calls in flight):
+ * `budget_reserved`, Retry-After 1, since it clears as those calls settle. Both say what is left
+ * and the request's worst case.
  */
-export function budgetRefusal(keyId: string, state: BudgetState): GatewayError {
-  const detail = { keyId, ...state };
+export function budgetRefusal(
+  scope: Pick<LimitScope, 'kind' | 'id'>,
+  state: BudgetState,
+  resetsAtMs: number | null,
+  nowMs: number,
+): GatewayError {
+  const whose = scope.kind === 'team' ? "This key's team's" : "This key's";
+  const detail = { [scope.kind === 'team' ? 'teamId' : 'keyId']: scope.id, ...state };
   const worstCase = `this request could cost up to ${cents(state.worstCase)}`;
   if (state.spent >= state.limit) {
+    const resets = resetsAtMs === null ? '' : ` until ${new Date(resetsAtMs).toISOString()}`;
     return new GatewayError('budget_exceeded', {
-      message: `This key's budget is exhausted: ${cents(state.spent)} spent of ${cents(state.limit)}, nothing left; ${worstCase}.`,
-      retryAfterSeconds: null,
-      shouldRetry: false,
+      message: `${whose} budget is exhausted${resets}: ${cents(state.spent)} spent of ${cents(state.limit)}, nothing left; ${worstCase}.`,
+      ...(resetsAtMs === null
+        ? { retryAfterSeconds: null, shouldRetry: false }
+        : { retryAfterSeconds: Math.max(1, Math.ceil((resetsAtMs - nowMs) / 1000)) }),
       detail,
     });
   }
   return new GatewayError('budget_reserved', {
     message:
-      `This key's budget is held by its calls in flight: ${cents(state.limit - state.spent)} left of ` +
+      `${whose} budget is held by its calls in flight: ${cents(state.limit - state.spent)} left of ` +
       `${cents(state.limit)}, ${cents(state.held)} of it reserved for their worst case; ${worstCase}. ` +
       'Retrying shortly, once they settle, gets through; so do calls with a lower max_tokens, which reserve less.',
     retryAfterSeconds: 1,

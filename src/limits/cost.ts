@@ -1,6 +1,35 @@
+import { estimateInputTokens, requestedOutputTokens } from '../catalog/estimate-tokens.ts';
 import type { ModelPricing } from '../catalog/model-pricing.ts';
-import type { Usage } from '../providers/types.ts';
+import { resolveCatalogEntry } from '../catalog/resolve-catalog-entry.ts';
+import type { Deployment, DeploymentPricing } from '../deployments/deployment.ts';
+import type { EndpointBody } from '../pipeline/endpoint.ts';
+import type { Operation, Usage } from '../providers/types.ts';
 import { exactCents } from './exact-cents.ts';
+import { TEXT_OUTPUT_OPERATIONS } from './token-reservation.ts';
+
+/**
+ * What a call costs: the price of a deployment, the cost of a usage, and the worst case a budget
+ * reserves before the call is made. The catalog is reached through CostModel, so admission and
+ * settlement can be tested without the catalog data.
+ */
+
+/** What the limits need from the model catalog (src/catalog/), narrowed to five functions. */
+export interface CostModel {
+  /** Pre-call estimate of the request's input tokens. */
+  estimateInputTokens(operation: Operation, body: EndpointBody): number;
+  /** The output bound the body asks for (`max_tokens` and its kin); null when it sets none. */
+  requestedOutputTokens(operation: Operation, body: EndpointBody): number | null;
+  /** The catalog's price of a provider's model; null when the catalog has none. */
+  catalogPricing(provider: string, upstreamModel: string): DeploymentPricing | null;
+  /** The catalog's context window and maximum output of a provider's model; null where unknown. */
+  tokenLimits(provider: string, upstreamModel: string): TokenLimits;
+  computeCostCents(usage: Usage, pricing: DeploymentPricing): number;
+}
+
+export interface TokenLimits {
+  contextWindow: number | null;
+  maxOutputTokens: number | null;
+}
 
 const TOKENS_PER_MTOK = 1_000_000;
 const SECONDS_PER_MINUTE = 60;
@@ -30,4 +59,90 @@ export function computeCostCents(usage: Usage, pricing: ModelPricing | null): nu
   const imageCents = count(usage.images) * (pricing.imageCents ?? 0);
   const audioCents = (count(usage.audioSeconds) / SECONDS_PER_MINUTE) * (pricing.audioCentsPerMinute ?? 0);
   return exactCents(tokenCents + imageCents + audioCents);
+}
+
+/**
+ * The limits' view of the model catalog: token estimates, catalog prices (the catalog memoises
+ * each entry and follows scheduled price changes), token limits and the cost function.
+ */
+export const catalogCostModel: CostModel = Object.freeze({
+  estimateInputTokens,
+  requestedOutputTokens,
+  catalogPricing: (provider: string, upstreamModel: string) =>
+    resolveCatalogEntry(provider, upstreamModel).pricing,
+  tokenLimits: (provider: string, upstreamModel: string) => {
+    const { contextWindow, maxOutputTokens } = resolveCatalogEntry(provider, upstreamModel);
+    return { contextWindow, maxOutputTokens };
+  },
+  computeCostCents,
+});
+
+/** Where a deployment's price comes from (DESIGN.md section 5: price source). */
+export type PriceSource = 'override' | 'catalog' | 'none';
+
+export interface ResolvedPricing {
+  pricing: DeploymentPricing | null;
+  source: PriceSource;
+}
+
+/**
+ * A deployment's price: its `pricing` override, else the catalog entry of its provider and
+ * upstream model, else none (SPEC.md: models without pricing are logged with zero cost). Not
+ * remembered here: the catalog memoises its entries and follows scheduled price changes.
+ */
+export function pricingOf(model: CostModel, deployment: Deployment): ResolvedPricing {
+  if (deployment.pricing !== null) return { pricing: deployment.pricing, source: 'override' };
+  const catalog = model.catalogPricing(deployment.provider, deployment.upstreamModel);
+  return catalog === null ? { pricing: null, source: 'none' } : { pricing: catalog, source: 'catalog' };
+}
+
+/**
+ * Output tokens assumed when neither the body, nor the catalog's maximum output, nor its context
+ * window bounds a model's answer (a model the catalog does not know): docs/configuration.md,
+ * Budgets. Such a model's answer can pass it, and the overspend bound with it.
+ */
+export const UNKNOWN_MODEL_OUTPUT_TOKENS = 32_768;
+
+/**
+ * The most output a call can produce on a model: the body's bound, else the catalog's maximum
+ * output, else what the context window leaves after the input, else UNKNOWN_MODEL_OUTPUT_TOKENS.
+ */
+export function outputBound(requested: number | null, limits: TokenLimits, inputTokens: number): number {
+  if (requested !== null) return Math.ceil(requested);
+  if (limits.maxOutputTokens !== null) return limits.maxOutputTokens;
+  if (limits.contextWindow !== null) return Math.max(0, limits.contextWindow - inputTokens);
+  return UNKNOWN_MODEL_OUTPUT_TOKENS;
+}
+
+export interface WorstCaseInput {
+  operation: Operation;
+  body: EndpointBody;
+  inputTokens: number;
+}
+
+/**
+ * A call's worst-case cost in cents (DESIGN.md section 5, Budget admission): its input estimate
+ * plus its output bound on each deployment that may serve it, at that deployment's price, the
+ * highest of the pool (the router may pick any of them). Images are counted from `n`. Unpriced
+ * deployments cost 0.
+ */
+export function worstCaseCents(pool: readonly Deployment[], call: WorstCaseInput, model: CostModel): number {
+  const text = TEXT_OUTPUT_OPERATIONS.has(call.operation);
+  const requested = text ? model.requestedOutputTokens(call.operation, call.body) : null;
+  let highest = 0;
+  for (const deployment of pool) {
+    const { pricing } = pricingOf(model, deployment);
+    if (pricing === null) continue;
+    const usage: Usage = { inputTokens: call.inputTokens, outputTokens: 0 };
+    if (text) {
+      const limits = model.tokenLimits(deployment.provider, deployment.upstreamModel);
+      usage.outputTokens = outputBound(requested, limits, call.inputTokens);
+    }
+    // Image operations are priced per image; `n` is how many the body asks for (OpenAI's default 1).
+    if (call.operation.startsWith('images.')) {
+      usage.images = typeof call.body.n === 'number' && call.body.n > 0 ? call.body.n : 1;
+    }
+    highest = Math.max(highest, model.computeCostCents(usage, pricing));
+  }
+  return highest;
 }

@@ -6,14 +6,16 @@ import { type Db, withTimeout } from '../store/database.ts';
 import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
-import { catalogCostModel } from './catalog-cost-model.ts';
-import type { CostModel } from './cost-model.ts';
+import { BudgetThresholds } from './budget-thresholds.ts';
+import { type CostModel, catalogCostModel } from './cost.ts';
+import type { LimitScope } from './limit-keys.ts';
 import { ReservationLeases } from './reservation-leases.ts';
 import { SettleObserver } from './settle-observer.ts';
-import { readSpendCents, spendFlushFor } from './spend-statement.ts';
+import { readWindowSpendCents, type SpendTable, spendFlushFor } from './spend-statement.ts';
 import { SpendNotWrittenError, SpendWriter } from './spend-writer.ts';
 
-export type { CostModel } from './cost-model.ts';
+export { BUDGET_THRESHOLD_CHANNEL, type BudgetThresholdEvent } from './budget-thresholds.ts';
+export type { CostModel } from './cost.ts';
 export { OUTPUT_RESERVATION_FLOOR_TOKENS } from './token-reservation.ts';
 
 export interface LimitsDeps {
@@ -31,6 +33,8 @@ export interface LimitsDeps {
   /** Defaults to the model catalog. */
   model?: CostModel;
   spendFlushIntervalMs?: number;
+  /** The clock budget periods are read on (ms since the epoch); Date.now by default. */
+  now?(): number;
 }
 
 export interface Limits {
@@ -40,6 +44,10 @@ export interface Limits {
   observer: CallObserver;
   /** Spend not yet in the database, by key (for the budget re-seed and tests). */
   spend: SpendWriter;
+  /** The same for teams. */
+  teamSpend: SpendWriter;
+  /** A key's or team's spend in a budget window not yet in the database (null: all of it). */
+  pendingSpendCents(scope: LimitScope, periodStartMs: number | null): number;
   /**
    * The shutdown 'flush' step: lets settlements finish, then writes the pending spend, trying for
    * at most `timeoutMs`; spend not written by then is published key by key
@@ -52,39 +60,73 @@ export interface Limits {
 export function createLimits(deps: LimitsDeps): Limits {
   const { cache, db, directory } = deps;
   const model = deps.model ?? catalogCostModel;
-  const spend = new SpendWriter({
-    flush: spendFlushFor(deps.spendDb ?? db),
-    intervalMs: deps.spendFlushIntervalMs,
-  });
+  const writer = (table: SpendTable) =>
+    new SpendWriter({
+      flush: spendFlushFor(deps.spendDb ?? db, table),
+      intervalMs: deps.spendFlushIntervalMs,
+    });
+  const spend = writer('virtual_keys');
+  const teamSpend = writer('teams');
+  const pendingSpendCents = (scope: LimitScope, periodStartMs: number | null) =>
+    (scope.kind === 'team' ? teamSpend : spend).pendingFor(scope.id, periodStartMs);
   const budget = new BudgetCounter({
     cache,
-    readSpendCents: (keyId) => withTimeout(readSpendCents(db, keyId), deps.dependencyTimeoutMs, 'database'),
-    pendingSpendCents: (keyId) => spend.pendingFor(keyId),
+    readSpendCents: (scope, periodStartMs) =>
+      withTimeout(readWindowSpendCents(db, scope, periodStartMs), deps.dependencyTimeoutMs, 'database'),
+    pendingSpendCents,
   });
   const leases = new ReservationLeases({ cache });
-  const observer = new SettleObserver({ cache, model, spend, leases });
+  const thresholds = new BudgetThresholds({
+    cache,
+    now: deps.now,
+    // A check that failed is retried by the next settlement of the same budget.
+    onError: (error) => {
+      const channel = DIAGNOSTICS.settleError;
+      if (channel.hasSubscribers) channel.publish({ error, requestIds: [] });
+    },
+  });
+  const observer = new SettleObserver({
+    cache,
+    model,
+    spend,
+    teamSpend,
+    leases,
+    now: deps.now,
+    onSettled: (target) => {
+      if (target.key.watch !== undefined) thresholds.check(target.key.watch);
+      if (target.team?.watch !== undefined) thresholds.check(target.team.watch);
+    },
+  });
   spend.start();
+  teamSpend.start();
   leases.start();
+  const closeWriter = async (writer: SpendWriter, timeoutMs?: number) => {
+    try {
+      await writer.close({ timeoutMs });
+    } catch (error) {
+      if (!(error instanceof SpendNotWrittenError)) throw error;
+      // The operator's record of what to add to spend_cents by hand.
+      const channel = DIAGNOSTICS.spendNotWritten;
+      if (channel.hasSubscribers) channel.publish({ deltas: error.deltas });
+    }
+  };
   return {
     stage: admitLimits({
       cache,
       budget,
       model,
       leases,
+      now: deps.now,
       poolOf: (publicModel, operation) => directory.poolOf(publicModel, operation).deployments,
     }),
     observer,
     spend,
+    teamSpend,
+    pendingSpendCents,
     close: async (timeoutMs) => {
       await observer.idle();
       leases.close();
-      try {
-        await spend.close({ timeoutMs });
-      } catch (error) {
-        if (!(error instanceof SpendNotWrittenError)) throw error;
-        const channel = DIAGNOSTICS.spendNotWritten;
-        if (channel.hasSubscribers) channel.publish({ deltas: error.deltas });
-      }
+      await Promise.all([closeWriter(spend, timeoutMs), closeWriter(teamSpend, timeoutMs)]);
     },
   };
 }

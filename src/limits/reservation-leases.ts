@@ -1,6 +1,6 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
-import { LIMIT_KEYS } from './limit-keys.ts';
+import { LIMIT_KEYS, type ScopeRef, scopeOf } from './limit-keys.ts';
 
 /**
  * How long a budget reservation holds in the cache store without renewal. A process that dies
@@ -17,14 +17,15 @@ export interface ReservationLeasesOptions {
 /**
  * The budget reservations of this process's calls in flight, renewed together on one timer: a
  * call longer than a lease keeps its reservation, and a call costs one map entry, not a timer.
- * One renewal per key with calls in flight per tick, whatever their number. A failed renewal (the
- * cache store is down; the reservations may lapse) is published (`switchyard:limits:lease-renew-error`).
+ * One renewal per budget (a key's, a team's) with calls in flight per tick, whatever their number.
+ * A failed renewal (the cache store is down; the reservations may lapse) is published
+ * (`switchyard:limits:lease-renew-error`).
  */
 export class ReservationLeases {
   readonly leaseMs: number;
   readonly #options: ReservationLeasesOptions;
-  /** Key id -> request ids of its calls in flight. */
-  readonly #held = new Map<string, Set<string>>();
+  /** Reservation log key -> the scope's id and the request ids of its calls in flight. */
+  readonly #held = new Map<string, { scopeId: string; ids: Set<string> }>();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: ReservationLeasesOptions) {
@@ -36,30 +37,32 @@ export class ReservationLeases {
     this.#timer ??= setInterval(() => void this.renew(), this.leaseMs / 3).unref();
   }
 
-  hold(keyId: string, requestId: string): void {
-    let ids = this.#held.get(keyId);
-    if (ids === undefined) {
-      ids = new Set();
-      this.#held.set(keyId, ids);
+  hold(scope: ScopeRef, requestId: string): void {
+    const heldKey = LIMIT_KEYS.budgetHeld(scope);
+    let held = this.#held.get(heldKey);
+    if (held === undefined) {
+      held = { scopeId: scopeOf(scope).id, ids: new Set() };
+      this.#held.set(heldKey, held);
     }
-    ids.add(requestId);
+    held.ids.add(requestId);
   }
 
-  release(keyId: string, requestId: string): void {
-    const ids = this.#held.get(keyId);
-    if (ids === undefined) return;
-    ids.delete(requestId);
-    if (ids.size === 0) this.#held.delete(keyId);
+  release(scope: ScopeRef, requestId: string): void {
+    const heldKey = LIMIT_KEYS.budgetHeld(scope);
+    const held = this.#held.get(heldKey);
+    if (held === undefined) return;
+    held.ids.delete(requestId);
+    if (held.ids.size === 0) this.#held.delete(heldKey);
   }
 
   /** Renews every reservation held now (the timer's work; public for tests). */
   async renew(): Promise<void> {
-    const renewals = [...this.#held].map(([keyId, ids]) =>
+    const renewals = [...this.#held].map(([heldKey, { scopeId, ids }]) =>
       this.#options.cache
-        .renewReservations({ heldKey: LIMIT_KEYS.budgetHeld(keyId), ids: [...ids], leaseMs: this.leaseMs })
+        .renewReservations({ heldKey, ids: [...ids], leaseMs: this.leaseMs })
         .catch((error: unknown) => {
           const channel = DIAGNOSTICS.leaseRenewError;
-          if (channel.hasSubscribers) channel.publish({ error, keyId });
+          if (channel.hasSubscribers) channel.publish({ error, keyId: scopeId });
         }),
     );
     await Promise.all(renewals);

@@ -55,7 +55,7 @@ describe('settle observer', () => {
     const key = testKey({ tpmLimit: 10_000, budgetCents: 100 });
     const ctx = testContext(key, { estimate: 1000, max_tokens: 1000 });
     await stage.run(ctx);
-    assert.equal(ADMISSION.get(ctx)?.reservedCents, 3, '1000 in + 1000 out reserved');
+    assert.equal(ADMISSION.get(ctx)?.scopes[0].budget?.cents, 3, '1000 in + 1000 out reserved');
     ctx.servedBy = priced;
     ctx.usage = { inputTokens: 500, outputTokens: 250 };
     observer.onCallFinished(ctx, OK);
@@ -141,7 +141,7 @@ describe('settle observer', () => {
     assert.equal(spend.pendingFor(key.id), 0);
     const after = testContext(key, { estimate: 1000, max_tokens: 1000 });
     await stage.run(after);
-    assert.equal(ADMISSION.get(after)?.reservedCents, 3, 'admitted: nothing is held any more');
+    assert.equal(ADMISSION.get(after)?.scopes[0].budget?.cents, 3, 'admitted: nothing is held any more');
   });
 
   it('clamps negative, absurd and non-finite token counts to the model before billing, and tells', async () => {

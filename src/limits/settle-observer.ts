@@ -1,22 +1,36 @@
+import type { LimitHolder, VirtualKey } from '../auth/principal.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import type { CallContext, CallOutcome } from '../pipeline/call-context.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Usage } from '../providers/types.ts';
 import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
-import { ADMISSION, type Admission } from './admission.ts';
-import type { CostModel } from './cost-model.ts';
-import { pricingOf } from './deployment-pricing.ts';
+import { ADMISSION, type Admission, type ScopeReservation } from './admission.ts';
+import { budgetWindow } from './budget-period.ts';
+import { type CostModel, pricingOf } from './cost.ts';
+import { LIMIT_KEYS } from './limit-keys.ts';
 import type { ReservationLeases } from './reservation-leases.ts';
-import { SettlementBatcher } from './settlement-batcher.ts';
+import {
+  type ScopeCallSettlement,
+  type ScopeTarget,
+  SettlementBatcher,
+  type SettlementTarget,
+} from './settlement-batcher.ts';
 import type { SpendWriter } from './spend-writer.ts';
 import { type ClampedCount, clampUsage } from './usage-bounds.ts';
 
 export interface SettleDeps {
   cache: CacheStore;
   model: CostModel;
+  /** The keys' spend writer (`virtual_keys`). */
   spend: SpendWriter;
+  /** The teams' spend writer (`teams`); a key's team is charged each of its calls too. */
+  teamSpend?: SpendWriter;
   leases: ReservationLeases;
+  /** The clock a call without a budget reservation is put in its budget period by; Date.now by default. */
+  now?(): number;
+  /** A batch of a target was settled in the cache store (the budget thresholds look then). */
+  onSettled?(target: SettlementTarget): void;
 }
 
 /**
@@ -37,15 +51,31 @@ export class SettleObserver implements CallObserver {
 
   constructor(deps: SettleDeps) {
     this.#deps = deps;
-    this.#batcher = new SettlementBatcher({ cache: deps.cache, leaseMs: deps.leases.leaseMs });
+    this.#batcher = new SettlementBatcher({
+      cache: deps.cache,
+      leaseMs: deps.leases.leaseMs,
+      onSettled: deps.onSettled,
+    });
   }
 
   onCallFinished(ctx: CallContext, _outcome: CallOutcome): void {
     if (ctx.servedBy !== null && ctx.usage !== null) ctx.usage = this.#bounded(ctx, ctx.servedBy, ctx.usage);
     ctx.costCents = this.#costOf(ctx.servedBy, ctx.usage);
-    if (ctx.principal.kind === 'virtual') this.#deps.spend.add(ctx.principal.key.id, ctx.costCents);
     const admission = ADMISSION.get(ctx);
+    if (ctx.principal.kind === 'virtual') this.#charge(ctx.principal.key, ctx.costCents, admission);
     if (admission !== undefined) this.#settle(ctx, admission);
+  }
+
+  /**
+   * Adds the cost to the key's spend, and its team's, in the budget window the call was admitted
+   * in (or, without a budget reservation, the one in force now).
+   */
+  #charge(key: VirtualKey, costCents: number, admission: Admission | undefined): void {
+    const nowMs = this.#deps.now?.() ?? Date.now();
+    const windowStart = (holder: LimitHolder, index: number): number | null =>
+      admission?.scopes[index]?.budget?.periodStartMs ?? budgetWindow(holder, nowMs).startMs;
+    this.#deps.spend.add(key.id, costCents, windowStart(key, 0));
+    if (key.team !== null) this.#deps.teamSpend?.add(key.team.id, costCents, windowStart(key.team, 1));
   }
 
   /** Resolves when the settlements of every call finished so far are done. */
@@ -81,13 +111,44 @@ export class SettleObserver implements CallObserver {
    * released and replaced by the cost; a TPM entry already right is left alone.
    */
   #settle(ctx: CallContext, admission: Admission): void {
-    const actual = admission.reservedTokens === null ? null : actualTokens(ctx);
-    const tokens = actual !== admission.reservedTokens ? actual : null;
-    const budget = admission.reservedCents === null ? null : { costCents: ctx.costCents };
-    if (budget !== null) this.#deps.leases.release(admission.keyId, ctx.requestId);
-    if (tokens === null && budget === null) return;
-    this.#batcher.add(admission.keyId, { requestId: ctx.requestId, tokens, budget });
+    const [key, team] = admission.scopes;
+    const keyPart = this.#scopeSettlement(ctx, key);
+    const teamPart = team === undefined ? null : this.#scopeSettlement(ctx, team);
+    const changes = (part: ScopeCallSettlement | null) =>
+      part !== null && (part.tokens !== null || part.budget !== null);
+    if (!changes(keyPart) && !changes(teamPart)) return;
+    const target: SettlementTarget = { key: targetOf(key), team: team === undefined ? null : targetOf(team) };
+    this.#batcher.add(target, { requestId: ctx.requestId, ...keyPart, team: teamPart });
   }
+
+  #scopeSettlement(ctx: CallContext, reservation: ScopeReservation): ScopeCallSettlement {
+    const actual = reservation.reservedTokens === null ? null : actualTokens(ctx);
+    const tokens = actual !== reservation.reservedTokens ? actual : null;
+    const budget = reservation.budget === null ? null : { costCents: ctx.costCents };
+    if (budget !== null) this.#deps.leases.release(reservation.scope, ctx.requestId);
+    return { tokens, budget };
+  }
+}
+
+/** The cache-store keys a scope's reservation settles into, and its budget to watch. */
+function targetOf({ scope, budget }: ScopeReservation): ScopeTarget {
+  const counterKey = LIMIT_KEYS.budget(scope, budget?.periodStartMs ?? null);
+  const target: ScopeTarget = {
+    tpm: LIMIT_KEYS.tpm(scope),
+    budget: counterKey,
+    held: LIMIT_KEYS.budgetHeld(scope),
+  };
+  if (budget !== null) {
+    target.watch = {
+      scope,
+      budgetCents: budget.limit,
+      period: budget.period,
+      periodStartMs: budget.periodStartMs,
+      counterKey,
+      resetsAtMs: budget.resetsAtMs,
+    };
+  }
+  return target;
 }
 
 function publishClamped(servedBy: Deployment, requestId: string, clamped: readonly ClampedCount[]): void {

@@ -1,11 +1,20 @@
 import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { exactCents } from './exact-cents.ts';
 
-/** One key's spend to add to `spend_cents`. */
+/** One key's (or team's) spend to add to `spend_cents`. */
 export interface SpendDelta {
   keyId: string;
   cents: number;
+  /**
+   * The latest budget window the spend fell in (budget-period.ts) and its share of `cents`, to
+   * add to `period_spend_cents`; absent when it all fell outside any window (a lifetime budget
+   * never reset). Spend of an older window counts in `cents` only: that period is over.
+   */
+  period?: { startMs: number; cents: number };
 }
+
+/** `null`: outside any budget window. */
+type WindowStart = number | null;
 
 /** Applies a batch in one statement; rejects when nothing was applied (then the batch is retried). */
 export type SpendFlush = (deltas: readonly SpendDelta[]) => Promise<void>;
@@ -33,9 +42,10 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 5_000;
 export class SpendWriter {
   readonly #flush: SpendFlush;
   readonly #intervalMs: number;
-  #pending = new Map<string, number>();
+  /** Key id -> budget window start -> cents. */
+  #pending = new Map<string, Map<WindowStart, number>>();
   /** The batch being written, still counted by `pendingFor` until it lands. */
-  #inFlight = new Map<string, number>();
+  #inFlight = new Map<string, Map<WindowStart, number>>();
   #flushing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #failing = false;
@@ -49,15 +59,26 @@ export class SpendWriter {
     this.#timer ??= setInterval(() => void this.flush(), this.#intervalMs).unref();
   }
 
-  add(keyId: string, cents: number): void {
+  /** Adds spend of `keyId` in the budget window starting at `periodStartMs` (null: none). */
+  add(keyId: string, cents: number, periodStartMs: WindowStart = null): void {
     if (!(cents > 0)) return;
+    let windows = this.#pending.get(keyId);
+    if (windows === undefined) {
+      windows = new Map();
+      this.#pending.set(keyId, windows);
+    }
     // Summed exactly to the nano-cent: the statement writes the sum's text into a numeric column.
-    this.#pending.set(keyId, exactCents((this.#pending.get(keyId) ?? 0) + cents));
+    windows.set(periodStartMs, exactCents((windows.get(periodStartMs) ?? 0) + cents));
   }
 
-  /** Spend of `keyId` not yet in the database (pending or being written). */
-  pendingFor(keyId: string): number {
-    return (this.#pending.get(keyId) ?? 0) + (this.#inFlight.get(keyId) ?? 0);
+  /**
+   * Spend of `keyId` not yet in the database (pending or being written): in the budget window
+   * starting at `periodStartMs`, or in all (the cumulative spend's share) when it is null.
+   */
+  pendingFor(keyId: string, periodStartMs: WindowStart = null): number {
+    return (
+      windowSum(this.#pending.get(keyId), periodStartMs) + windowSum(this.#inFlight.get(keyId), periodStartMs)
+    );
   }
 
   /** Writes what is pending; one flush at a time (a second caller waits for the running one). */
@@ -82,10 +103,9 @@ export class SpendWriter {
       if (!landed) break;
       if (this.#pending.size === 0) return;
     }
-    const unwritten = new Map(this.#inFlight);
-    for (const [keyId, cents] of this.#pending) unwritten.set(keyId, (unwritten.get(keyId) ?? 0) + cents);
-    if (unwritten.size === 0) return;
-    throw new SpendNotWrittenError([...unwritten].map(([keyId, cents]) => ({ keyId, cents })));
+    const ids = new Set([...this.#inFlight.keys(), ...this.#pending.keys()]);
+    if (ids.size === 0) return;
+    throw new SpendNotWrittenError([...ids].map((keyId) => ({ keyId, cents: this.pendingFor(keyId) })));
   }
 
   async #flushOnce(): Promise<void> {
@@ -94,7 +114,7 @@ export class SpendWriter {
     this.#pending = new Map();
     // Sorted by id, so concurrent flushes of several replicas lock rows in one order.
     const deltas = [...this.#inFlight]
-      .map(([keyId, cents]) => ({ keyId, cents }))
+      .map(([keyId, windows]) => deltaOf(keyId, windows))
       .sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0));
     try {
       await this.#flush(deltas);
@@ -103,7 +123,9 @@ export class SpendWriter {
         if (DIAGNOSTICS.spendFlushRecovered.hasSubscribers) DIAGNOSTICS.spendFlushRecovered.publish({});
       }
     } catch (error) {
-      for (const { keyId, cents } of deltas) this.add(keyId, cents);
+      for (const [keyId, windows] of this.#inFlight) {
+        for (const [start, cents] of windows) this.add(keyId, cents, start);
+      }
       if (!this.#failing) {
         this.#failing = true;
         const channel = DIAGNOSTICS.spendFlushError;
@@ -113,6 +135,24 @@ export class SpendWriter {
       this.#inFlight = new Map();
     }
   }
+}
+
+function windowSum(windows: Map<WindowStart, number> | undefined, periodStartMs: WindowStart): number {
+  if (windows === undefined) return 0;
+  if (periodStartMs !== null) return windows.get(periodStartMs) ?? 0;
+  let sum = 0;
+  for (const cents of windows.values()) sum += cents;
+  return sum;
+}
+
+/** One row's delta: every window's spend in `cents`, the latest window's in `period`. */
+function deltaOf(keyId: string, windows: Map<WindowStart, number>): SpendDelta {
+  let latest: WindowStart = null;
+  for (const start of windows.keys())
+    if (start !== null && (latest === null || start > latest)) latest = start;
+  const delta: SpendDelta = { keyId, cents: exactCents(windowSum(windows, null)) };
+  if (latest !== null) delta.period = { startMs: latest, cents: windows.get(latest) ?? 0 };
+  return delta;
 }
 
 /** Raised by `close()` when spend could not be written; it carries what an operator must add by hand. */

@@ -4,7 +4,7 @@ import type { CallContext } from '../pipeline/call-context.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
 import { testCallContext } from '../pipeline/test-support.ts';
 import type { Usage } from '../providers/types.ts';
-import type { CostModel } from './cost-model.ts';
+import type { CostModel } from './cost.ts';
 
 /**
  * Test doubles for the unit tests of this folder: a cost model whose estimate is the body's
@@ -35,6 +35,9 @@ export function testKey(fields: Partial<VirtualKey> = {}): VirtualKey {
     enabled: true,
     expiresAt: null,
     tags: [],
+    budgetPeriod: null,
+    budgetResetAtMs: null,
+    team: null,
     ...fields,
   };
 }

@@ -1,12 +1,12 @@
 import type { EndpointBody } from '../pipeline/endpoint.ts';
 import type { Operation } from '../providers/types.ts';
-import type { CostModel } from './cost-model.ts';
+import type { CostModel } from './cost.ts';
 
 /**
  * Output tokens a call reserves in its key's TPM window when it sets no output bound (no
  * `max_tokens`, `max_completion_tokens` or `max_output_tokens`): about a page of text, enough
  * for most answers, and corrected from the upstream's usage when the call ends
- * (docs/configuration.md, Limits). A budget reserves the worst case instead (worst-case-cost.ts).
+ * (docs/configuration.md, Limits). A budget reserves the worst case instead (cost.ts).
  */
 export const OUTPUT_RESERVATION_FLOOR_TOKENS = 1024;
 

@@ -1,5 +1,5 @@
 import type { Usage } from '../providers/types.ts';
-import type { TokenLimits } from './cost-model.ts';
+import type { TokenLimits } from './cost.ts';
 
 /**
  * Most tokens one count of a call may claim when the catalog knows neither the model's context

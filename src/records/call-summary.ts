@@ -46,12 +46,18 @@ export interface CallSummary {
   tags: readonly string[];
   /** The extension hooks that ran on the call, in order. */
   extensions: readonly ExtensionRun[];
+  /** The calling key's team; null for the master key or a key without one. */
+  teamId: string | null;
 }
 
 const NO_EXTENSION_RUNS: readonly ExtensionRun[] = Object.freeze([]);
 
 export function keyIdOf(ctx: CallContext): string | null {
   return ctx.principal.kind === 'virtual' ? ctx.principal.key.id : null;
+}
+
+export function teamIdOf(ctx: CallContext): string | null {
+  return ctx.principal.kind === 'virtual' ? (ctx.principal.key.team?.id ?? null) : null;
 }
 
 export function summarizeCall(
@@ -85,6 +91,7 @@ export function summarizeCall(
     attempts: ctx.attempts,
     tags: ctx.tags,
     extensions: ctx.extensionRuns ?? NO_EXTENSION_RUNS,
+    teamId: teamIdOf(ctx),
   };
 }
 

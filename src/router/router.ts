@@ -3,7 +3,7 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import type { Candidate } from '../deployments/candidate-pools.ts';
 import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { catalogCostModel } from '../limits/catalog-cost-model.ts';
+import { catalogCostModel } from '../limits/cost.ts';
 import { estimateCallTokens, tpmReservation } from '../limits/token-reservation.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-context.ts';

@@ -81,3 +81,8 @@ function withoutPassword(url: string): string {
     return 'an unparsable URL';
   }
 }
+
+/** True when a statement broke a foreign key (SQLSTATE 23503): it named a row that does not exist, or one still referenced. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23503';
+}

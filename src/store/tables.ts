@@ -62,6 +62,33 @@ export interface VirtualKeysTable {
   previous_key_expires_at: Timestamp | null;
   /** Migration 0006: default tags of the key's calls. */
   tags: Generated<string[]>;
+  /** Migration 0009: the key's team, budget period and the spend of the period under way. */
+  team_id: string | null;
+  budget_period: BudgetPeriodColumn;
+  budget_reset_at: Timestamp | null;
+  period_start: Timestamp | null;
+  period_spend_cents: Generated<number>;
+}
+
+/** Migration 0009: null is a lifetime budget. */
+export type BudgetPeriodColumn = 'daily' | 'weekly' | 'monthly' | null;
+
+/** Migration 0009 (DESIGN.md section 5, Governance). */
+export interface TeamsTable {
+  id: string;
+  name: string;
+  allowed_models: string[];
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+  budget_cents: number | null;
+  budget_period: BudgetPeriodColumn;
+  budget_reset_at: Timestamp | null;
+  spend_cents: Generated<number>;
+  period_start: Timestamp | null;
+  period_spend_cents: Generated<number>;
+  metadata: Json<Record<string, unknown>>;
+  created_at: Generated<Timestamp>;
+  updated_at: Generated<Timestamp>;
 }
 
 export interface RouterSettingsTable {
@@ -99,6 +126,8 @@ export interface RequestLogsTable {
   tags: Generated<string[]>;
   /** Migration 0007: the extension hooks that ran on the call (records/extension-runs.ts). */
   extensions: Json<unknown[] | null>;
+  /** Migration 0009: the calling key's team. */
+  team_id: Generated<string | null>;
 }
 
 /** Last run of a periodic job that runs once per cycle across replicas (migration 0002). */
@@ -135,6 +164,8 @@ export interface GatewayOperationsTable {
   tags: Generated<string[]>;
   /** Migration 0007: the extension hooks that ran on the call (records/extension-runs.ts). */
   extensions: Json<unknown[] | null>;
+  /** Migration 0009: the calling key's team. */
+  team_id: Generated<string | null>;
 }
 
 /** Variant B: one row per upstream attempt (migration 0003). */
@@ -201,6 +232,7 @@ export interface ResponseStatesTable {
 export interface Tables {
   deployments: DeploymentsTable;
   virtual_keys: VirtualKeysTable;
+  teams: TeamsTable;
   router_settings: RouterSettingsTable;
   schema_migrations: SchemaMigrationsTable;
   request_logs: RequestLogsTable;

@@ -29,6 +29,7 @@ function call(overrides: Partial<CallSummary> = {}): CallSummary {
     attempts: [],
     tags: [],
     extensions: [],
+    teamId: null,
     ...overrides,
   };
 }

@@ -17,6 +17,7 @@ interface KeyInfo {
   budgetCents: number | null;
   budgetPeriod: string | null;
   spendCents: number;
+  periodSpendCents: number;
   remainingCents: number | null;
   budgetResetsAt: string | null;
   expiresAt: string | null;
@@ -76,6 +77,7 @@ describe('GET /v1/key (self-service key info)', () => {
       budgetCents: 10_000,
       budgetPeriod: null,
       spendCents: 0,
+      periodSpendCents: 0,
       remainingCents: 10_000,
       budgetResetsAt: null,
       expiresAt,
@@ -87,6 +89,7 @@ describe('GET /v1/key (self-service key info)', () => {
       return info.spendCents > 0 ? info : undefined;
     });
     assert.equal(spent.remainingCents, 10_000 - spent.spendCents);
+    assert.equal(spent.periodSpendCents, spent.spendCents, 'a lifetime budget: the period is the lifetime');
 
     const raw = await fetch(`${gw.url}/v1/key`, { headers: { authorization: `Bearer ${secret}` } });
     const text = await raw.text();

@@ -492,6 +492,71 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
         });
         assert.equal(await store.get(k.budget), null, 'a counter that is gone stays gone');
       });
+
+      test('decides a key and its team in one step: either admits, each takes its share, and settles together', async () => {
+        const tag = randomUUID();
+        const team = { rpm: `test:{${tag}}:rpm`, budget: `test:{${tag}}:spent`, held: `test:{${tag}}:held` };
+        const key = {
+          rpm: `test:{${tag}}:k:rpm`,
+          budget: `test:{${tag}}:k:spent`,
+          held: `test:{${tag}}:k:held`,
+        };
+        await store.setIfAbsent(key.budget, '0', 60_000);
+        await store.setIfAbsent(team.budget, '7', 60_000);
+        const admit = (id: string, teamBudget: number) =>
+          store.admitCall({
+            id,
+            windowMs: 60_000,
+            requests: { key: key.rpm, limit: 10 },
+            tokens: null,
+            budget: { key: key.budget, heldKey: key.held, limit: 100, amount: 2, leaseMs: 60_000 },
+            team: {
+              requests: { key: team.rpm, limit: 1 },
+              tokens: null,
+              budget: { key: team.budget, heldKey: team.held, limit: teamBudget, amount: 2, leaseMs: 60_000 },
+            },
+          });
+        const first = await admit('r1', 10);
+        assert.equal(first.admitted, true);
+        assert.deepEqual(first.budget, { status: 'admitted', spent: 0, held: 2 });
+        assert.deepEqual(first.team?.budget, { status: 'admitted', spent: 7, held: 2 });
+        assert.equal(first.team?.requests?.used, 1);
+        const second = await admit('r2', 10);
+        assert.equal(second.admitted, false, "the team's RPM refuses though the key's admits");
+        assert.equal(second.requests?.admitted, true);
+        assert.equal(second.team?.requests?.admitted, false);
+        assert.deepEqual(second.budget, { status: 'admitted', spent: 0, held: 2 }, 'the key took nothing');
+        await store.settleCalls({
+          windowMs: 60_000,
+          tokens: null,
+          budget: { key: key.budget, heldKey: key.held, costCents: 1.5, release: ['r1'], leaseMs: 60_000 },
+          team: {
+            tokens: null,
+            budget: {
+              key: team.budget,
+              heldKey: team.held,
+              costCents: 1.5,
+              release: ['r1'],
+              leaseMs: 60_000,
+            },
+          },
+        });
+        assert.equal(await store.get(key.budget), '1.5');
+        assert.equal(await store.get(team.budget), '8.5');
+        const missing = await store.admitCall({
+          id: 'r3',
+          windowMs: 60_000,
+          requests: null,
+          tokens: null,
+          budget: null,
+          team: {
+            requests: null,
+            tokens: null,
+            budget: { key: `test:{${tag}}:gone`, heldKey: team.held, limit: 10, amount: 1, leaseMs: 60_000 },
+          },
+        });
+        assert.deepEqual([missing.admitted, missing.team?.budget], [false, { status: 'missing' }]);
+      });
     });
 
     describe('pub/sub', () => {

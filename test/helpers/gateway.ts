@@ -18,6 +18,8 @@ export interface TestGatewayOptions {
   env?: Record<string, string>;
   /** Reuse an existing database (two gateways sharing state). */
   database?: TestDatabase;
+  /** The clock budget periods are read on (ms since the epoch). */
+  now?(): number;
 }
 
 export interface TestGateway {
@@ -60,7 +62,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       done();
     },
   });
-  const gateway = await buildGateway(config, createLogger(config.logLevel, sink));
+  const gateway = await buildGateway(config, createLogger(config.logLevel, sink), { now: options.now });
   const address = await gateway.listen();
   return {
     url: `http://${address}`,

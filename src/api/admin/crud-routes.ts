@@ -18,7 +18,8 @@ export interface CrudService<Row, Patch> {
   list(page: PageRequest): Promise<Row[]>;
   get(id: string): Promise<Row | undefined>;
   update(id: string, patch: Patch): Promise<Row | undefined>;
-  delete(id: string): Promise<boolean>;
+  /** `query`: the delete's query string, when the resource takes one (`CrudResource.delete.query`). */
+  delete(id: string, query?: unknown): Promise<boolean>;
 }
 
 /** What the OpenAPI document says of one operation. */
@@ -43,7 +44,8 @@ export interface CrudResource<Row extends { id: string }, Create, Patch> {
   list: OperationText;
   get: OperationText;
   patch: OperationText & { body: z.ZodType<Patch> };
-  delete: Pick<OperationText, 'summary'>;
+  /** `query`: options of the delete (a team's `cascade`), passed to the service. */
+  delete: Pick<OperationText, 'summary'> & { query?: z.ZodType };
   /** Registers the resource's other collection routes right after create, where the document lists them. */
   afterCreate?(): void;
 }
@@ -119,7 +121,7 @@ function registerItemRoutes<Row extends { id: string }, Create, Patch>(
     response: view.schema,
     handle: async ({ params, body }) => shown(params.id, await service.update(params.id, body)),
   });
-  registerAdminRoute<IdParams, never, never>(scope, docs, {
+  registerAdminRoute<IdParams, unknown, never>(scope, docs, {
     method: 'delete',
     path,
     ...resource.delete,
@@ -127,8 +129,8 @@ function registerItemRoutes<Row extends { id: string }, Create, Patch>(
     params: idParamsSchema,
     response: deletedSchema,
     responseDescription: 'Deleted.',
-    handle: async ({ params }) => {
-      if (!(await service.delete(params.id))) notFound(resource.noun, params.id);
+    handle: async ({ params, query }) => {
+      if (!(await service.delete(params.id, query))) notFound(resource.noun, params.id);
       return { id: params.id, deleted: true };
     },
   });

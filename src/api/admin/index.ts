@@ -12,6 +12,7 @@ import { VirtualKeyAdmin } from '../../keys/virtual-key-admin.ts';
 import type { RouterSettingsStore } from '../../router/router-settings.ts';
 import type { RouteModule } from '../../server/app.ts';
 import type { Db } from '../../store/database.ts';
+import { TeamAdmin } from '../../teams/team-admin.ts';
 import type { Logger } from '../../telemetry/logger.ts';
 import { auditModule } from './audit.ts';
 import { registerDeploymentRoutes } from './deployment-routes.ts';
@@ -19,6 +20,7 @@ import { registerExtensionRoutes } from './extension-routes.ts';
 import { logsModule } from './logs.ts';
 import { registerPayloadRoute } from './payload-route.ts';
 import { registerRouterSettingsRoutes } from './router-settings-routes.ts';
+import { registerTeamRoutes } from './team-routes.ts';
 import { usageModule } from './usage.ts';
 import { registerVirtualKeyRoutes } from './virtual-key-routes.ts';
 
@@ -38,23 +40,26 @@ export interface AdminDeps {
   extensions: ExtensionAdmin;
   /** Defaults to the model catalog. */
   catalog?: CatalogLookup;
+  /** The clock reset-spend starts a budget period at; Date.now by default. */
+  now?(): number;
 }
 
 /**
- * The admin surface's modules (master key only): deployments, virtual keys, router settings,
- * extensions; in
- * variant B the records (`/admin/logs`, `/admin/usage`); the audit trail (`GET /admin/audit` and
- * the mutation hooks), with the payload samples route in variant B.
+ * The admin surface's modules (master key only): deployments, virtual keys, teams, router
+ * settings, extensions; in variant B the records (`/admin/logs`, `/admin/usage`); the audit trail
+ * (`GET /admin/audit` and the mutation hooks), with the payload samples route in variant B.
  */
 export function adminModules(deps: AdminDeps): RouteModule[] {
   const { db, keyring } = deps;
   const deployments = new DeploymentAdmin({ ...deps, catalog: deps.catalog ?? catalogFacts });
   const keys = new VirtualKeyAdmin({ ...deps, resolver: deps.keys });
+  const teams = new TeamAdmin({ ...deps, resolver: deps.keys });
   const resources: RouteModule = {
     surface: 'admin',
     register: (scope, docs) => {
       registerDeploymentRoutes(scope, docs, deployments);
       registerVirtualKeyRoutes(scope, docs, keys);
+      registerTeamRoutes(scope, docs, teams);
       registerRouterSettingsRoutes(scope, docs, deps.routerSettings);
       registerExtensionRoutes(scope, docs, deps.extensions);
     },

@@ -31,7 +31,7 @@ const usageQuery = z
   .strictObject({
     groupBy: z.enum(USAGE_GROUPS).default('model').meta({
       description:
-        '`key` (virtual key id), `model` (public model), `deployment` (served by), `day` (UTC), `tag` (a call with two tags counts under each; untagged calls under null).',
+        "`key` (virtual key id), `model` (public model), `deployment` (served by), `day` (UTC), `tag` (a call with two tags counts under each; untagged calls under null), `team` (the calling key's team; null without one).",
     }),
     from: time.optional().meta({ description: 'Inclusive lower bound of the start time (RFC 3339).' }),
     to: time
@@ -88,7 +88,7 @@ const usageReport = z
       z.object({
         group: z.string().nullable().meta({
           description:
-            'Key id, public model, deployment id, day `YYYY-MM-DD` or tag; null for the master key, a call that reached no deployment, or untagged calls.',
+            'Key id, public model, deployment id, day `YYYY-MM-DD`, tag or team id; null for the master key, a call that reached no deployment, untagged calls, or keys without a team.',
         }),
         ...figures,
         series,

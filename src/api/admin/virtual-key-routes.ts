@@ -11,6 +11,7 @@ import type { OpenApiRegistry } from '../../server/openapi.ts';
 import { registerAdminRoute } from './admin-route.ts';
 import { type IdParams, idParamsSchema } from './admin-schemas.ts';
 import { notFound, registerCrudRoutes } from './crud-routes.ts';
+import { registerResetSpendRoute } from './reset-spend-route.ts';
 
 const NOUN = 'virtual key';
 
@@ -25,7 +26,11 @@ export function registerVirtualKeyRoutes(
     tag: 'keys',
     noun: NOUN,
     service: admin,
-    view: { schema: virtualKeyViewSchema, pageId: 'VirtualKeyPage', render: virtualKeyView },
+    view: {
+      schema: virtualKeyViewSchema,
+      pageId: 'VirtualKeyPage',
+      render: (row) => virtualKeyView(row, admin.now()),
+    },
     create: {
       summary: 'Issue a virtual key (the secret is in `key`, shown only here)',
       body: virtualKeyCreateSchema,
@@ -33,7 +38,7 @@ export function registerVirtualKeyRoutes(
       responseDescription: 'The key, with its secret in `key`.',
       handle: async (body) => {
         const { row, secret } = await admin.create(body);
-        return { ...virtualKeyView(row), key: secret };
+        return { ...virtualKeyView(row, admin.now()), key: secret };
       },
     },
     list: { summary: 'List virtual keys', responseDescription: 'A page of virtual keys, oldest first.' },
@@ -46,6 +51,13 @@ export function registerVirtualKeyRoutes(
     delete: { summary: 'Delete a virtual key (it is refused with 401 at once, on every replica)' },
   });
   registerRotateRoute(scope, docs, admin);
+  registerResetSpendRoute(scope, docs, {
+    path: '/keys/:id/reset-spend',
+    tag: 'keys',
+    noun: NOUN,
+    response: virtualKeyViewSchema,
+    reset: async (id) => virtualKeyView((await admin.resetSpend(id)) ?? notFound(NOUN, id), admin.now()),
+  });
 }
 
 /** `POST /admin/keys/:id/rotate` (DESIGN.md section 5, Governance): a new secret, shown once. */
@@ -62,7 +74,7 @@ function registerRotateRoute(scope: FastifyInstance, docs: OpenApiRegistry, admi
     responseDescription: 'The key, with its new secret in `key` (shown only here).',
     handle: async ({ params, body }) => {
       const rotated = (await admin.rotate(params.id, body)) ?? notFound(NOUN, params.id);
-      return { ...virtualKeyView(rotated.row), key: rotated.secret };
+      return { ...virtualKeyView(rotated.row, admin.now()), key: rotated.secret };
     },
   });
 }

@@ -3,25 +3,36 @@ import { z } from 'zod';
 import type { Principal } from '../../auth/principal.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyInfo, KeyInfoReader } from '../../keys/key-info.ts';
+import { BUDGET_PERIODS } from '../../limits/budget-period.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
 
 const keyInfoSchema = z
   .object({
     id: z.string().meta({ example: 'key_0m5x2k1a09f3c2b1a0e4d5c6' }),
     name: z.string(),
-    teamId: z.null().meta({ description: "The key's team; teams do not exist yet, so always null." }),
+    teamId: z.string().nullable().meta({ description: "The key's team; null without one." }),
     allowedModels: z.array(z.string()).meta({ description: 'Public model names; `"*"` allows every model.' }),
     tags: z.array(z.string()).meta({ description: "Default tags of the key's calls." }),
     rpmLimit: z.number().int().nullable(),
     tpmLimit: z.number().int().nullable(),
     budgetCents: z.number().nullable(),
-    budgetPeriod: z.null().meta({ description: 'Budget periods do not exist yet: the budget is lifetime.' }),
+    budgetPeriod: z
+      .enum(BUDGET_PERIODS)
+      .nullable()
+      .meta({ description: 'Calendar period of the budget in UTC; null: a lifetime budget.' }),
     spendCents: z.number().meta({ description: 'Settled spend, cumulative.' }),
+    periodSpendCents: z.number().meta({
+      description:
+        'Settled spend in the budget period under way (for a lifetime budget never reset, `spendCents`).',
+    }),
     remainingCents: z
       .number()
       .nullable()
-      .meta({ description: '`budgetCents` minus `spendCents`, never below 0; null without a budget.' }),
-    budgetResetsAt: z.null().meta({ description: 'Null: a lifetime budget never resets.' }),
+      .meta({ description: '`budgetCents` minus `periodSpendCents`, never below 0; null without a budget.' }),
+    budgetResetsAt: z
+      .string()
+      .nullable()
+      .meta({ description: 'When the budget period ends (ISO 8601); null: a lifetime budget never resets.' }),
     expiresAt: z.string().nullable(),
   })
   .meta({

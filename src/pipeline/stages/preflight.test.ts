@@ -128,6 +128,9 @@ describe('createPreflightStages', () => {
         enabled: true,
         expiresAt: null,
         tags: [],
+        budgetPeriod: null,
+        budgetResetAtMs: null,
+        team: null,
       },
     };
     assert.equal((await refusal(poolOf(), context(CHAT, chat('zzz'), principal))).code, 'model_not_allowed');

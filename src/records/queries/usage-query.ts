@@ -22,6 +22,7 @@ const GROUPINGS = {
     group: sql`to_char(c.cell, 'YYYY-MM-DD')`,
   },
   tag: { cell: sql`o.tags`, group: sql`tag.tag`, expands: sql`left join unnest(c.cell) as tag(tag) on true` },
+  team: { cell: sql`o.team_id`, group: sql`c.cell` },
 } as const satisfies Record<string, Grouping>;
 
 export type UsageGroup = keyof typeof GROUPINGS;
@@ -58,7 +59,7 @@ export type UsageSeries = UsageFigures & { series?: UsagePoint[] };
 export interface UsageGroupRow extends UsageSeries {
   /**
    * Key id (null: the master key), public model, deployment id (null: never reached one), UTC day
-   * `YYYY-MM-DD`, or tag (null: calls without tags).
+   * `YYYY-MM-DD`, tag (null: calls without tags) or team id (null: calls by keys without a team).
    */
   group: string | null;
 }

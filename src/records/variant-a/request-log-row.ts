@@ -28,6 +28,7 @@ export const REQUEST_LOG_COLUMNS = [
   'cache_hit',
   'tags',
   'extensions',
+  'team_id',
 ] as const satisfies readonly (keyof RequestLogRow)[];
 
 /**
@@ -60,5 +61,6 @@ export function requestLogRow(call: CallSummary, prompt: string | null): Request
     cache_hit: call.cache === 'hit',
     tags: call.tags,
     extensions: storedExtensionRuns(call.extensions),
+    team_id: call.teamId,
   };
 }

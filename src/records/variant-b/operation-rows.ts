@@ -1,7 +1,7 @@
 import type { CallContext } from '../../pipeline/call-context.ts';
 import type { GatewayOperationsTable, UpstreamAttemptsTable } from '../../store/tables.ts';
 import { isoTime } from '../../telemetry/iso-time.ts';
-import { type CallSummary, keyIdOf } from '../call-summary.ts';
+import { type CallSummary, keyIdOf, teamIdOf } from '../call-summary.ts';
 import { jsonForDb, storedError } from '../error-detail.ts';
 import { storedExtensionRuns } from '../extension-runs.ts';
 import type { RecordsetRow, Timestamp } from '../recordset-json.ts';
@@ -33,6 +33,7 @@ export const OPERATION_COLUMNS = [
   'cache_hit',
   'tags',
   'extensions',
+  'team_id',
 ] as const satisfies readonly (keyof OperationRow)[];
 
 /** An `upstream_attempts` row. */
@@ -89,6 +90,7 @@ export function startedOperationRow(start: OperationStart, ctx: CallContext): Op
     cache_hit: false,
     tags: ctx.tags,
     extensions: null,
+    team_id: teamIdOf(ctx),
   };
 }
 
@@ -117,6 +119,7 @@ export function finishedOperationRow(start: OperationStart, call: CallSummary): 
     cache_hit: call.cache === 'hit',
     tags: call.tags,
     extensions: storedExtensionRuns(call.extensions),
+    team_id: call.teamId,
   };
 }
 

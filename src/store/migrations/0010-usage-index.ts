@@ -8,6 +8,6 @@
 export const sql = `
 create index gateway_operations_started_at_usage on gateway_operations (started_at, id)
   include (key_id, public_model, deployment_id, status, input_tokens, output_tokens,
-           cached_input_tokens, cost_cents, tags);
+           cached_input_tokens, cost_cents, tags, team_id);
 drop index gateway_operations_started_at;
 `;

@@ -10,6 +10,7 @@ import { sql as audit } from './0005-audit.ts';
 import { sql as keyRotation } from './0006-key-rotation.ts';
 import { sql as extensions } from './0007-extensions.ts';
 import { sql as responseStates } from './0008-response-states.ts';
+import { sql as teamsAndBudgetPeriods } from './0009-teams-and-budget-periods.ts';
 import { sql as usageIndex } from './0010-usage-index.ts';
 
 export interface Migration {
@@ -27,6 +28,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 6, name: 'key-rotation', sql: keyRotation },
   { version: 7, name: 'extensions', sql: extensions },
   { version: 8, name: 'response-states', sql: responseStates },
+  { version: 9, name: 'teams-and-budget-periods', sql: teamsAndBudgetPeriods },
   { version: 10, name: 'usage-index', sql: usageIndex },
 ]);
 
