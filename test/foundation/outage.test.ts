@@ -44,7 +44,7 @@ describe('Postgres outage', () => {
     assert.ok(ready.value.headers.get('retry-after'));
     assert.deepEqual(await ready.value.json(), {
       status: 'unavailable',
-      checks: { database: 'failed', cache: 'ok' },
+      checks: { database: 'failed', cache: 'ok', extensions: 'ok' },
     });
     assert.ok(ready.ms < 2000, `readiness answered in ${ready.ms} ms`);
 
@@ -107,7 +107,7 @@ describe('Redis outage', () => {
       assert.ok(ready.value.headers.get('retry-after'));
       assert.deepEqual(await ready.value.json(), {
         status: 'unavailable',
-        checks: { database: 'ok', cache: 'failed' },
+        checks: { database: 'ok', cache: 'failed', extensions: 'ok' },
       });
       assert.ok(ready.ms < 2000, `answered in ${ready.ms} ms`);
       proxy.restore();
