@@ -47,9 +47,14 @@ interface CallState extends OperationStart {
  * and only a longer one has its `in_progress` row written, then finalized by an upsert. The queue
  * is flushed on shutdown (SPEC.md rule 3).
  */
+/**
+ * The call's operation id and start, one per call whichever recorder sees it first: a start
+ * queued twice (a write that timed out and landed anyway) names the same operation row.
+ */
+const CALL_STATE = callSlot<CallState>('records.operation');
+
 export class OperationRecorder implements CallObserver {
   readonly name = 'records';
-  readonly #calls = callSlot<CallState>('records.operation');
   readonly #queue: BatchQueue<OperationRecord>;
   readonly #sampler: PayloadSampler;
   readonly #maxPromptLength: number;
@@ -107,7 +112,7 @@ export class OperationRecorder implements CallObserver {
   }
 
   #stateOf(ctx: CallContext): CallState {
-    let state = this.#calls.get(ctx);
+    let state = CALL_STATE.get(ctx);
     if (state === undefined) {
       state = {
         id: recordId('op'),
@@ -115,7 +120,7 @@ export class OperationRecorder implements CallObserver {
         prompt: promptOf(ctx.body, this.#maxPromptLength),
         sampleIfSuccessful: this.#sampler.wantsSuccess(),
       };
-      this.#calls.set(ctx, state);
+      CALL_STATE.set(ctx, state);
     }
     return state;
   }
