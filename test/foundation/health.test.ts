@@ -18,7 +18,10 @@ describe('health (variant B, Postgres + Redis)', () => {
   it('/health/ready reports each dependency', async () => {
     const res = await fetch(`${gw.url}/health/ready`);
     assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), { status: 'ok', checks: { database: 'ok', cache: 'ok', extensions: 'ok' } });
+    assert.deepEqual(await res.json(), {
+      status: 'ok',
+      checks: { database: 'ok', cache: 'ok', extensions: 'ok' },
+    });
   });
 
   it('/health is not served in variant B', async () => {
@@ -37,6 +40,9 @@ describe('health (variant A, embedded)', () => {
   it('/health is an alias of /health/ready', async () => {
     const res = await fetch(`${gw.url}/health`);
     assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), { status: 'ok', checks: { database: 'ok', cache: 'ok', extensions: 'ok' } });
+    assert.deepEqual(await res.json(), {
+      status: 'ok',
+      checks: { database: 'ok', cache: 'ok', extensions: 'ok' },
+    });
   });
 });
