@@ -55,8 +55,8 @@ export class ExtensionRuntime {
   readonly #probe = new ReadinessProbe();
   #byId = new Map<string, LoadedExtension>();
   #byModel = new Map<string, readonly LoadedExtension[]>();
-  #loadsStarted = 0;
-  #loadApplied = 0;
+  /** Loads run one after another: each must see the last one's isolates and breakers to carry them over. */
+  #loads: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: ExtensionRuntimeOptions) {
@@ -68,20 +68,20 @@ export class ExtensionRuntime {
    * change keeps its isolate and its breaker; a new source gets a fresh isolate and an `active`
    * breaker (a PATCH of the source resets it). A source that no longer compiles is left out and logged.
    */
-  async load(): Promise<void> {
-    const sequence = ++this.#loadsStarted;
+  load(): Promise<void> {
+    const run = this.#loads.then(() => this.#loadNow());
+    this.#loads = run.catch(() => {});
+    return run;
+  }
+
+  async #loadNow(): Promise<void> {
     const definitions = await this.#definitions();
     const next = new Map<string, LoadedExtension>();
     for (const definition of definitions) {
       const loaded = await this.#loaded(definition);
       if (loaded !== null) next.set(definition.id, loaded);
     }
-    if (sequence < this.#loadApplied) {
-      for (const [id, loaded] of next) if (this.#byId.get(id) !== loaded) loaded.sandbox.dispose();
-      return;
-    }
     const previous = this.#byId;
-    this.#loadApplied = sequence;
     this.#byId = next;
     this.#byModel = new Map();
     for (const [id, loaded] of previous) {

@@ -40,6 +40,12 @@ interface CallState extends OperationStart {
 }
 
 /**
+ * The call's operation id and start, one per call whichever recorder sees it first: a start
+ * queued twice (a write that timed out and landed anyway) names the same operation row.
+ */
+const CALL_STATE = callSlot<CallState>('records.operation');
+
+/**
  * Variant B's record stage: a `gateway_operations` row queued `in_progress` when the call starts,
  * replaced in the queue by its final state with its `upstream_attempts` (and maybe a sealed
  * `payload_samples` row) when it ends. One bounded queue keyed by operation id; the start row is
@@ -47,12 +53,6 @@ interface CallState extends OperationStart {
  * and only a longer one has its `in_progress` row written, then finalized by an upsert. The queue
  * is flushed on shutdown (SPEC.md rule 3).
  */
-/**
- * The call's operation id and start, one per call whichever recorder sees it first: a start
- * queued twice (a write that timed out and landed anyway) names the same operation row.
- */
-const CALL_STATE = callSlot<CallState>('records.operation');
-
 export class OperationRecorder implements CallObserver {
   readonly name = 'records';
   readonly #queue: BatchQueue<OperationRecord>;
