@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { Operation, Usage } from '../providers/types.ts';
+import type { CallSlots } from './call-slot.ts';
 import type { Endpoint, EndpointBody } from './endpoint.ts';
 import type { ExtensionRun } from './extension-run.ts';
 
@@ -79,6 +80,8 @@ export interface CallContext {
   cacheStatus?: ResponseCacheStatus;
   /** The extension hooks that ran on the call, in order; undefined when none applied. */
   extensionRuns?: ExtensionRun[];
+  /** What the stages keep between their steps, read and written only through their slots (call-slot.ts). */
+  readonly slots: CallSlots;
 }
 
 /** `x-gateway-cache` (DESIGN.md section 5): answered from the cache, looked up and missed, or not looked up. */

@@ -14,19 +14,32 @@ export interface CallSlot<T> {
 }
 
 /**
- * A slot holding its values in a WeakMap keyed by the call's context: typed without a cast, no
- * per-call allocation for the calls that never use it, and a value goes with its context.
+ * A call's slot values, one entry per declared slot at the slot's index, read and written only by
+ * the slots. A plain array on the context rather than a WeakMap per slot: a WeakMap entry keyed by
+ * a fresh object per call costs an identity hash and ephemeron work in every GC
+ * (docs/decisions/hot-path.md, "Call slots").
  */
+export type CallSlots = unknown[];
+
+/** The empty slots of a new call context. */
+export function newCallSlots(): CallSlots {
+  return [];
+}
+
+let declaredSlots = 0;
+
+/** Declares a slot; modules declare theirs once, when they load. */
 export function callSlot<T>(name: string): CallSlot<T> {
-  const values = new WeakMap<CallContext, T>();
+  const index = declaredSlots++;
   return {
     name,
-    get: (ctx) => values.get(ctx),
+    // Only this slot's `set` writes at `index`, so what is there is a T (or nothing yet).
+    get: (ctx) => ctx.slots[index] as T | undefined,
     set: (ctx, value) => {
-      values.set(ctx, value);
+      ctx.slots[index] = value;
     },
     delete: (ctx) => {
-      values.delete(ctx);
+      ctx.slots[index] = undefined;
     },
   };
 }

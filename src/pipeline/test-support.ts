@@ -4,6 +4,7 @@ import { messagesFormat } from '../formats/messages/index.ts';
 import { responsesFormat } from '../formats/responses/index.ts';
 import type { Operation } from '../providers/types.ts';
 import type { CallContext } from './call-context.ts';
+import { newCallSlots } from './call-slot.ts';
 import type { Endpoint } from './endpoint.ts';
 
 const FORMATS: Readonly<Partial<Record<Operation, ClientFormat>>> = Object.freeze({
@@ -46,6 +47,7 @@ export function testCallContext(fields: Partial<CallContext> = {}): CallContext 
     servedBy: null,
     usage: null,
     costCents: 0,
+    slots: newCallSlots(),
     ...fields,
   };
 }

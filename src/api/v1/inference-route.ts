@@ -6,6 +6,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { errorStatus, type UpstreamErrorMessages } from '../../errors/render-error.ts';
 import type { AttemptResult } from '../../pipeline/attempt-result.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
+import { newCallSlots } from '../../pipeline/call-slot.ts';
 import { mergeTags, parseTagsHeader, TAGS_HEADER } from '../../pipeline/call-tags.ts';
 import { type Endpoint, type EndpointBody, MULTIPART_UPLOAD } from '../../pipeline/endpoint.ts';
 import type { InferencePipeline } from '../../pipeline/pipeline.ts';
@@ -126,6 +127,7 @@ async function createContext(
     costCents: 0,
     cacheControl: request.headers['cache-control'],
     clientHeaders: forwardedHeaders(request),
+    slots: newCallSlots(),
   };
 }
 
