@@ -44,6 +44,9 @@ const REFRESH_INTERVAL_MS = 30_000;
 
 const NONE: readonly LoadedExtension[] = Object.freeze([]);
 
+/** The key of the lists `applying` builds without a hook. */
+const ANY_HOOK = 'any';
+
 /**
  * The extensions of this replica, compiled once per source version, with their breakers
  * (DESIGN.md section 5, Extensions). The list that applies to a public model is built once per
@@ -54,7 +57,8 @@ export class ExtensionRuntime {
   readonly #options: ExtensionRuntimeOptions;
   readonly #probe = new ReadinessProbe();
   #byId = new Map<string, LoadedExtension>();
-  #byModel = new Map<string, readonly LoadedExtension[]>();
+  /** Per hook (or ANY_HOOK), per public model: the lists `applying` built since the last load. */
+  #applying = new Map<Hook | typeof ANY_HOOK, Map<string, readonly LoadedExtension[]>>();
   /** Loads run one after another: each must see the last one's isolates and breakers to carry them over. */
   #loads: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
@@ -83,7 +87,7 @@ export class ExtensionRuntime {
     }
     const previous = this.#byId;
     this.#byId = next;
-    this.#byModel = new Map();
+    this.#applying = new Map();
     for (const [id, loaded] of previous) {
       if (next.get(id)?.sandbox !== loaded.sandbox) loaded.sandbox.dispose();
     }
@@ -106,8 +110,13 @@ export class ExtensionRuntime {
    * order (the documented run order); built once per model and load, not per call.
    */
   applying(publicModel: string, hook?: Hook): readonly LoadedExtension[] {
-    const key = hook === undefined ? publicModel : `${hook}\u0000${publicModel}`;
-    let list = this.#byModel.get(key);
+    // Nested maps rather than one keyed by a joined string: no string built and hashed per call.
+    let byModel = this.#applying.get(hook ?? ANY_HOOK);
+    if (byModel === undefined) {
+      byModel = new Map();
+      this.#applying.set(hook ?? ANY_HOOK, byModel);
+    }
+    let list = byModel.get(publicModel);
     if (list === undefined) {
       const found = [...this.#byId.values()].filter(
         (loaded) =>
@@ -116,7 +125,7 @@ export class ExtensionRuntime {
           (hook === undefined || loaded.hooks.has(hook)),
       );
       list = found.length === 0 ? NONE : Object.freeze(found);
-      this.#byModel.set(key, list);
+      byModel.set(publicModel, list);
     }
     return list;
   }
@@ -179,7 +188,7 @@ export class ExtensionRuntime {
     clearInterval(this.#timer);
     for (const loaded of this.#byId.values()) loaded.sandbox.dispose();
     this.#byId = new Map();
-    this.#byModel = new Map();
+    this.#applying = new Map();
     this.#probe.dispose();
   }
 
