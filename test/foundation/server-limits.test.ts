@@ -40,6 +40,15 @@ async function trickle(connection: RawConnection, pieces: string[], gapMs: numbe
   }
 }
 
+/** Resolves once `done` holds; fails the test after 5 s. */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the answer');
+    await sleep(10);
+  }
+}
+
 /** The status line and the JSON body of a raw HTTP answer. */
 function answerOf(raw: string): { status: number; headers: string; body: Record<string, unknown> } {
   const [head, body] = raw.split('\r\n\r\n');
@@ -120,6 +129,34 @@ describe('the HTTP server protects itself', { timeout: 60_000 }, () => {
     const answers = connection.received().match(/HTTP\/1\.1 200/g) ?? [];
     assert.equal(answers.length, 2);
     assert.match(connection.received().toLowerCase(), /connection: close/);
+  });
+
+  it('says connection: close on the last stream a connection may carry', async () => {
+    // A streamed answer used to say `connection: keep-alive` even as the last one the connection
+    // may carry (HTTP_MAX_REQUESTS_PER_SOCKET), so a keep-alive client sent its next call there
+    // and Node.js answered it with a bodiless 503 (seen in the bench's SSE scenario).
+    const connection = await open(gw);
+    const body = JSON.stringify({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const request =
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\n` +
+      `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const ended = () => connection.received().split('\r\n0\r\n\r\n').length - 1;
+    for (let call = 1; call <= 2; call++) {
+      connection.socket.write(request);
+      await until(() => ended() === call);
+    }
+    await connection.closed;
+    const heads = connection
+      .received()
+      .toLowerCase()
+      .split('\r\n\r\n')
+      .filter((part) => part.startsWith('http/1.1'));
+    assert.deepEqual(
+      heads.map((head) => head.split(' ')[1]),
+      ['200', '200'],
+    );
+    assert.match(heads[0], /\r\nconnection: keep-alive/);
+    assert.match(heads[1], /\r\nconnection: close/);
   });
 
   it('does not cut a stream that outlives the request and connection timeouts', async () => {

@@ -37,12 +37,15 @@ export function writeText(
   res.end(text);
 }
 
+/**
+ * No `connection` header: Node.js sets it, `close` on the last answer a connection may carry
+ * (HTTP_MAX_REQUESTS_PER_SOCKET) or while the server drains, so the client opens a new one.
+ */
 export function startSse(res: ServerResponse, headers: Record<string, string>): void {
   res.writeHead(200, {
     ...headers,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
-    connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
 }
