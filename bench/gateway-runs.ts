@@ -7,6 +7,7 @@ import { request } from 'undici';
 import type { GatewayProcess } from './gateway-process.ts';
 import {
   createTrivialExtension,
+  deleteTrivialExtension,
   keySpendCents,
   type ProbeAnswer,
   send,
@@ -168,15 +169,19 @@ export async function runExtensionGateway(session: BenchSession): Promise<void> 
   await withGateway(session, [spec], { label: 'extension' }, async (gateway) => {
     await session.tenant(gateway);
     await createTrivialExtension(gateway.origin, session.storage.masterKey);
-    const call = chatRequest(BENCH_MODEL, session.storage.masterKey, false);
-    await serving(gateway, call);
-    await session.measure(
-      spec,
-      { origin: gateway.origin, request: call, serverPids: () => gateway.pids() },
-      {
-        notes: ['compare with (c): the same call without the extension'],
-      },
-    );
+    try {
+      const call = chatRequest(BENCH_MODEL, session.storage.masterKey, false);
+      await serving(gateway, call);
+      await session.measure(
+        spec,
+        { origin: gateway.origin, request: call, serverPids: () => gateway.pids() },
+        {
+          notes: ['compare with (c): the same call without the extension'],
+        },
+      );
+    } finally {
+      await deleteTrivialExtension(gateway.origin, session.storage.masterKey);
+    }
   });
 }
 

@@ -46,7 +46,7 @@ export async function send(origin: string, call: BenchRequest): Promise<ProbeAns
 async function admin(
   origin: string,
   masterKey: string,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'DELETE',
   path: string,
   body?: unknown,
 ) {
@@ -57,7 +57,7 @@ async function admin(
   });
   const text = await answer.body.text();
   if (answer.statusCode >= 300) throw new Error(`${method} /admin${path}: ${answer.statusCode} ${text}`);
-  return JSON.parse(text) as Record<string, unknown>;
+  return (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>;
 }
 
 export async function createBenchDeployment(origin: string, masterKey: string, fakeOrigin: string) {
@@ -90,6 +90,14 @@ export async function createTrivialExtension(origin: string, masterKey: string):
     models: [BENCH_MODEL],
     source: 'export function beforeUpstream(call) {}',
   });
+}
+
+/**
+ * Removes the extension again: it is stored in the run's database, which the gateways started
+ * after (h) share, and they would otherwise measure it too.
+ */
+export async function deleteTrivialExtension(origin: string, masterKey: string): Promise<void> {
+  await admin(origin, masterKey, 'DELETE', '/extensions/bench-trivial');
 }
 
 /** The key's recorded spend: proof that cost was counted (read after the gateway flushed it). */
