@@ -169,18 +169,21 @@ export async function runExtensionGateway(session: BenchSession): Promise<void> 
   await withGateway(session, [spec], { label: 'extension' }, async (gateway) => {
     await session.tenant(gateway);
     await createTrivialExtension(gateway.origin, session.storage.masterKey);
+    const notes = ['compare with (c): the same call without the extension'];
     try {
       const call = chatRequest(BENCH_MODEL, session.storage.masterKey, false);
       await serving(gateway, call);
       await session.measure(
         spec,
         { origin: gateway.origin, request: call, serverPids: () => gateway.pids() },
-        {
-          notes: ['compare with (c): the same call without the extension'],
-        },
+        { notes },
       );
     } finally {
-      await deleteTrivialExtension(gateway.origin, session.storage.masterKey);
+      await deleteTrivialExtension(gateway.origin, session.storage.masterKey).catch((error: Error) => {
+        notes.push(
+          `WARNING: the extension could not be deleted, the gateways after (h) run with it: ${error.message}`,
+        );
+      });
     }
   });
 }

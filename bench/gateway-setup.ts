@@ -52,7 +52,11 @@ async function admin(
 ) {
   const answer = await request(`${origin}/admin${path}`, {
     method,
-    headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
+    // No content-type without a body: the server refuses an empty JSON body (a DELETE's).
+    headers:
+      body === undefined
+        ? { authorization: `Bearer ${masterKey}` }
+        : { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await answer.body.text();
