@@ -4,8 +4,7 @@
  */
 import { ConfigError, loadConfig } from './config.ts';
 import { KeyringConfigError } from './crypto/index.ts';
-import { DatabaseConnectError } from './store/database-errors.ts';
-import { SchemaBehindError } from './store/migrate.ts';
+import { DatabaseConnectError, SchemaBehindError } from './store/database-errors.ts';
 
 const COMMANDS = {
   serve: () => import('./commands/serve.ts').then((m) => m.serveCommand),

@@ -86,3 +86,17 @@ function withoutPassword(url: string): string {
 export function isForeignKeyViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '23503';
 }
+
+/**
+ * The database's schema is older than this build's (migrate.ts, assertSchemaCurrent). Here rather
+ * than beside the migrations so that the entry point can name it without loading Kysely and the
+ * driver into the cluster primary, which never opens the database.
+ */
+export class SchemaBehindError extends Error {
+  constructor(current: number, needed: number) {
+    super(
+      `database schema is at version ${current} but this build needs ${needed}: run \`npm run migrate\` before starting the server`,
+    );
+    this.name = 'SchemaBehindError';
+  }
+}

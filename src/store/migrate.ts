@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { type Db, execute } from './database.ts';
+import { SchemaBehindError } from './database-errors.ts';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from './migrations/index.ts';
 
 /** Advisory lock id for migrations: any constant shared by every replica ("sy-migr" in hex). */
@@ -51,17 +52,8 @@ export async function schemaVersion(db: Db): Promise<number> {
   return version.rows[0].version ?? 0;
 }
 
-export class SchemaBehindError extends Error {
-  constructor(current: number) {
-    super(
-      `database schema is at version ${current} but this build needs ${LATEST_SCHEMA_VERSION}: run \`npm run migrate\` before starting the server`,
-    );
-    this.name = 'SchemaBehindError';
-  }
-}
-
 /** A server whose schema is behind refuses to start (issue: foundation, point 4). */
 export async function assertSchemaCurrent(db: Db): Promise<void> {
   const current = await schemaVersion(db);
-  if (current < LATEST_SCHEMA_VERSION) throw new SchemaBehindError(current);
+  if (current < LATEST_SCHEMA_VERSION) throw new SchemaBehindError(current, LATEST_SCHEMA_VERSION);
 }
