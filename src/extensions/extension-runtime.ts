@@ -111,10 +111,11 @@ export class ExtensionRuntime {
    */
   applying(publicModel: string, hook?: Hook): readonly LoadedExtension[] {
     // Nested maps rather than one keyed by a joined string: no string built and hashed per call.
-    let byModel = this.#applying.get(hook ?? ANY_HOOK);
+    const listsKey = hook ?? ANY_HOOK;
+    let byModel = this.#applying.get(listsKey);
     if (byModel === undefined) {
       byModel = new Map();
-      this.#applying.set(hook ?? ANY_HOOK, byModel);
+      this.#applying.set(listsKey, byModel);
     }
     let list = byModel.get(publicModel);
     if (list === undefined) {

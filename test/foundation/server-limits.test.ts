@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { createOpenAIDeployment } from '../helpers/admin-api.ts';
+import { waitUntil } from '../helpers/eventually.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { createKey, post } from '../inference/support.ts';
 
@@ -37,15 +38,6 @@ async function trickle(connection: RawConnection, pieces: string[], gapMs: numbe
     if (closed) return;
     connection.socket.write(piece);
     await sleep(gapMs);
-  }
-}
-
-/** Resolves once `done` holds; fails the test after 5 s. */
-async function until(done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the answer');
-    await sleep(10);
   }
 }
 
@@ -143,7 +135,7 @@ describe('the HTTP server protects itself', { timeout: 60_000 }, () => {
     const ended = () => connection.received().split('\r\n0\r\n\r\n').length - 1;
     for (let call = 1; call <= 2; call++) {
       connection.socket.write(request);
-      await until(() => ended() === call);
+      await waitUntil(async () => ended() === call, `the end of streamed answer ${call}`, 5_000);
     }
     await connection.closed;
     const heads = connection
