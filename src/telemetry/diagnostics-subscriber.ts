@@ -1,5 +1,5 @@
-import type { CooldownCounter } from './cooldown-metric.ts';
 import { type CacheConnectionErrorEvent, DIAGNOSTICS } from './diagnostics-channels.ts';
+import type { EventCounter } from './event-counter.ts';
 import type { Logger } from './logger.ts';
 
 /**
@@ -11,7 +11,9 @@ export const CONNECTION_ERROR_LOG_INTERVAL_MS = 30_000;
 export interface DiagnosticsSinks {
   logger: Logger;
   /** Counts `switchyard:router:cooldown` (metric `switchyard.router.cooldowns`). */
-  cooldowns: CooldownCounter;
+  cooldowns: EventCounter;
+  /** Counts `switchyard:budget:bound-exceeded` (metric `switchyard.budget.bound_exceeded`). */
+  boundExceeded?: EventCounter;
   /** The clock of the connection-error throttle. */
   now?: () => number;
 }
@@ -73,6 +75,13 @@ export function subscribeDiagnostics(sinks: DiagnosticsSinks): () => void {
         "upstream usage outside the model's bounds was clamped before billing",
       ),
     ),
+    DIAGNOSTICS.budgetBoundExceeded.subscribe((event) => {
+      sinks.boundExceeded?.add(event.deploymentId, event.upstreamModel);
+      logger.warn(
+        event,
+        'upstream billed past the worst case the budget reserved: billed in full; the overspend bound is exceeded by the difference',
+      );
+    }),
     DIAGNOSTICS.unpricedModel.subscribe((event) =>
       logger.warn(
         { provider: event.provider, upstreamModel: event.upstreamModel, deploymentId: event.deploymentId },
