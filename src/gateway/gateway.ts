@@ -26,6 +26,7 @@ import { OpenApiRegistry } from '../server/openapi.ts';
 import type { ReadinessProbe } from '../server/readiness.ts';
 import { openRuntime, type Runtime } from '../server/runtime.ts';
 import type { Logger } from '../telemetry/logger.ts';
+import { rememberProcessSecret } from '../telemetry/scrub-secrets.ts';
 import { Telemetry } from '../telemetry/telemetry.ts';
 import { UpstreamClient } from '../upstream/upstream-client.ts';
 
@@ -184,6 +185,7 @@ export async function buildGateway(
     extensions.probe,
   ];
   const routes: RegisteredRoute[] = [];
+  rememberProcessSecret(runtime.config.masterKey);
   const authenticator = new Authenticator(new MasterKey(runtime.config.masterKey ?? ''), keys);
   const docs = new OpenApiRegistry();
   const app = buildApp({
