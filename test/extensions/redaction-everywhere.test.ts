@@ -45,7 +45,7 @@ describe('a redactor keeps what it redacts out of every store (variant B)', () =
     const sql = connectSql(databaseUrl, 1);
     try {
       await eventually(async () => {
-        const rows = await sql<{ prompt: string | null; sampled: boolean }[]>`
+        const rows = await sql<{ prompt: string | null; sampled: boolean }>`
           select o.prompt, exists(select 1 from payload_samples s where s.request_id = o.request_id) as sampled
           from gateway_operations o where o.request_id = ${requestId} and o.status <> 'in_progress'`;
         assert.equal(rows.length, 1);
