@@ -88,12 +88,28 @@ describe('conformance: Responses -> Chat', () => {
     assert.ok(completed?.usage && completed.usage.input_tokens > 0, 'usage reaches the Responses client');
   });
 
-  it('what Chat cannot express is a 400 naming it (a built-in tool)', async () => {
+  it('a built-in tool is left out of the offer; forcing one is a 400 naming tool_choice', async () => {
+    await openai.responses.create({
+      model: 'compat',
+      input: 'hi',
+      tools: [
+        { type: 'web_search_preview' },
+        { type: 'function', name: 'f', parameters: null, strict: null },
+      ],
+    });
+    const offered = (lastJson(up.openai).tools as Json[]).map((tool) => (tool.function as Json).name);
+    assert.deepEqual(offered, ['f']);
+    up.openai.reset();
     const error = await rejection<InstanceType<typeof OpenAI.APIError>>(
-      openai.responses.create({ model: 'compat', input: 'hi', tools: [{ type: 'web_search_preview' }] }),
+      openai.responses.create({
+        model: 'compat',
+        input: 'hi',
+        tools: [{ type: 'web_search_preview' }],
+        tool_choice: { type: 'web_search_preview' },
+      }),
     );
     assert.equal(error.status, 400);
-    assert.match(String(error.param), /^tools/);
+    assert.equal(error.param, 'tool_choice');
     assert.equal(up.openai.requests.length, 0);
   });
 

@@ -38,7 +38,8 @@ const MAX_TEMPERATURE = 1;
 /**
  * Fields of a Chat request with a Messages equivalent, and hints with none that change nothing in
  * the answer (`store`, `metadata`: OpenAI-side storage; `service_tier`, `prompt_cache_key`,
- * `seed`: best-effort hints; `stream_options`: read by the stream translator).
+ * `seed`: best-effort hints; `verbosity`: a length hint Claude has no parameter for, which Codex
+ * sends on every turn; `stream_options`: read by the stream translator).
  */
 const TRANSLATED = new Set([
   'model',
@@ -62,6 +63,7 @@ const TRANSLATED = new Set([
   'prompt_cache_key',
   'seed',
   'reasoning_effort',
+  'verbosity',
 ]);
 
 /** Values of untranslatable fields that ask for nothing and so are accepted. */

@@ -24,6 +24,7 @@ import {
   type TokenLogprobs,
 } from './output-items.ts';
 import { encodeThinkingBlocks, wantsEncryptedReasoning } from './reasoning.ts';
+import { ResponsesToolSet } from './tools.ts';
 
 interface MessageItem {
   kind: 'message';
@@ -41,6 +42,15 @@ interface ReasoningItem {
   blocks: ChatThinkingBlock[];
 }
 type OpenItem = MessageItem | FunctionCallItem | ReasoningItem;
+/**
+ * A tool call whose name has not come yet: some upstreams send a first delta with no name. Its
+ * item opens once the name is known, with the arguments that came before it.
+ */
+interface PendingCall {
+  callId: string | undefined;
+  arguments: string;
+  item: FunctionCallItem | null;
+}
 type ToolCallDelta = NonNullable<
   UpstreamChatCompletionChunk['choices'][number]['delta']['tool_calls']
 >[number];
@@ -63,7 +73,8 @@ export class ChatToResponsesStream {
   #finished = false;
   #nextOutputIndex = 0;
   #open: OpenItem | null = null;
-  readonly #toolItems = new Map<number, FunctionCallItem>();
+  readonly #toolCalls = new Map<number, PendingCall>();
+  readonly #tools: ResponsesToolSet;
   readonly #output: unknown[] = [];
   #finishReason: string | null = null;
   #usage: UpstreamChatUsage | null = null;
@@ -71,6 +82,7 @@ export class ChatToResponsesStream {
   constructor(request: ResponsesRequest) {
     this.#request = request;
     this.#keepThinking = wantsEncryptedReasoning(request);
+    this.#tools = ResponsesToolSet.of(request);
   }
 
   push(event: StreamEvent): StreamEvent[] {
@@ -151,12 +163,11 @@ export class ChatToResponsesStream {
 
   #reasoningItem(out: StreamEvent[]): ReasoningItem {
     if (this.#open?.kind === 'reasoning') return this.#open;
-    this.#closeItem('completed', out);
-    const outputIndex = this.#nextOutputIndex++;
+    const { outputIndex, id } = this.#startItem('rs', out);
     const item: ReasoningItem = {
       kind: 'reasoning',
       outputIndex,
-      id: this.#ids!.item('rs', outputIndex),
+      id,
       text: '',
       blocks: [],
     };
@@ -170,12 +181,11 @@ export class ChatToResponsesStream {
 
   #messageItem(out: StreamEvent[]): MessageItem {
     if (this.#open?.kind === 'message') return this.#open;
-    this.#closeItem('completed', out);
-    const outputIndex = this.#nextOutputIndex++;
+    const { outputIndex, id } = this.#startItem('msg', out);
     const item: MessageItem = {
       kind: 'message',
       outputIndex,
-      id: this.#ids!.item('msg', outputIndex),
+      id,
       parts: [],
     };
     this.#open = item;
@@ -187,29 +197,53 @@ export class ChatToResponsesStream {
   }
 
   #toolCall(call: ToolCallDelta, out: StreamEvent[]): void {
-    let item = this.#toolItems.get(call.index);
-    if (item === undefined) {
-      this.#closeItem('completed', out);
-      const outputIndex = this.#nextOutputIndex++;
-      item = {
-        kind: 'function_call',
-        outputIndex,
-        id: this.#ids!.item('fc', outputIndex),
-        callId: call.id ?? `call_${outputIndex}`,
-        name: call.function?.name ?? '',
-        arguments: '',
-      };
-      this.#toolItems.set(call.index, item);
-      this.#open = item;
-      this.#emit(out, 'response.output_item.added', {
-        output_index: outputIndex,
-        item: functionCallObject(item, 'in_progress'),
-      });
+    let pending = this.#toolCalls.get(call.index);
+    if (pending === undefined) {
+      pending = { callId: undefined, arguments: '', item: null };
+      this.#toolCalls.set(call.index, pending);
     }
-    const delta = call.function?.arguments;
-    if (delta == null || delta === '') return;
+    if (call.id != null && call.id !== '') pending.callId ??= call.id;
+    const delta = call.function?.arguments ?? '';
+    if (pending.item === null) {
+      pending.arguments += delta;
+      const name = call.function?.name;
+      if (name != null && name !== '') this.#openToolCall(pending, name, out);
+      return;
+    }
+    if (delta !== '') this.#argumentsDelta(pending.item, delta, out);
+  }
+
+  #openToolCall(pending: PendingCall, name: string, out: StreamEvent[]): void {
+    const { outputIndex, id } = this.#startItem('fc', out);
+    const item: FunctionCallItem = {
+      kind: 'function_call',
+      outputIndex,
+      id,
+      callId: pending.callId ?? `call_${outputIndex}`,
+      origin: this.#tools.origin(name),
+      arguments: '',
+    };
+    pending.item = item;
+    this.#open = item;
+    this.#emit(out, 'response.output_item.added', {
+      output_index: outputIndex,
+      item: functionCallObject(item, 'in_progress'),
+    });
+    if (pending.arguments !== '') this.#argumentsDelta(item, pending.arguments, out);
+  }
+
+  /** A custom tool's input is the `input` of the arguments' JSON: sent whole when the call ends. */
+  #argumentsDelta(item: FunctionCallItem, delta: string, out: StreamEvent[]): void {
     item.arguments += delta;
+    if (item.origin.kind === 'custom') return;
     this.#emit(out, 'response.function_call_arguments.delta', { ...this.#where(item), delta });
+  }
+
+  /** Closes the open item and numbers the next one. */
+  #startItem(prefix: 'fc' | 'msg' | 'rs', out: StreamEvent[]): { outputIndex: number; id: string } {
+    this.#closeItem('completed', out);
+    const outputIndex = this.#nextOutputIndex++;
+    return { outputIndex, id: this.#ids!.item(prefix, outputIndex) };
   }
 
   #closePart(item: MessageItem, out: StreamEvent[]): void {
@@ -243,15 +277,23 @@ export class ChatToResponsesStream {
     } else if (item.kind === 'reasoning') {
       done = this.#closeReasoning(item, out);
     } else {
-      this.#emit(out, 'response.function_call_arguments.done', {
-        ...this.#where(item),
-        name: item.name,
-        arguments: item.arguments,
-      });
       done = functionCallObject(item, 'completed');
+      this.#closeToolCall(item, done, out);
     }
     this.#output.push(done);
     this.#emit(out, 'response.output_item.done', { output_index: item.outputIndex, item: done });
+  }
+
+  #closeToolCall(item: FunctionCallItem, done: Record<string, unknown>, out: StreamEvent[]): void {
+    const where = this.#where(item);
+    if (item.origin.kind === 'custom') {
+      const input = done.input as string;
+      if (input !== '') this.#emit(out, 'response.custom_tool_call_input.delta', { ...where, delta: input });
+      this.#emit(out, 'response.custom_tool_call_input.done', { ...where, input });
+      return;
+    }
+    const fields = { name: item.origin.name, arguments: item.arguments };
+    this.#emit(out, 'response.function_call_arguments.done', { ...where, ...fields });
   }
 
   #closeReasoning(item: ReasoningItem, out: StreamEvent[]): Record<string, unknown> {
