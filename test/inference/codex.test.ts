@@ -96,6 +96,18 @@ describe('Codex on every route', () => {
     assert.equal(lastJson(up.openai).client_metadata !== undefined, true, 'OpenAI reads its own field');
   });
 
+  it('native Responses: a stream that breaks mid-way ends with response.failed, as Codex reads it', async () => {
+    up.openai.faultNextStream({ afterEvents: 3, action: 'destroy' });
+    const answer = await post(up.gw, up.key, '/responses', codexBody('gpt'));
+    const events = sseData(answer.text);
+    assert.equal(events[0]?.type, 'response.created');
+    const last = events.at(-1);
+    assert.equal(last?.type, 'response.failed', answer.text.slice(-400));
+    const response = last?.response as Json;
+    assert.equal(response.status, 'failed');
+    assert.ok((response.error as Json).code && (response.error as Json).message);
+  });
+
   it('a malformed item is a 400 naming the item, not the whole input', async () => {
     const bad = codexBody('gpt', [{ type: 'message', role: 'user', content: null }]);
     const answer = await post(up.gw, up.key, '/responses', bad);

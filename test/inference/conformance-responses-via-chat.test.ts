@@ -189,7 +189,7 @@ describe('conformance: Responses -> Chat', () => {
     assert.deepEqual(message.content[0].logprobs, expected);
   });
 
-  it('a Chat stream broken mid-way by openai-stream-server-error-chunk.sse ends the Responses stream in an error the SDK raises', async () => {
+  it('a Chat stream broken mid-way by openai-stream-server-error-chunk.sse ends the Responses stream with response.failed', async () => {
     up.openai.faultNextStream({
       afterEvents: 2,
       action: { raw: recordedText('openai', 'openai-stream-server-error-chunk.sse') },
@@ -199,11 +199,14 @@ describe('conformance: Responses -> Chat', () => {
       input: 'one two three four',
       stream: true,
     });
-    const failed = await rejection(
-      (async () => {
-        for await (const _event of stream);
-      })(),
-    );
-    assert.ok(failed instanceof Error);
+    const types: string[] = [];
+    let failed: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === 'response.failed') failed = event.response;
+    }
+    assert.equal(types.at(-1), 'response.failed', `the last event: ${types.join(', ')}`);
+    assert.equal(failed?.status, 'failed');
+    assert.ok(failed?.error?.code, 'the failure says its code');
   });
 });

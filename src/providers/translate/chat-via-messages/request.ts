@@ -14,6 +14,7 @@ import type {
 } from '../../../formats/messages/wire.ts';
 import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
 import type { TranslationTarget } from '../../types.ts';
+import { withinOutputLimit } from '../shared/output-limit.ts';
 import { rejectUntranslatable } from '../shared/unsupported-parameter.ts';
 import {
   assistantBlocks,
@@ -83,8 +84,7 @@ export function chatToMessagesRequest(
   const { system, messages } = convertConversation(body.messages);
   const request: AnthropicMessagesRequest = {
     model: body.model,
-    max_tokens:
-      body.max_completion_tokens ?? body.max_tokens ?? target?.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
+    max_tokens: maxTokens(body, target),
     messages,
   };
   if (system.length > 0) request.system = system;
@@ -99,6 +99,12 @@ export function chatToMessagesRequest(
   applyResponseFormat(request, body.response_format);
   applyReasoningEffort(request, body.reasoning_effort);
   return request;
+}
+
+function maxTokens(body: ChatCompletionRequest, target: TranslationTarget | undefined): number {
+  const requested = body.max_completion_tokens ?? body.max_tokens;
+  if (requested == null) return target?.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
+  return withinOutputLimit(requested, target);
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { estimateInputTokens } from '../../../catalog/estimate-tokens.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { UpstreamChatCompletion } from '../../../formats/chat-completions/wire.ts';
 import type { AnthropicMessagesRequest } from '../../../formats/messages/wire.ts';
@@ -357,7 +358,8 @@ describe('messages via chat: stream', () => {
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: 0, output_tokens: 0 },
+          // The gateway's estimate until message_delta brings the upstream's count.
+          usage: { input_tokens: estimateInputTokens('messages', base), output_tokens: 0 },
         },
       }),
       ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),

@@ -19,5 +19,5 @@ export const messagesViaChat: OperationTranslator<
   to: 'chat.completions',
   request: messagesToChatRequest,
   response: (answer: UpstreamChatCompletion) => chatToMessagesResponse(answer),
-  createStreamTranslator: () => new ChatToMessagesStream(),
+  createStreamTranslator: (request: AnthropicMessagesRequest) => new ChatToMessagesStream(request),
 });

@@ -13,6 +13,8 @@ import type {
   ResponsesRequest,
 } from '../../../formats/responses/wire.ts';
 import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
+import type { TranslationTarget } from '../../types.ts';
+import { withinOutputLimit } from '../shared/output-limit.ts';
 import { rejectUntranslatable } from '../shared/unsupported-parameter.ts';
 import { thinkingBlocksOfItem } from './reasoning.ts';
 import { chatToolName, ResponsesToolSet } from './tools.ts';
@@ -66,7 +68,10 @@ const SAME_NAME = [
 ] as const;
 
 /** Responses request -> Chat Completions request. */
-export function responsesToChatRequest(body: ResponsesRequest): ChatCompletionRequest {
+export function responsesToChatRequest(
+  body: ResponsesRequest,
+  target?: TranslationTarget,
+): ChatCompletionRequest {
   rejectUntranslatable(body, TRANSLATED, NEUTRAL);
   const messages: ChatMessage[] = [];
   if (body.instructions != null && body.instructions !== '')
@@ -79,7 +84,8 @@ export function responsesToChatRequest(body: ResponsesRequest): ChatCompletionRe
     chat.stream = true;
     chat.stream_options = { include_usage: true };
   }
-  if (body.max_output_tokens != null) chat.max_completion_tokens = body.max_output_tokens;
+  if (body.max_output_tokens != null)
+    chat.max_completion_tokens = withinOutputLimit(body.max_output_tokens, target);
   for (const key of SAME_NAME) if (body[key] != null) (chat as Record<string, unknown>)[key] = body[key];
   if (body.tool_choice != null) chat.tool_choice = tools.toolChoice(body.tool_choice);
   if (tools.chatTools.length > 0) chat.tools = tools.chatTools;

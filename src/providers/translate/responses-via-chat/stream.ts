@@ -8,6 +8,7 @@ import type { ResponsesRequest } from '../../../formats/responses/wire.ts';
 import { SSE_DONE } from '../../../formats/sse.ts';
 import { truncatedStreamError } from '../../shared/upstream-error.ts';
 import type { StreamEvent } from '../../types.ts';
+import { ToolCallDeltas } from '../shared/tool-call-deltas.ts';
 import {
   reasoningItem,
   responseEnvelope,
@@ -42,18 +43,6 @@ interface ReasoningItem {
   blocks: ChatThinkingBlock[];
 }
 type OpenItem = MessageItem | FunctionCallItem | ReasoningItem;
-/**
- * A tool call whose name has not come yet: some upstreams send a first delta with no name. Its
- * item opens once the name is known, with the arguments that came before it.
- */
-interface PendingCall {
-  callId: string | undefined;
-  arguments: string;
-  item: FunctionCallItem | null;
-}
-type ToolCallDelta = NonNullable<
-  UpstreamChatCompletionChunk['choices'][number]['delta']['tool_calls']
->[number];
 
 /**
  * Chat chunks -> Responses streaming events (API reference, "Streaming events"): response.created
@@ -73,7 +62,10 @@ export class ChatToResponsesStream {
   #finished = false;
   #nextOutputIndex = 0;
   #open: OpenItem | null = null;
-  readonly #toolCalls = new Map<number, PendingCall>();
+  readonly #toolCalls = new ToolCallDeltas<FunctionCallItem>({
+    open: (name, id, out) => this.#openToolCall(id, name, out),
+    arguments: (item, text, out) => this.#argumentsDelta(item, text, out),
+  });
   readonly #tools: ResponsesToolSet;
   readonly #output: unknown[] = [];
   #finishReason: string | null = null;
@@ -103,7 +95,7 @@ export class ChatToResponsesStream {
       this.#partDelta('output_text', choice.delta.content, out, chatTokenLogprobs(choice));
     if (choice.delta.refusal != null && choice.delta.refusal !== '')
       this.#partDelta('refusal', choice.delta.refusal, out);
-    for (const call of choice.delta.tool_calls ?? []) this.#toolCall(call, out);
+    for (const call of choice.delta.tool_calls ?? []) this.#toolCalls.push(call, out);
     if (choice.finish_reason != null) this.#finishReason = choice.finish_reason;
     return out;
   }
@@ -196,40 +188,23 @@ export class ChatToResponsesStream {
     return item;
   }
 
-  #toolCall(call: ToolCallDelta, out: StreamEvent[]): void {
-    let pending = this.#toolCalls.get(call.index);
-    if (pending === undefined) {
-      pending = { callId: undefined, arguments: '', item: null };
-      this.#toolCalls.set(call.index, pending);
-    }
-    if (call.id != null && call.id !== '') pending.callId ??= call.id;
-    const delta = call.function?.arguments ?? '';
-    if (pending.item === null) {
-      pending.arguments += delta;
-      const name = call.function?.name;
-      if (name != null && name !== '') this.#openToolCall(pending, name, out);
-      return;
-    }
-    if (delta !== '') this.#argumentsDelta(pending.item, delta, out);
-  }
-
-  #openToolCall(pending: PendingCall, name: string, out: StreamEvent[]): void {
+  /** A function_call (or custom_tool_call) item, opened once the call's name is known. */
+  #openToolCall(callId: string | undefined, name: string, out: StreamEvent[]): FunctionCallItem {
     const { outputIndex, id } = this.#startItem('fc', out);
     const item: FunctionCallItem = {
       kind: 'function_call',
       outputIndex,
       id,
-      callId: pending.callId ?? `call_${outputIndex}`,
+      callId: callId ?? `call_${outputIndex}`,
       origin: this.#tools.origin(name),
       arguments: '',
     };
-    pending.item = item;
     this.#open = item;
     this.#emit(out, 'response.output_item.added', {
       output_index: outputIndex,
       item: functionCallObject(item, 'in_progress'),
     });
-    if (pending.arguments !== '') this.#argumentsDelta(item, pending.arguments, out);
+    return item;
   }
 
   /** A custom tool's input is the `input` of the arguments' JSON: sent whole when the call ends. */
