@@ -44,6 +44,12 @@ export interface DeploymentTarget {
   knownReasoning?: boolean;
 }
 
+/** What an operation plan may depend on of a deployment: its model and provider options. */
+export interface DeployedModel {
+  upstreamModel: string;
+  providerOptions: Readonly<Record<string, unknown>>;
+}
+
 /** A multipart body passed through to the upstream: the raw client stream and its content type. */
 export interface MultipartPassThrough {
   kind: 'multipart';
@@ -141,6 +147,12 @@ export interface ProviderAdapter {
   readonly id: string;
   /** Operations this provider serves natively. Others may be reached through a translator. */
   readonly operations: Readonly<Partial<Record<Operation, OperationAdapter>>>;
+  /**
+   * The operations served natively for one deployment's model, when that depends on the model
+   * (Bedrock: Claude speaks Messages through InvokeModel, other models Chat through Converse);
+   * absent: `operations`, whatever the model.
+   */
+  readonly operationsFor?: (model: DeployedModel) => Readonly<Partial<Record<Operation, OperationAdapter>>>;
   /** True when a deployment must name `baseUrl` (openai-compatible, azure). */
   readonly requiresBaseUrl: boolean;
   /**

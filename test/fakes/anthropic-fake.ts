@@ -256,3 +256,43 @@ function messageEvents(plan: Plan, model: string, sequence: number): StreamEvent
   emit('message_stop', {});
   return events;
 }
+
+/** The signed thinking block a Claude fake puts first when a request asks for thinking. */
+export function fakeThinkingBlock(sequence: number): Json {
+  return { type: 'thinking', thinking: 'Considering the request.', signature: `c2lnbmVkLWZha2U${sequence}` };
+}
+
+/**
+ * Claude's answer to `body`, as a message and as stream events, for fakes of the platforms that
+ * serve Claude (bedrock-fake.ts: InvokeModel). With thinking asked for (`thinking.type: enabled`),
+ * a signed thinking block comes first, as Claude answers.
+ */
+export function claudeAnswer(
+  body: Json,
+  model: string,
+  sequence: number,
+): { message: Json; events: StreamEvent[] } {
+  const plan = planMessage(body, sequence);
+  const answer = message(plan, model, sequence);
+  const events = messageEvents(plan, model, sequence);
+  if ((body.thinking as Json | undefined)?.type !== 'enabled') return { message: answer, events };
+  const block = fakeThinkingBlock(sequence);
+  answer.content = [block, ...(answer.content as Json[])];
+  const shifted = events.map((event) => {
+    const data = event.data as Json;
+    return typeof data.index === 'number' ? { ...event, data: { ...data, index: data.index + 1 } } : event;
+  });
+  const thinking: StreamEvent[] = [
+    { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
+    { index: 0, delta: { type: 'thinking_delta', thinking: block.thinking } },
+    { index: 0, delta: { type: 'signature_delta', signature: block.signature } },
+    { index: 0 },
+  ].map((fields, i) => {
+    const type = ['content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop'][
+      i
+    ];
+    return { event: type, data: { type, ...fields } };
+  });
+  // After message_start and ping.
+  return { message: answer, events: [...shifted.slice(0, 2), ...thinking, ...shifted.slice(2)] };
+}

@@ -75,7 +75,7 @@ describe('Claude Code on every route', () => {
   });
   after(() => up?.close());
 
-  for (const model of ['cc-chat', 'cc-openai', 'gemini', 'cc-bedrock']) {
+  for (const model of ['cc-chat', 'cc-openai', 'gemini']) {
     it(`${model}: the first turn is served, streamed, with the input estimate in message_start`, async () => {
       const answer = await post(up.gw, up.key, '/messages', claudeCodeBody(model), HEADERS);
       assert.equal(answer.status, 200, answer.text);
@@ -122,6 +122,24 @@ describe('Claude Code on every route', () => {
     assert.match(String(results[2]), /cleared/);
     assert.equal(results[3], 'contents of f3');
     assert.equal(up.openai.lastRequest?.headers['anthropic-beta'], undefined);
+  });
+
+  it('Bedrock Claude: InvokeModel with the body and betas as sent; thinking and its signature come back', async () => {
+    const answer = await post(up.gw, up.key, '/messages', claudeCodeBody('cc-bedrock'), HEADERS);
+    assert.equal(answer.status, 200, answer.text);
+    const request = up.bedrock.lastRequest;
+    assert.equal(request?.operation, 'invoke-with-response-stream');
+    const sent = request?.body as Json;
+    assert.equal(sent.anthropic_version, 'bedrock-2023-05-31');
+    assert.deepEqual(sent.anthropic_beta, CAPTURED['anthropic-beta'].split(','));
+    assert.deepEqual(sent.thinking, CAPTURED.body.thinking, 'the exact budget, 31,999');
+    assert.deepEqual(sent.context_management, CAPTURED.body.context_management);
+    assert.equal(sent.max_tokens, 32_000);
+    const events = sseData(answer.text);
+    const signature = events.find((event) => (event.delta as Json | undefined)?.type === 'signature_delta');
+    assert.ok(signature, 'the signed thinking reaches Claude Code');
+    assert.equal(events.at(-1)?.type, 'message_stop');
+    assert.ok(!answer.text.includes('amazon-bedrock-invocationMetrics'));
   });
 
   it('Anthropic upstream: the body and betas reach Claude as sent', async () => {
