@@ -123,7 +123,7 @@ export interface UpstreamErrorInfo {
   /** The upstream's code when it is one a client may see (errors/upstream-codes.ts). */
   upstreamCode?: string;
   /** Input and window tokens, when a context-window refusal gave them. */
-  tokenCounts?: { inputTokens: number; limitTokens: number };
+  tokenCounts?: { inputTokens: number; limitTokens: number; outputTokens?: number };
 }
 
 /**
