@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import type { Logger } from '../telemetry/logger.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import { AlertQueue, type AlertQueueSettings } from './alert-queue.ts';
 import { subscribeAlertSources } from './alert-sources.ts';
 import { WebhookSender } from './webhook-sender.ts';

@@ -1,10 +1,10 @@
 import type { Config } from '../config.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import { PeriodicJob } from '../jobs/periodic-job.ts';
 import { expire } from '../jobs/retention-job.ts';
 import { RETENTION_JOB_INTERVAL_MS } from '../records/index.ts';
 import type { RecordQueueSettings } from '../records/queue-settings.ts';
 import type { Db } from '../store/database.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import { AuditLog } from './audit-log.ts';
 
 export interface AuditDeps {

@@ -1,10 +1,10 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/index.ts';
+import type { Logger } from '../diagnostics/logger.ts';
+import type { ReadinessProbe } from '../diagnostics/readiness-probe.ts';
 import type { AnswerStage, Stage } from '../pipeline/stage.ts';
-import type { ReadinessProbe } from '../server/readiness.ts';
 import type { Db } from '../store/database.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import { afterUpstreamStage } from './after-upstream.ts';
 import { beforeUpstreamStage } from './before-upstream-stage.ts';
 import { DatabaseExtensions } from './database-extensions.ts';

@@ -8,6 +8,8 @@ import { MasterKey } from '../auth/credentials.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { Config } from '../config.ts';
 import { DeploymentDirectory } from '../deployments/deployment-directory.ts';
+import type { Logger } from '../diagnostics/logger.ts';
+import type { ReadinessProbe } from '../diagnostics/readiness-probe.ts';
 import { createExtensions } from '../extensions/index.ts';
 import { CachedKeyResolver } from '../keys/cached-key-resolver.ts';
 import { KeyInfoReader } from '../keys/key-info.ts';
@@ -23,9 +25,7 @@ import { RouterSettingsStore } from '../router/router-settings.ts';
 import { buildApp, type RegisteredRoute, type RouteModule } from '../server/app.ts';
 import { registerMetricsRoute } from '../server/metrics-route.ts';
 import { OpenApiRegistry } from '../server/openapi.ts';
-import type { ReadinessProbe } from '../server/readiness.ts';
 import { openRuntime, type Runtime } from '../server/runtime.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import { Telemetry } from '../telemetry/telemetry.ts';
 import { UpstreamClient } from '../upstream/upstream-client.ts';
 

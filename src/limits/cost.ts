@@ -1,7 +1,7 @@
-import { estimateInputTokens, requestedOutputTokens } from '../catalog/estimate-tokens.ts';
 import type { ModelPricing } from '../catalog/model-pricing.ts';
 import { resolveCatalogEntry } from '../catalog/resolve-catalog-entry.ts';
 import type { Deployment, DeploymentPricing } from '../deployments/deployment.ts';
+import { estimateInputTokens, requestedOutputTokens } from '../formats/estimate-tokens.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
 import type { Operation, Usage } from '../providers/types.ts';
 import { exactCents } from './exact-cents.ts';

@@ -1,9 +1,9 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
+import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Stage } from '../pipeline/stage.ts';
 import { type Db, withTimeout } from '../store/database.ts';
-import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
 import { BudgetThresholds } from './budget-thresholds.ts';

@@ -63,7 +63,7 @@ export interface CallContext {
    */
   eligibleDeploymentIds?: ReadonlySet<string>;
   /**
-   * Estimated input tokens of the whole `body` (catalog/estimate-tokens.ts), made once by whichever
+   * Estimated input tokens of the whole `body` (formats/estimate-tokens.ts), made once by whichever
    * stage needs it first (the context-window check when the byte bound does not settle it, the
    * limits, the router for a deployment's TPM limit) through `estimatedInputTokensOf`. The body
    * does not change with the model, so a fallback reuses it.

@@ -1,5 +1,5 @@
+import type { Logger } from '../diagnostics/logger.ts';
 import { DependencyTimeoutError, isDatabaseUnavailable, withTimeout } from '../store/database.ts';
-import type { Logger } from '../telemetry/logger.ts';
 
 export interface BatchQueueOptions<T> {
   /** Names the queue in log lines. */

@@ -1,12 +1,12 @@
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/index.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import { runPartitionMaintenance } from '../jobs/partition-job.ts';
 import { PeriodicJob } from '../jobs/periodic-job.ts';
 import { runReconcile } from '../jobs/reconcile-job.ts';
 import { runRetention } from '../jobs/retention-job.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Database } from '../store/database.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import type { BatchQueue } from './batch-queue.ts';
 import { RECORD_QUEUE_DEFAULTS, type RecordQueueSettings } from './queue-settings.ts';
 import { RequestLogRecorder } from './variant-a/request-log-recorder.ts';

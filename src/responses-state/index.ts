@@ -6,9 +6,9 @@
  */
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/index.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import type { AnswerStage, Stage } from '../pipeline/stage.ts';
 import type { Database } from '../store/database.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import { CapsuleSealer } from './capsules.ts';
 import { Compactor } from './compactor.ts';
 import { ConversationExpander } from './conversation-expander.ts';

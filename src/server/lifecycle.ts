@@ -1,5 +1,5 @@
+import type { Logger } from '../diagnostics/logger.ts';
 import { withTimeout } from '../store/database-errors.ts';
-import type { Logger } from '../telemetry/logger.ts';
 
 /**
  * The shutdown order of SPEC.md cross-cutting rule 3: stop accepting and drain HTTP, flush the

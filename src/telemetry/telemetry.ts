@@ -1,3 +1,4 @@
+import type { Logger } from '../diagnostics/logger.ts';
 import type { CallContext, CallOutcome } from '../pipeline/call-context.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import { type CallSummary, summarizeCall } from '../records/call-summary.ts';
@@ -5,7 +6,6 @@ import { capturedResponse, requestCapture } from '../records/response-capture.ts
 import { CallMetrics } from './call-metrics.ts';
 import { CooldownCounter } from './cooldown-metric.ts';
 import { subscribeDiagnostics } from './diagnostics-subscriber.ts';
-import type { Logger } from './logger.ts';
 import type { MetricFamily } from './metric-family.ts';
 import type { OtlpExport } from './otlp-export.ts';
 import { toPrometheusText } from './prometheus-text.ts';

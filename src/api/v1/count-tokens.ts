@@ -2,16 +2,16 @@ import { text } from 'node:stream/consumers';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { mayUseModel, type Principal } from '../../auth/principal.ts';
-import { estimateInputTokens } from '../../catalog/estimate-tokens.ts';
 import type { DeploymentDirectory } from '../../deployments/deployment-directory.ts';
+import { credentialSecrets } from '../../diagnostics/scrub-secrets.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { estimateInputTokens } from '../../formats/estimate-tokens.ts';
 import { ROUTING_HEADERS } from '../../pipeline/pipeline.ts';
 import { getProviderAdapter } from '../../providers/registry.ts';
 import { upstreamTimeouts } from '../../router/attempt-runner.ts';
 import type { RouterSettings } from '../../router/router-settings-schema.ts';
 import { toGatewayError } from '../../server/error-response.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
-import { credentialSecrets } from '../../telemetry/scrub-secrets.ts';
 import type { UpstreamClient } from '../../upstream/upstream-client.ts';
 import {
   httpFailure,
@@ -51,7 +51,7 @@ interface TokenCount {
 /**
  * Counts a Messages body's input tokens for `principal` (docs/api.md, Token counting): the first
  * enabled deployment of the model whose provider counts tokens itself answers (Anthropic's
- * endpoint, passed through; Bedrock's CountTokens for Claude models); a model with none gets the gateway's estimate (catalog/estimate-tokens.ts).
+ * endpoint, passed through; Bedrock's CountTokens for Claude models); a model with none gets the gateway's estimate (formats/estimate-tokens.ts).
  * Nothing is billed, rate-limited or recorded: no model output is produced.
  */
 export async function countTokens(

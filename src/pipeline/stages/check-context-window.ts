@@ -1,10 +1,10 @@
+import { catalogEntryOf } from '../../deployments/deployment-catalog.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
 import {
   estimateEachEmbeddingInput,
   estimateInputTokens,
   inputTokensUpperBound,
-} from '../../catalog/estimate-tokens.ts';
-import { catalogEntryOf } from '../../deployments/deployment-catalog.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
+} from '../../formats/estimate-tokens.ts';
 import type { Operation } from '../../providers/types.ts';
 import { type CallContext, estimatedInputTokensOf } from '../call-context.ts';
 import { CONTINUE, type Stage } from '../stage.ts';
@@ -45,7 +45,7 @@ function measuredTokens(ctx: CallContext): number {
 }
 
 /**
- * SPEC.md (Errors) `context_length_exceeded`: the estimated input (catalog/estimate-tokens.ts,
+ * SPEC.md (Errors) `context_length_exceeded`: the estimated input (formats/estimate-tokens.ts,
  * which leans high) exceeds the model's catalog context window. A deployment whose window is
  * unknown accepts the call; the upstream then judges. Class context_window, so a context_window
  * fallback can reroute it.

@@ -1,7 +1,7 @@
+import type { Logger } from '../../diagnostics/logger.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import type { CallObserver } from '../../pipeline/pipeline.ts';
 import { type Db, execute } from '../../store/database.ts';
-import type { Logger } from '../../telemetry/logger.ts';
 import { BatchQueue } from '../batch-queue.ts';
 import { summarizeCall } from '../call-summary.ts';
 import { promptOf } from '../prompt.ts';

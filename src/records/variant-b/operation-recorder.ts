@@ -1,10 +1,10 @@
 import type { Keyring } from '../../crypto/index.ts';
+import { isoTime } from '../../diagnostics/iso-time.ts';
+import type { Logger } from '../../diagnostics/logger.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import { callSlot } from '../../pipeline/call-slot.ts';
 import type { CallObserver } from '../../pipeline/pipeline.ts';
 import type { Db } from '../../store/database.ts';
-import { isoTime } from '../../telemetry/iso-time.ts';
-import type { Logger } from '../../telemetry/logger.ts';
 import { BatchQueue } from '../batch-queue.ts';
 import { type CallSummary, summarizeCall } from '../call-summary.ts';
 import { storedError } from '../error-detail.ts';

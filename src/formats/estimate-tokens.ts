@@ -1,4 +1,4 @@
-import type { Operation } from '../providers/types.ts';
+import type { Operation } from './operation.ts';
 import { ByteBoundCounter, CharCountCounter, type TextCounter, TokenCounter } from './token-counter.ts';
 
 /**
