@@ -1,5 +1,6 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { Logger } from '../diagnostics/logger.ts';
+import { OPERATION_SPECS } from '../formats/operation-spec.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import { callSlot } from '../pipeline/call-slot.ts';
@@ -11,17 +12,6 @@ import { responseCacheKey } from './cache-key.ts';
 
 /** The answer header (DESIGN.md section 5, Response cache). */
 const CACHE_HEADER = 'x-gateway-cache';
-
-/**
- * The operations whose answers are cached: text in, JSON out. Images and audio are left alone (an
- * image answer's URLs expire, and a multipart upload cannot be hashed without reading it first).
- */
-const CACHEABLE_OPERATIONS: ReadonlySet<string> = new Set([
-  'chat.completions',
-  'messages',
-  'responses',
-  'embeddings',
-]);
 
 const STAGE_NAME = 'response-cache';
 
@@ -128,7 +118,7 @@ export class ResponseCache {
 
   /** The call's key and the read of its entry; null for an operation that is not cached. */
   #begin(ctx: CallContext): Lookup | null {
-    if (!CACHEABLE_OPERATIONS.has(ctx.endpoint.operation)) return null;
+    if (!OPERATION_SPECS[ctx.endpoint.operation].cacheable) return null;
     const directives = parseCacheControl(ctx.cacheControl);
     const key = responseCacheKey(ctx.endpoint.operation, ctx.publicModel, ctx.body, ctx.clientHeaders);
     return {
