@@ -9,6 +9,7 @@ import { type AnswerStage, CONTINUE, type Stage, type StageOutcome } from '../pi
 import type { StreamEvent } from '../providers/types.ts';
 import { parseCacheControl } from './cache-control.ts';
 import { responseCacheKey } from './cache-key.ts';
+import { RESPONSE_CACHE_STATUS } from './cache-status.ts';
 
 /** The answer header (DESIGN.md section 5, Response cache). */
 const CACHE_HEADER = 'x-gateway-cache';
@@ -111,7 +112,7 @@ export class ResponseCache {
     const result = entry === null ? null : hitResult(ctx, entry);
     if (result === null) return this.#status(ctx, 'miss');
     PENDING_WRITE.delete(ctx);
-    ctx.cacheStatus = 'hit';
+    RESPONSE_CACHE_STATUS.set(ctx, 'hit');
     ctx.responseHeaders[CACHE_HEADER] = 'hit';
     return { kind: 'respond', result };
   }
@@ -131,7 +132,7 @@ export class ResponseCache {
   }
 
   #status(ctx: CallContext, status: 'miss' | 'bypass'): StageOutcome {
-    ctx.cacheStatus = status;
+    RESPONSE_CACHE_STATUS.set(ctx, status);
     ctx.responseHeaders[CACHE_HEADER] = status;
     return CONTINUE;
   }
