@@ -14,10 +14,10 @@ import type {
   TranslationTarget,
 } from '../providers/types.ts';
 import { answerTextWithModel } from './answer-text.ts';
+import { exchange, readAnswerText } from './exchange.ts';
 import { endOfFirstEvent } from './first-event.ts';
-import { readAnswerText } from './read-answer.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
-import { httpFailure, parseUpstreamBody, transportFailure } from './upstream-failure.ts';
+import { parseUpstreamBody, transportFailure } from './upstream-failure.ts';
 
 export interface AttemptInput {
   deployment: Deployment;
@@ -72,17 +72,8 @@ export async function attemptUpstream(client: UpstreamClient, input: AttemptInpu
     multipart: multipartOf(input),
     clientHeaders: input.clientHeaders,
   });
-  let response: UpstreamResponse;
-  try {
-    response = await client.send(request, input.signal, input.timeouts);
-  } catch (error) {
-    throw transportFailure(error, input.signal);
-  }
-  if (response.status < 200 || response.status >= 300) {
-    const text = await readAnswerText(response, input.signal, client.maxAnswerBytes);
-    const native = input.plan.kind === 'native';
-    throw httpFailure(input.provider, response.status, parseUpstreamBody(text), response.headers, native);
-  }
+  const native = input.plan.kind === 'native';
+  const response = await exchange(client, request, input.signal, input.timeouts, input.provider, native);
   return input.stream
     ? streamResult(input, response, body)
     : jsonResult(input, response, body, client.maxAnswerBytes);

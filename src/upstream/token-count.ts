@@ -1,8 +1,8 @@
 import { credentialSecrets } from '../diagnostics/scrub-secrets.ts';
 import type { DeploymentTarget, ProviderAdapter, TokenCountAdapter } from '../providers/types.ts';
-import { readAnswerText } from './read-answer.ts';
-import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
-import { httpFailure, parseUpstreamBody, scrubbedFailure, transportFailure } from './upstream-failure.ts';
+import { exchange, readAnswerText } from './exchange.ts';
+import type { UpstreamClient, UpstreamTimeouts } from './upstream-client.ts';
+import { parseUpstreamBody, scrubbedFailure } from './upstream-failure.ts';
 
 export interface TokenCountInput {
   target: DeploymentTarget;
@@ -27,16 +27,11 @@ export async function countUpstreamTokens(client: UpstreamClient, input: TokenCo
     body: input.body,
     clientHeaders: input.clientHeaders,
   });
-  let response: UpstreamResponse;
   try {
-    response = await client.send(request, input.signal, input.timeouts);
+    const response = await exchange(client, request, input.signal, input.timeouts, input.provider, true);
+    const text = await readAnswerText(response, input.signal, client.maxAnswerBytes);
+    return input.counter.parseResponse(parseUpstreamBody(text), input.target);
   } catch (error) {
-    throw transportFailure(error, input.signal);
+    throw scrubbedFailure(error, credentialSecrets(input.target.apiKey));
   }
-  const answer = parseUpstreamBody(await readAnswerText(response, input.signal, client.maxAnswerBytes));
-  if (response.status < 200 || response.status >= 300) {
-    const failure = httpFailure(input.provider, response.status, answer, response.headers);
-    throw scrubbedFailure(failure, credentialSecrets(input.target.apiKey));
-  }
-  return input.counter.parseResponse(answer, input.target);
 }

@@ -1,6 +1,31 @@
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { UpstreamResponse } from './upstream-client.ts';
-import { transportFailure } from './upstream-failure.ts';
+import type { ProviderAdapter, UpstreamRequest } from '../providers/types.ts';
+import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
+import { httpFailure, parseUpstreamBody, transportFailure } from './upstream-failure.ts';
+
+/**
+ * One request and its answer's status, as every upstream call makes it (an attempt, a token
+ * count): a transport failure is classified; a non-2xx answer is read within the answer bound and
+ * classified by the provider's table (`native`: the upstream saw the client's own body).
+ */
+export async function exchange(
+  client: UpstreamClient,
+  request: UpstreamRequest,
+  signal: AbortSignal,
+  timeouts: UpstreamTimeouts,
+  provider: ProviderAdapter,
+  native: boolean,
+): Promise<UpstreamResponse> {
+  let response: UpstreamResponse;
+  try {
+    response = await client.send(request, signal, timeouts);
+  } catch (error) {
+    throw transportFailure(error, signal);
+  }
+  if (response.status >= 200 && response.status < 300) return response;
+  const text = await readAnswerText(response, signal, client.maxAnswerBytes);
+  throw httpFailure(provider, response.status, parseUpstreamBody(text), response.headers, native);
+}
 
 /**
  * The whole body as text, read with stream events: `for await` over the body costs an async
