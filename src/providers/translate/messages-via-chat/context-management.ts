@@ -12,7 +12,7 @@
  * - `clear_thinking_*`: a no-op here: thinking blocks are never sent to a Chat upstream.
  * - Any other edit is refused, naming it: the gateway cannot do what it asks.
  */
-import { estimateInputTokens } from '../../../catalog/estimate-tokens.ts';
+import { estimateInputTokens } from '../../../formats/estimate-tokens.ts';
 import type {
   AnthropicContentBlock,
   AnthropicMessageParam,

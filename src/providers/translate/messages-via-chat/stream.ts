@@ -1,9 +1,9 @@
-import { estimateInputTokens } from '../../../catalog/estimate-tokens.ts';
 import {
   type UpstreamChatCompletionChunk,
   type UpstreamChatUsage,
   upstreamReasoningText,
 } from '../../../formats/chat-completions/wire.ts';
+import { estimateInputTokens } from '../../../formats/estimate-tokens.ts';
 import { type AnthropicMessagesRequest, messagesStreamEvent } from '../../../formats/messages/wire.ts';
 import { SSE_DONE } from '../../../formats/sse.ts';
 import { truncatedStreamError } from '../../shared/upstream-error.ts';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { estimateInputTokens } from '../../../catalog/estimate-tokens.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { UpstreamChatCompletion } from '../../../formats/chat-completions/wire.ts';
+import { estimateInputTokens } from '../../../formats/estimate-tokens.ts';
 import type { AnthropicMessagesRequest } from '../../../formats/messages/wire.ts';
 import { SSE_DONE } from '../../../formats/sse.ts';
 import { OpenAIChatStreamDecoder } from '../../openai/openai-chat-stream-decoder.ts';
