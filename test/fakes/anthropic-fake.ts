@@ -16,6 +16,7 @@
 import type { StreamEvent } from '../../src/providers/types.ts';
 import type { FakeResponder } from './fake-responder.ts';
 import { countWords, FakeServer, type RecordedRequest } from './fake-server.ts';
+import { scriptedToolCall } from './scripted-tool-call.ts';
 
 export interface AnthropicFakeOptions {
   apiKey?: string;
@@ -144,6 +145,23 @@ function planMessage(body: Json, sequence: number): Plan {
   const tools = (body.tools as Json[] | undefined) ?? [];
   const choice = body.tool_choice as Json | undefined;
   const forced = choice?.type === 'any' || choice?.type === 'tool';
+  const scripted =
+    toolResult === undefined && choice?.type !== 'none'
+      ? scriptedToolCall(
+          lastUserText,
+          tools.map((tool) => String(tool.name)),
+        )
+      : null;
+  if (scripted !== null) {
+    return {
+      text: '',
+      toolUse: { id: `toolu_fake${sequence}`, name: scripted.name, input: scripted.input },
+      stopReason: 'tool_use',
+      stopSequence: null,
+      inputTokens,
+      outputTokens: ANTHROPIC_TOOL_USE_TOKENS,
+    };
+  }
   if (
     toolResult === undefined &&
     tools.length > 0 &&

@@ -35,6 +35,7 @@ import {
 } from './bedrock-fake-converse.ts';
 import type { FakeReply, FakeResponder } from './fake-responder.ts';
 import { countWords, FakeServer, type RecordedRequest } from './fake-server.ts';
+import { scriptedToolCall } from './scripted-tool-call.ts';
 
 export const BEDROCK_FAKE_CREDENTIALS: Readonly<AwsCredentials> = Object.freeze({
   accessKeyId: 'AKIDFAKEBEDROCK0001',
@@ -258,13 +259,18 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
       body.additionalModelRequestFields?.tool_choice?.type !== 'none' &&
       (choice?.any !== undefined || choice?.tool !== undefined || /\btool\b/i.test(lastText));
     const name = choice?.tool?.name ?? tools[0]?.toolSpec?.name;
+    const scripted =
+      body.additionalModelRequestFields?.tool_choice?.type === 'none'
+        ? null
+        : scriptedToolCall(
+            lastText,
+            tools.map((tool) => String(tool.toolSpec?.name)),
+          );
+    const call = scripted ?? (wantsTool && name ? { name, input: { echo: lastText } } : null);
     return {
       text: `echo: ${lastText}`,
       reasoning: fakeReasoning(body, lastText),
-      tool:
-        wantsTool && name
-          ? { toolUseId: `tooluse_fake${++this.#toolCalls}`, name, input: { echo: lastText } }
-          : null,
+      tool: call === null ? null : { toolUseId: `tooluse_fake${++this.#toolCalls}`, ...call },
       cache: this.#cache.usage(body),
     };
   }

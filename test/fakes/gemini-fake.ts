@@ -12,6 +12,7 @@
  */
 import type { FakeReply, FakeResponder } from './fake-responder.ts';
 import { countWords, FakeServer, type RecordedRequest } from './fake-server.ts';
+import { scriptedToolCall } from './scripted-tool-call.ts';
 
 export const GEMINI_FAKE_API_KEY = 'fake-gemini-key-0001';
 
@@ -143,8 +144,19 @@ function generateAnswer(body: GenerateBody, model: string): Answer {
   const texts = Array.from({ length: count }, (_, i) =>
     i === 0 ? `echo: ${lastText}` : `echo ${i}: ${lastText}`,
   );
+  const scripted =
+    config?.mode === 'NONE'
+      ? null
+      : scriptedToolCall(
+          lastText,
+          declarations.map((declaration) => declaration.name),
+        );
   const call =
-    wantsCall && functionName ? { functionCall: { name: functionName, args: { echo: lastText } } } : null;
+    scripted !== null
+      ? { functionCall: { name: scripted.name, args: scripted.input } }
+      : wantsCall && functionName
+        ? { functionCall: { name: functionName, args: { echo: lastText } } }
+        : null;
   const outputTokens = texts.reduce((sum, text) => sum + countWords(text), 0);
   const usage = {
     promptTokenCount: promptTokens,
