@@ -186,6 +186,9 @@ describe('Codex on every route', () => {
     const sent = lastJson(up.anthropic);
     const names = (sent.tools as Json[]).map((tool) => tool.name);
     assert.ok(names.includes('multi_agent_v1__close_agent') && names.includes('apply_patch'));
+    // Codex marks nothing; the gateway marks the last tool, the system prompt and the conversation end.
+    assert.equal(JSON.stringify(sent).match(/"cache_control"/g)?.length, 3);
+    assert.ok((sent.tools as Json[]).at(-1)?.cache_control);
     const output = completedResponse(first.text).output as Json[];
     assert.equal(output.at(-1)?.type, 'function_call');
     const second = await post(up.gw, up.key, '/responses', codexBody('claude', SECOND_TURN_ITEMS));

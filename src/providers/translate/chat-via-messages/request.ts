@@ -16,6 +16,7 @@ import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
 import type { TranslationTarget } from '../../types.ts';
 import { withinOutputLimit } from '../shared/output-limit.ts';
 import { rejectUntranslatable } from '../shared/unsupported-parameter.ts';
+import { markStablePrefix } from './cache-breakpoints.ts';
 import {
   assistantBlocks,
   midConversationInstruction,
@@ -98,6 +99,7 @@ export function chatToMessagesRequest(
   if (choice !== undefined) request.tool_choice = choice;
   applyResponseFormat(request, body.response_format);
   applyReasoningEffort(request, body.reasoning_effort);
+  markStablePrefix(request);
   return request;
 }
 

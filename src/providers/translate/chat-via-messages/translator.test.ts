@@ -76,7 +76,12 @@ describe('chat via messages: request', () => {
     assert.deepEqual(request.messages[0].content, [
       { type: 'text', text: 'Compare' },
       { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: '/9j/4AAQ' } },
-      { type: 'image', source: { type: 'url', url: 'https://example.com/b.png' } },
+      {
+        type: 'image',
+        source: { type: 'url', url: 'https://example.com/b.png' },
+        // Two images are over Claude's smallest cacheable prompt: the conversation's end is marked.
+        cache_control: { type: 'ephemeral' },
+      },
     ]);
   });
 
