@@ -139,8 +139,9 @@ describe('chat via messages: requests Claude would refuse are not sent', () => {
         },
       ],
     });
+    const inputSchema = { type: 'object', additionalProperties: false };
     assert.deepEqual(request.tools, [
-      { name: 'f', input_schema: { type: 'object' }, strict: true, cache_control: { type: 'ephemeral' } },
+      { name: 'f', input_schema: inputSchema, strict: true, cache_control: { type: 'ephemeral' } },
     ]);
   });
 

@@ -12,6 +12,7 @@ import type {
   AnthropicTool,
   AnthropicToolChoice,
 } from '../../../formats/messages/wire.ts';
+import { claudeJsonSchema } from '../../anthropic/claude-json-schema.ts';
 import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
 import type { TranslationTarget } from '../../types.ts';
 import { withinOutputLimit } from '../shared/output-limit.ts';
@@ -200,6 +201,9 @@ function convertTool(
   if (fn.description !== undefined) converted.description = fn.description;
   // Strict tool use (structured outputs) has the same name and meaning on Claude.
   if (fn.strict != null) converted.strict = fn.strict;
+  // Strict tool use holds the input schema to structured outputs' rules.
+  if (fn.strict === true)
+    converted.input_schema = claudeJsonSchema(converted.input_schema) as Record<string, unknown>;
   const cache = (tool as { cache_control?: unknown }).cache_control;
   if (cache != null) converted.cache_control = cache;
   return converted;
@@ -231,5 +235,7 @@ function applyResponseFormat(
     return;
   }
   if (format.type !== 'json_schema') throw unsupportedParameter('response_format');
-  request.output_config = { format: { type: 'json_schema', schema: format.json_schema.schema ?? {} } };
+  // The schema as Claude's structured outputs take it: what it cannot enforce goes to descriptions.
+  const schema = claudeJsonSchema(format.json_schema.schema ?? {}) as Record<string, unknown>;
+  request.output_config = { format: { type: 'json_schema', schema } };
 }

@@ -161,7 +161,9 @@ describe('chat via messages: request', () => {
       ...base,
       response_format: { type: 'json_schema', json_schema: { name: 'x', schema } },
     });
-    assert.deepEqual(request.output_config, { format: { type: 'json_schema', schema } });
+    // Closed, as Claude's structured outputs require every object to be (claude-json-schema.ts).
+    const closed = { type: 'object', additionalProperties: false };
+    assert.deepEqual(request.output_config, { format: { type: 'json_schema', schema: closed } });
   });
 
   test('what Messages cannot express is a 400 naming it, never a silent clamp', () => {
