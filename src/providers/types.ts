@@ -156,6 +156,11 @@ export interface ProviderAdapter {
   classifyError(status: number, body: unknown, headers: Readonly<Record<string, string>>): UpstreamErrorInfo;
 }
 
+/** What the pipeline already knows of a call when a stream translator starts. */
+export interface StreamTranslatorContext {
+  inputTokens?: number;
+}
+
 /** What a translator may know of the model it translates for (the deployment's catalog entry). */
 export interface TranslationTarget {
   /** The model's documented output limit; null when the catalog does not know it. */
@@ -179,8 +184,14 @@ export interface OperationTranslator<
   /** `target` is absent where no deployment is known (tests, a cached answer's replay). */
   request(body: FromBody, target?: TranslationTarget): ToBody;
   response(answer: ToAnswer, request: FromBody): FromAnswer;
-  /** Incremental: each `to` event becomes zero or more `from` events; never buffers the whole answer. */
-  createStreamTranslator(request: FromBody): {
+  /**
+   * Incremental: each `to` event becomes zero or more `from` events; never buffers the whole
+   * answer. `known.inputTokens`: the call's input estimate, when the pipeline already made one.
+   */
+  createStreamTranslator(
+    request: FromBody,
+    known?: StreamTranslatorContext,
+  ): {
     push(event: StreamEvent): StreamEvent[];
     finish(): StreamEvent[];
   };

@@ -31,8 +31,9 @@ const STREAMED_BLOCKS = Object.freeze({
  * finish_reason chunk, so message_delta waits for `[DONE]`; nothing else is held back.
  */
 export class ChatToMessagesStream {
-  constructor(request: AnthropicMessagesRequest) {
-    this.#inputEstimate = estimateInputTokens('messages', request);
+  /** `inputTokens`: the pipeline's estimate when it made one; otherwise it is made here. */
+  constructor(request: AnthropicMessagesRequest, inputTokens?: number) {
+    this.#inputEstimate = inputTokens ?? estimateInputTokens('messages', request);
   }
 
   #started = false;
