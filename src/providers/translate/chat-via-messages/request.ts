@@ -160,7 +160,7 @@ function convertMessage(
     case 'user':
       return { role: 'user', content: userContent(message.content, index) };
     case 'tool':
-      return { role: 'user', content: [toolResultBlock(message)] };
+      return { role: 'user', content: [toolResultBlock(message, index)] };
     case 'assistant':
       return { role: 'assistant', content: assistantBlocks(message, index) };
   }
