@@ -250,7 +250,8 @@ describe('chat via messages: response', () => {
         prompt_tokens: 160,
         completion_tokens: 12,
         total_tokens: 172,
-        prompt_tokens_details: { cached_tokens: 100 },
+        // Cache writes as Converse's are reported (bedrock-usage.ts): the same on every route.
+        prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 10 },
       },
     });
   });
