@@ -68,7 +68,12 @@ describe('Claude Code (claude -p) on every kind of upstream', { timeout: 900_000
     const invokes = up.bedrock.requests.filter((request) => request.operation?.startsWith('invoke'));
     assert.ok(invokes.length >= 2, `InvokeModel calls: ${invokes.length}`);
     const first = invokes[0].body as Json;
-    assert.ok((first.anthropic_beta as string[]).includes('claude-code-20250219'));
+    const betas = first.anthropic_beta as string[];
+    assert.ok(
+      betas.includes('claude-code-20250219') && betas.includes('tool-search-tool-2025-10-19'),
+      String(betas),
+    );
+    assert.ok(!betas.some((beta) => beta.startsWith('advanced-tool-use-')), 'Bedrock would refuse it');
     assert.equal((first.thinking as Json).budget_tokens, 31_999);
     assert.match(JSON.stringify(first.system), /"cache_control"/);
     const loop = JSON.stringify(invokes.at(-1)?.body);

@@ -361,6 +361,10 @@ function parseRoute(url: string): { modelId: string; operation: Operation } | nu
   return { modelId: decodeURIComponent(segments[2]), operation };
 }
 
+/** First-party betas Bedrock answers 400 "invalid beta flag" to (what Claude Code sends it as they are). */
+const REFUSED_BETAS =
+  /^(advanced-tool-use-|thinking-token-count-|prompt-caching-scope-|oauth-|token-counting-)/;
+
 /** Why Bedrock would refuse an InvokeModel body for Claude, or null. */
 function invokeRefusal(request: BedrockRecordedRequest): string | null {
   if (!/(^|\.)anthropic\.claude-/.test(request.modelId ?? ''))
@@ -379,6 +383,8 @@ function invokeRefusal(request: BedrockRecordedRequest): string | null {
   if (betas !== undefined && !(Array.isArray(betas) && betas.every((beta) => typeof beta === 'string'))) {
     return 'Malformed input request: #/anthropic_beta: expected type: JSONArray';
   }
+  if (Array.isArray(betas) && betas.some((beta) => REFUSED_BETAS.test(String(beta))))
+    return 'invalid beta flag';
   return null;
 }
 

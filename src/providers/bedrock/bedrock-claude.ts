@@ -10,6 +10,7 @@ import type { AnthropicMessage, AnthropicMessagesRequest } from '../../formats/m
 import { anthropicMessagesAdapter } from '../anthropic/anthropic-messages.ts';
 import { type ClaudePlatform, claudePlatformBody, mergedBetas } from '../anthropic/claude-platform-body.ts';
 import type { DeploymentTarget, OperationAdapter } from '../types.ts';
+import { bedrockClientBetas } from './bedrock-claude-betas.ts';
 import { BedrockClaudeStreamDecoder } from './bedrock-claude-stream-decoder.ts';
 import {
   type BedrockEndpoint,
@@ -41,7 +42,8 @@ export function bedrockClaudeOperation(
     buildRequest({ target, body, stream, clientHeaders = {} }) {
       const endpoint = resolveBedrockEndpoint(target);
       const url = invokeModelUrl(endpoint, target.upstreamModel, stream);
-      const betas = mergedBetas(deploymentBetas(target), clientHeaders['anthropic-beta']);
+      const client = bedrockClientBetas(mergedBetas([], clientHeaders['anthropic-beta']));
+      const betas = mergedBetas([...deploymentBetas(target), ...client], undefined);
       const payload = JSON.stringify(claudePlatformBody(body, BEDROCK_CLAUDE, betas, stream));
       return bedrockSignedRequest({ target, endpoint, url, payload, stream, now: now() });
     },

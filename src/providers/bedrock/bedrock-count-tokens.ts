@@ -10,15 +10,10 @@ import { claudePlatformBody, mergedBetas } from '../anthropic/claude-platform-bo
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type { TokenCountAdapter } from '../types.ts';
 import { BEDROCK_CLAUDE } from './bedrock-claude.ts';
+import { bedrockClientBetas } from './bedrock-claude-betas.ts';
 import { resolveBedrockEndpoint } from './bedrock-config.ts';
 import { bedrockSignedRequest } from './bedrock-signed-request.ts';
 import { isClaudeModel } from './bedrock-tool-config.ts';
-
-/**
- * The beta the Anthropic SDK's `beta.messages.countTokens` adds for Anthropic's own count endpoint
- * (`token-counting-2024-11-01`): not a Claude feature, so not one for Bedrock's InvokeModel body.
- */
-const TOKEN_COUNTING_BETA = 'token-counting-';
 
 const countTokensAnswerSchema = z.looseObject({ inputTokens: z.number().int().nonnegative() });
 
@@ -61,8 +56,7 @@ function invokeModelBody(
 ): Record<string, unknown> {
   const thinking = body.thinking as { budget_tokens?: unknown } | undefined;
   const budget = typeof thinking?.budget_tokens === 'number' ? thinking.budget_tokens : 0;
-  const betas = mergedBetas([], clientHeaders['anthropic-beta']).filter(
-    (beta) => !beta.startsWith(TOKEN_COUNTING_BETA),
-  );
+  // The betas InvokeModel takes: the SDK's `token-counting-*` for Anthropic's own count endpoint is none.
+  const betas = bedrockClientBetas(mergedBetas([], clientHeaders['anthropic-beta']));
   return { max_tokens: budget + 1, ...claudePlatformBody(body, BEDROCK_CLAUDE, betas, false) };
 }
