@@ -385,6 +385,9 @@ function invokeRefusal(request: BedrockRecordedRequest): string | null {
   }
   if (Array.isArray(betas) && betas.some((beta) => REFUSED_BETAS.test(String(beta))))
     return 'invalid beta flag';
+  if (JSON.stringify(body.system ?? '').includes('x-anthropic-billing-header')) {
+    return 'x-anthropic-billing-header is a reserved keyword and may not be used in the system prompt.';
+  }
   return null;
 }
 

@@ -141,6 +141,9 @@ describe('Claude Code on every route', () => {
     assert.deepEqual(sent.thinking, CAPTURED.body.thinking, 'the exact budget, 31,999');
     assert.deepEqual(sent.context_management, CAPTURED.body.context_management);
     assert.equal(sent.max_tokens, 32_000);
+    // Claude Code's first-party attribution line, which Bedrock refuses as a reserved keyword.
+    assert.equal((sent.system as Json[]).length, (CAPTURED.body.system as Json[]).length - 1);
+    assert.ok(!JSON.stringify(sent.system).includes('x-anthropic-billing-header'));
     const events = sseData(answer.text);
     const signature = events.find((event) => (event.delta as Json | undefined)?.type === 'signature_delta');
     assert.ok(signature, 'the signed thinking reaches Claude Code');
