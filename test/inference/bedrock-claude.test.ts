@@ -150,6 +150,19 @@ describe('Claude on Bedrock through InvokeModel', () => {
     assert.equal(completion.choices[0].message.content, 'echo: hello there');
   });
 
+  it("a Chat client's temperature is held to Claude's range, as on Anthropic", async () => {
+    const error = await rejection<InstanceType<typeof OpenAI.APIError>>(
+      openai.chat.completions.create({
+        model: 'bedrock-sonnet',
+        temperature: 1.5,
+        messages: [{ role: 'user', content: 'hello there' }],
+      }),
+    );
+    assert.equal(error.status, 400);
+    assert.equal(error.param, 'temperature');
+    assert.equal(up.bedrock.requests.length, 0);
+  });
+
   it('a Responses client (Codex) reaches Claude too', async () => {
     const response = await openai.responses.create({ model: 'bedrock-sonnet', input: 'hello there' });
     assert.equal(up.bedrock.lastRequest?.operation, 'invoke');
