@@ -233,12 +233,8 @@ function embedAnswer(body: unknown): unknown {
 function countTokens(body: unknown, res: FakeResponder): void {
   const request = (body as { generateContentRequest?: GenerateBody } | undefined)?.generateContentRequest;
   if (request === undefined || !Array.isArray(request.contents) || request.contents.length === 0) {
-    return sendError(
-      res,
-      400,
-      'INVALID_ARGUMENT',
-      '* CountTokensRequest.contents: contents is not specified',
-    );
+    sendError(res, 400, 'INVALID_ARGUMENT', '* CountTokensRequest.contents: contents is not specified');
+    return;
   }
   const parts = [
     ...(request.systemInstruction?.parts ?? []),
