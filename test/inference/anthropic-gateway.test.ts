@@ -196,6 +196,12 @@ describe('the Anthropic gateway contract', () => {
         messages: MESSAGES,
       });
       assert.equal(raw.headers.get('x-switchyard-token-count'), 'provider');
+      // Found by openapi-fuzz: a message the translator cannot read is the client's 400, not a 502.
+      const malformed = await post(up.gw, up.key, '/messages/count_tokens', {
+        model: 'gemini',
+        messages: [{ role: '' }],
+      });
+      assert.equal(malformed.status, 400, malformed.text);
     });
 
     it("estimates with the gateway's tokenizer on other providers and on Bedrock models other than Claude", async () => {
