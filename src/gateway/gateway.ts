@@ -21,6 +21,7 @@ import { createResponsesState } from '../responses-state/index.ts';
 import { Router } from '../router/router.ts';
 import { RouterSettingsStore } from '../router/router-settings.ts';
 import { buildApp, type RegisteredRoute, type RouteModule } from '../server/app.ts';
+import { registerConsoleRoute } from '../server/console-route.ts';
 import { registerMetricsRoute } from '../server/metrics-route.ts';
 import { OpenApiRegistry } from '../server/openapi.ts';
 import type { ReadinessProbe } from '../server/readiness.ts';
@@ -43,6 +44,8 @@ export interface Gateway {
 export interface GatewayOverrides {
   /** The clock budget periods are read on (ms since the epoch); Date.now by default. */
   now?(): number;
+  /** Where the built console is read from; `dist/console/` by default (server/console-route.ts). */
+  consoleDir?: string;
 }
 
 /** The composition root: opens the runtime, builds every feature, assembles the HTTP app. */
@@ -201,6 +204,7 @@ export async function buildGateway(
     upstreamErrorMessages: runtime.config.upstreamErrorMessages,
   });
   registerMetricsRoute(app, docs, authenticator, telemetry);
+  await registerConsoleRoute(app, docs, overrides.consoleDir);
   records.start();
   audit.start();
   responsesState.start();

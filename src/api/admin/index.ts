@@ -20,6 +20,7 @@ import { registerExtensionRoutes } from './extension-routes.ts';
 import { logsModule } from './logs.ts';
 import { registerPayloadRoute } from './payload-route.ts';
 import { registerRouterSettingsRoutes } from './router-settings-routes.ts';
+import { registerStatusRoute } from './status.ts';
 import { registerTeamRoutes } from './team-routes.ts';
 import { usageModule } from './usage.ts';
 import { registerVirtualKeyRoutes } from './virtual-key-routes.ts';
@@ -62,6 +63,7 @@ export function adminModules(deps: AdminDeps): RouteModule[] {
       registerTeamRoutes(scope, docs, teams);
       registerRouterSettingsRoutes(scope, docs, deps.routerSettings);
       registerExtensionRoutes(scope, docs, deps.extensions);
+      registerStatusRoute(scope, docs, deps.variant);
     },
   };
   if (deps.variant === 'a') return [resources, auditModule({ db, log: deps.auditLog })];

@@ -1,0 +1,122 @@
+import { useState } from 'preact/hooks';
+import { api, type Page } from '../api.ts';
+import { ConfirmButton } from '../components/confirm-button.tsx';
+import { Notice } from '../components/notice.tsx';
+import { useAction, useLoad } from '../hooks.ts';
+import type { Deployment, Resolved } from '../types.ts';
+import { DeploymentForm } from './deployment-form.tsx';
+
+/** The deployment's price source as resolve reports it (the same for each of its operations). */
+async function priceSources(deployments: Deployment[]): Promise<Map<string, string>> {
+  const sources = new Map<string, string>();
+  await Promise.all(
+    deployments.map(async (deployment) => {
+      const body = {
+        publicModel: deployment.publicModel,
+        provider: deployment.provider,
+        upstreamModel: deployment.upstreamModel,
+        baseUrl: deployment.baseUrl,
+        pricing: deployment.pricing,
+        profile: deployment.profile,
+        providerOptions: deployment.providerOptions,
+      };
+      const resolved = await api<Resolved>('POST', '/admin/deployments/resolve', body).catch(() => null);
+      const first = resolved === null ? undefined : Object.values(resolved.operations)[0];
+      sources.set(deployment.id, first?.priceSource ?? 'unknown');
+    }),
+  );
+  return sources;
+}
+
+export function DeploymentsPage() {
+  const list = useLoad(async () => {
+    const page = await api<Page<Deployment>>('GET', '/admin/deployments?limit=200');
+    return { deployments: page.data, prices: await priceSources(page.data) };
+  }, []);
+  const [editing, setEditing] = useState<Deployment | null>(null);
+  const { message, setMessage, act } = useAction(list.reload);
+
+  return (
+    <>
+      <section aria-labelledby="dep-list">
+        <h2 id="dep-list">Deployments</h2>
+        {list.error && <Notice kind="error">{list.error}</Notice>}
+        {message && <Notice kind={message.kind}>{message.text}</Notice>}
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Public model</th>
+                <th scope="col">Provider</th>
+                <th scope="col">Upstream model</th>
+                <th scope="col">Enabled</th>
+                <th scope="col">Weight</th>
+                <th scope="col">API key</th>
+                <th scope="col">Price source</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data?.deployments.map((deployment) => (
+                <tr key={deployment.id}>
+                  <th scope="row">
+                    {deployment.publicModel}
+                    <span class="id">{deployment.id}</span>
+                  </th>
+                  <td>{deployment.provider}</td>
+                  <td>{deployment.upstreamModel}</td>
+                  <td>{deployment.enabled ? 'yes' : 'no'}</td>
+                  <td>{deployment.weight}</td>
+                  <td>{deployment.hasApiKey ? 'set' : 'none'}</td>
+                  <td>{list.data?.prices.get(deployment.id)}</td>
+                  <td class="actions">
+                    <button
+                      type="button"
+                      aria-label={`Edit ${deployment.publicModel} (${deployment.id})`}
+                      onClick={() => setEditing(deployment)}
+                    >
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      aria-label={`${deployment.enabled ? 'Disable' : 'Enable'} ${deployment.publicModel} (${deployment.id})`}
+                      onClick={() =>
+                        act(`${deployment.enabled ? 'Disabled' : 'Enabled'} ${deployment.id}.`, () =>
+                          api('PATCH', `/admin/deployments/${deployment.id}`, {
+                            enabled: !deployment.enabled,
+                          }),
+                        )
+                      }
+                    >
+                      {deployment.enabled ? 'Disable' : 'Enable'}
+                    </button>
+                    <ConfirmButton
+                      label="Delete"
+                      subject={`${deployment.publicModel} (${deployment.id})`}
+                      onConfirm={() =>
+                        act(`Deleted ${deployment.id}.`, () =>
+                          api('DELETE', `/admin/deployments/${deployment.id}`),
+                        )
+                      }
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.data?.deployments.length === 0 && <p>No deployments yet: create one below.</p>}
+        </div>
+      </section>
+      <DeploymentForm
+        key={editing?.id ?? 'new'}
+        editing={editing}
+        onDone={(text) => {
+          setEditing(null);
+          setMessage({ kind: 'ok', text });
+          list.reload();
+        }}
+        onCancel={() => setEditing(null)}
+      />
+    </>
+  );
+}
