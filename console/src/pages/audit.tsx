@@ -1,13 +1,11 @@
-import { useState } from 'preact/hooks';
-import { api, type Page, query } from '../api.ts';
 import { FilterInput, FilterSelect } from '../components/filter-fields.tsx';
 import { Notice } from '../components/notice.tsx';
 import { Pager } from '../components/pager.tsx';
-import { rfc3339, time } from '../format.ts';
-import { useLoad } from '../hooks.ts';
+import { time } from '../format.ts';
+import { useSearch } from '../search.ts';
 import type { AuditRow } from '../types.ts';
 
-interface Filters {
+type Filters = {
   kind: string;
   method: string;
   path: string;
@@ -15,7 +13,7 @@ interface Filters {
   status: string;
   since: string;
   until: string;
-}
+};
 
 const NO_FILTERS: Filters = {
   kind: '',
@@ -28,22 +26,11 @@ const NO_FILTERS: Filters = {
 };
 
 export function AuditPage() {
-  const [draft, setDraft] = useState(NO_FILTERS);
-  const [filters, setFilters] = useState(NO_FILTERS);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const page = useLoad(
-    () =>
-      api<Page<AuditRow>>(
-        'GET',
-        `/admin/audit${query({ ...filters, since: rfc3339(filters.since), until: rfc3339(filters.until), cursor })}`,
-      ),
-    [filters, cursor],
+  const { draft, field, page, cursor, setCursor, search } = useSearch<Filters, AuditRow>(
+    'audit',
+    '/admin/audit',
+    NO_FILTERS,
   );
-  const field = {
-    form: 'audit',
-    draft,
-    onChange: (name: keyof Filters, value: string) => setDraft({ ...draft, [name]: value }),
-  };
   const choices = (values: string[]) => values.map((value) => ({ value, text: value }));
   return (
     <>
@@ -52,8 +39,7 @@ export function AuditPage() {
         aria-label="Filter the audit trail"
         onSubmit={(event) => {
           event.preventDefault();
-          setCursor(null);
-          setFilters(draft);
+          search(draft);
         }}
       >
         <FilterSelect

@@ -1,18 +1,17 @@
-import { useState } from 'preact/hooks';
-import { ApiError, api, type Page, query } from '../api.ts';
 import { FilterInput, FilterSelect } from '../components/filter-fields.tsx';
 import { Notice } from '../components/notice.tsx';
 import { Pager } from '../components/pager.tsx';
-import { count, dollars, millis, rfc3339, time } from '../format.ts';
+import { count, dollars, millis, time } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { loadOwners } from '../owners.ts';
 import { href } from '../routes.ts';
+import { useSearch } from '../search.ts';
 import type { Operation } from '../types.ts';
 import { CallPage } from './call.tsx';
 
 const STATUSES = ['in_progress', 'success', 'failure', 'cancelled', 'abandoned'];
 
-interface Filters {
+type Filters = {
   requestId: string;
   keyId: string;
   teamId: string;
@@ -21,7 +20,7 @@ interface Filters {
   tag: string;
   since: string;
   until: string;
-}
+};
 
 const NO_FILTERS: Filters = {
   requestId: '',
@@ -40,28 +39,13 @@ export function LogsPage({ requestId }: { requestId: string }) {
 }
 
 function LogSearch() {
-  const [draft, setDraft] = useState(NO_FILTERS);
-  const [filters, setFilters] = useState(NO_FILTERS);
-  const [cursor, setCursor] = useState<string | null>(null);
   const owners = useLoad(loadOwners, []);
-  const page = useLoad(
-    () =>
-      api<Page<Operation>>(
-        'GET',
-        `/admin/logs${query({ ...filters, since: rfc3339(filters.since), until: rfc3339(filters.until), cursor, limit: 50 })}`,
-      ).catch((reason: unknown) => {
-        if (reason instanceof ApiError && reason.status === 404) {
-          throw new Error('Request records are kept in variant B only (this gateway runs variant A).');
-        }
-        throw reason;
-      }),
-    [filters, cursor],
+  const { draft, field, page, cursor, setCursor, search } = useSearch<Filters, Operation>(
+    'logs',
+    '/admin/logs',
+    NO_FILTERS,
+    'Request records are kept in variant B only (this gateway runs variant A).',
   );
-  const field = {
-    form: 'logs',
-    draft,
-    onChange: (name: keyof Filters, value: string) => setDraft({ ...draft, [name]: value }),
-  };
   return (
     <>
       <form
@@ -69,8 +53,7 @@ function LogSearch() {
         aria-label="Search logs"
         onSubmit={(event) => {
           event.preventDefault();
-          setCursor(null);
-          setFilters({ ...draft, requestId: draft.requestId.trim() });
+          search({ ...draft, requestId: draft.requestId.trim() });
         }}
       >
         <FilterInput {...field} name="requestId" label="Request ID" />
@@ -100,14 +83,7 @@ function LogSearch() {
           <button type="submit" class="primary">
             Search
           </button>
-          <button
-            type="button"
-            onClick={() => {
-              setDraft(NO_FILTERS);
-              setFilters(NO_FILTERS);
-              setCursor(null);
-            }}
-          >
+          <button type="button" onClick={() => search(NO_FILTERS)}>
             Clear
           </button>
         </div>
