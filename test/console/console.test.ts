@@ -262,7 +262,8 @@ describe('admin console in Chromium', () => {
   step('reads in the dark theme and on a phone', async () => {
     await nav('Usage').click();
     await page.getByRole('button', { name: 'Dark theme' }).click();
-    assert.equal(await page.evaluate('document.documentElement.dataset.theme'), 'dark');
+    await page.waitForFunction("document.documentElement.dataset.theme === 'dark'");
+    assert.equal(await page.getByRole('button', { name: 'Dark theme' }).getAttribute('aria-pressed'), 'true');
     await page.getByRole('rowheader', { name: 'console-gpt', exact: true }).waitFor();
     await browser.screenshot('usage-dark');
     await page.setViewportSize({ width: 390, height: 844 });
