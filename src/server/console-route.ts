@@ -4,6 +4,7 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { GatewayError } from '../errors/gateway-error.ts';
 import type { OpenApiRegistry } from './openapi.ts';
 
 /**
@@ -44,6 +45,7 @@ const CONTENT_TYPES: Record<string, string> = {
 const HASHED_ASSET_CACHE = 'public, max-age=31536000, immutable';
 /** The page itself names the current assets, so a browser revalidates it on every load. */
 const PAGE_CACHE = 'no-cache';
+const NOT_BUILT = 'The console is not built: run `npm run build` (npm start does it).';
 
 interface ConsoleFile {
   body: Buffer;
@@ -69,15 +71,13 @@ export async function registerConsoleRoute(
   });
   app.get('/console/', (request, reply) => {
     const page = files.get('index.html');
-    if (page === undefined) return notBuilt(reply);
+    // Nothing to serve is a 404 in the gateway's error shape, saying how to make it.
+    if (page === undefined) throw new GatewayError('not_found', { message: NOT_BUILT });
     sendFile(reply, page, PAGE_CACHE, request.headers['if-none-match']);
   });
   app.get<{ Params: { file: string } }>('/console/assets/:file', (request, reply) => {
     const asset = files.get(`assets/${request.params.file}`);
-    if (asset === undefined) {
-      reply.code(404).type('text/plain; charset=utf-8').send('Not found');
-      return;
-    }
+    if (asset === undefined) throw new GatewayError('not_found');
     sendFile(reply, asset, HASHED_ASSET_CACHE, request.headers['if-none-match']);
   });
   documentConsoleRoutes(docs);
@@ -119,14 +119,6 @@ function sendFile(reply: FastifyReply, file: ConsoleFile, cacheControl: string, 
   reply.type(file.contentType).send(file.body);
 }
 
-function notBuilt(reply: FastifyReply): void {
-  reply
-    .code(503)
-    .header('cache-control', 'no-store')
-    .type('text/plain; charset=utf-8')
-    .send('The console is not built: run `npm run build` (npm start does it).');
-}
-
 function documentConsoleRoutes(docs: OpenApiRegistry): void {
   const html = { 'text/html': {} };
   docs.add({
@@ -146,7 +138,7 @@ function documentConsoleRoutes(docs: OpenApiRegistry): void {
       tags: ['console'],
       responses: {
         200: { description: 'The console page, with a strict Content-Security-Policy.', content: html },
-        503: { description: 'The console is not built (`npm run build`).' },
+        404: { description: '`not_found`: the console is not built (`npm run build`).' },
       },
     },
   });

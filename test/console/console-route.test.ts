@@ -56,7 +56,7 @@ describe('GET /console', () => {
     assert.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable');
     const missing = await fetch(`${gw.url}/console/assets/other.js`);
     assert.equal(missing.status, 404);
-    await missing.arrayBuffer();
+    assert.equal(((await missing.json()) as { error: { code: string } }).error.code, 'not_found');
     const outside = await fetch(`${gw.url}/console/assets/..%2Findex.html`);
     assert.equal(outside.status, 404);
     await outside.arrayBuffer();
@@ -74,13 +74,15 @@ describe('GET /console', () => {
 });
 
 describe('GET /console before a build', () => {
-  it('answers 503 saying how to build it', async () => {
+  it('answers 404 not_found saying how to build it', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'sy-console-empty-'));
     const gw = await startTestGateway({ consoleDir: empty, redis: false });
     try {
       const res = await fetch(`${gw.url}/console/`);
-      assert.equal(res.status, 503);
-      assert.match(await res.text(), /npm run build/);
+      assert.equal(res.status, 404);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      assert.equal(body.error.code, 'not_found');
+      assert.match(body.error.message, /npm run build/);
     } finally {
       await gw.close();
       await rm(empty, { recursive: true, force: true });
