@@ -39,7 +39,7 @@ export function DeploymentsPage() {
   return (
     <>
       <section aria-labelledby="dep-list">
-        <h2 id="dep-list">Deployments</h2>
+        <h2 id="dep-list">All deployments</h2>
         {list.error && <Notice kind="error">{list.error}</Notice>}
         {message && <Notice kind={message.kind}>{message.text}</Notice>}
         <div class="table-wrap">

@@ -42,7 +42,7 @@ export function ExtensionsPage() {
                   <td>
                     <span class={`badge state-${extension.state}`}>{extension.state}</span>
                     {extension.consecutiveFailures > 0 && (
-                      <span class="id">{extension.consecutiveFailures} failures in a row</span>
+                      <span class="id">{extension.consecutiveFailures} failure{extension.consecutiveFailures === 1 ? '' : 's'} in a row</span>
                     )}
                   </td>
                   <td>{extension.hooks.join(', ')}</td>
