@@ -7,6 +7,10 @@ import { useAction, useLoad } from '../hooks.ts';
 import type { Extension } from '../types.ts';
 import { ExtensionEditor } from './extension-editor.tsx';
 
+function failuresInARow(count: number): string {
+  return `${count} failure${count === 1 ? '' : 's'} in a row`;
+}
+
 export function ExtensionsPage() {
   const list = useLoad(() => api<Page<Extension>>('GET', '/admin/extensions?limit=200'), []);
   const [editing, setEditing] = useState<Extension | null>(null);
@@ -42,7 +46,7 @@ export function ExtensionsPage() {
                   <td>
                     <span class={`badge state-${extension.state}`}>{extension.state}</span>
                     {extension.consecutiveFailures > 0 && (
-                      <span class="id">{extension.consecutiveFailures} failure{extension.consecutiveFailures === 1 ? '' : 's'} in a row</span>
+                      <span class="id">{failuresInARow(extension.consecutiveFailures)}</span>
                     )}
                   </td>
                   <td>{extension.hooks.join(', ')}</td>
