@@ -262,7 +262,7 @@ describe('admin console in Chromium', () => {
   step('reads in the dark theme and on a phone', async () => {
     await nav('Usage').click();
     await page.getByRole('button', { name: 'Dark theme' }).click();
-    await page.waitForFunction("document.documentElement.dataset.theme === 'dark'");
+    await page.locator('html[data-theme="dark"]').waitFor({ state: 'attached' });
     assert.equal(await page.getByRole('button', { name: 'Dark theme' }).getAttribute('aria-pressed'), 'true');
     await page.getByRole('rowheader', { name: 'console-gpt', exact: true }).waitFor();
     await browser.screenshot('usage-dark');
