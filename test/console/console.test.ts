@@ -241,6 +241,26 @@ describe('admin console in Chromium', () => {
     await browser.screenshot('extensions');
   });
 
+  step('deletes a deployment after confirming, from the keyboard', async () => {
+    await nav('Deployments').click();
+    const remove = page.getByRole('button', { name: /^Delete tripwire-gpt/ });
+    await remove.focus();
+    await page.keyboard.press('Enter');
+    const cancel = page.getByRole('button', { name: /^Cancel delete tripwire-gpt/ });
+    assert.ok(
+      await cancel.evaluate((button) => button === button.ownerDocument.activeElement),
+      'focus on Cancel',
+    );
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await status(/Deleted dep_/).waitFor();
+    const { data } = await admin<{ data: { publicModel: string }[] }>(gw, 'GET', '/deployments');
+    assert.deepEqual(
+      data.map((d) => d.publicModel),
+      ['console-gpt'],
+    );
+  });
+
   step('shows the audit trail and the health of each dependency', async () => {
     await eventually(async () => {
       const { data } = await admin<{ data: unknown[] }>(

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 interface ConfirmButtonProps {
   /** The button's text, e.g. "Delete". */
@@ -11,6 +11,11 @@ interface ConfirmButtonProps {
 /** A destructive action asked twice: the first press shows "Confirm" and "Cancel" in its place. */
 export function ConfirmButton({ label, subject, onConfirm }: ConfirmButtonProps) {
   const [asking, setAsking] = useState(false);
+  // The pressed button is replaced: keyboard focus moves to the safe choice, not to the page.
+  const cancel = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) cancel.current?.focus();
+  }, [asking]);
   if (!asking) {
     return (
       <button type="button" class="danger" aria-label={`${label} ${subject}`} onClick={() => setAsking(true)}>
@@ -33,6 +38,7 @@ export function ConfirmButton({ label, subject, onConfirm }: ConfirmButtonProps)
       </button>
       <button
         type="button"
+        ref={cancel}
         aria-label={`Cancel ${label.toLowerCase()} ${subject}`}
         onClick={() => setAsking(false)}
       >

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 /**
  * A key's secret as the API answered it once: shown in a read-only field named "New key secret"
@@ -14,6 +14,9 @@ export function SecretOnce({
   onDismiss(): void;
 }) {
   const [copied, setCopied] = useState<string | null>(null);
+  // Focus goes to the secret so that a screen reader reads it out and the keyboard can copy it.
+  const field = useRef<HTMLInputElement>(null);
+  useEffect(() => field.current?.focus(), []);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(secret);
@@ -30,6 +33,7 @@ export function SecretOnce({
         <label for="new-key-secret">New key secret</label>
         <input
           id="new-key-secret"
+          ref={field}
           readOnly
           spellcheck={false}
           autocomplete="off"
