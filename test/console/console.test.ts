@@ -123,7 +123,9 @@ describe('admin console in Chromium', () => {
     await browser.screenshot('deployment-preview');
     await page.getByRole('button', { name: 'Create deployment' }).click();
     await status(/Created console-gpt/).waitFor();
-    await page.getByRole('rowheader', { name: /console-gpt/ }).waitFor();
+    const row = page.getByRole('row', { name: /console-gpt/ });
+    await row.waitFor();
+    assert.match((await row.textContent()) ?? '', /openai.*gpt-4o-mini.*yes.*1.*in pool.*set.*catalog/);
     const { data } = await admin<{ data: { publicModel: string; hasApiKey: boolean }[] }>(
       gw,
       'GET',

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.ts';
 import { ConfirmButton } from '../components/confirm-button.tsx';
 import { Notice } from '../components/notice.tsx';
+import { time } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import type { Deployment, Resolved } from '../types.ts';
 import { DeploymentForm } from './deployment-form.tsx';
@@ -28,10 +29,26 @@ async function priceSources(deployments: Deployment[]): Promise<Map<string, stri
   return sources;
 }
 
+interface Cooldown {
+  deploymentId: string;
+  remainingMs: number;
+  until: string;
+}
+
+/** In its pool, or out of it until when (as the replica that answered sees it). */
+function cooldownText(cooldown: Cooldown | undefined): string {
+  if (cooldown === undefined) return 'in pool';
+  return `cooling, ${Math.ceil(cooldown.remainingMs / 1000)} s left (until ${time(cooldown.until)})`;
+}
+
 export function DeploymentsPage() {
   const list = useLoad(async () => {
-    const page = await api<Page<Deployment>>('GET', '/admin/deployments?limit=200');
-    return { deployments: page.data, prices: await priceSources(page.data) };
+    const [page, cooling] = await Promise.all([
+      api<Page<Deployment>>('GET', '/admin/deployments?limit=200'),
+      api<{ data: Cooldown[] }>('GET', '/admin/deployments/cooldowns'),
+    ]);
+    const cooldowns = new Map(cooling.data.map((entry) => [entry.deploymentId, entry]));
+    return { deployments: page.data, prices: await priceSources(page.data), cooldowns };
   }, []);
   const [editing, setEditing] = useState<Deployment | null>(null);
   const { message, setMessage, act } = useAction(list.reload);
@@ -51,6 +68,7 @@ export function DeploymentsPage() {
                 <th scope="col">Upstream model</th>
                 <th scope="col">Enabled</th>
                 <th scope="col">Weight</th>
+                <th scope="col">Cooldown</th>
                 <th scope="col">API key</th>
                 <th scope="col">Price source</th>
                 <th scope="col">Actions</th>
@@ -67,6 +85,7 @@ export function DeploymentsPage() {
                   <td>{deployment.upstreamModel}</td>
                   <td>{deployment.enabled ? 'yes' : 'no'}</td>
                   <td>{deployment.weight}</td>
+                  <td>{cooldownText(list.data?.cooldowns.get(deployment.id))}</td>
                   <td>{deployment.hasApiKey ? 'set' : 'none'}</td>
                   <td>{list.data?.prices.get(deployment.id)}</td>
                   <td class="actions">

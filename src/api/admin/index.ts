@@ -15,6 +15,7 @@ import type { RouteModule } from '../../server/app.ts';
 import type { Db } from '../../store/database.ts';
 import { TeamAdmin } from '../../teams/team-admin.ts';
 import { auditModule } from './audit.ts';
+import { type CooldownRemaining, registerCooldownRoute } from './cooldown-route.ts';
 import { registerDeploymentRoutes } from './deployment-routes.ts';
 import { registerExtensionRoutes } from './extension-routes.ts';
 import { logsModule } from './logs.ts';
@@ -33,6 +34,8 @@ export interface AdminDeps {
   directory: DeploymentDirectory;
   keys: CachedKeyResolver;
   routerSettings: RouterSettingsStore;
+  /** The router's view of each deployment's cooldown on this replica. */
+  cooldownRemainingMs: CooldownRemaining;
   /** Variant B also serves the records: `/admin/logs`, `/admin/usage` and the payload samples. */
   variant: Variant;
   /** Where the audit module queues the admin surface's mutations. */
@@ -58,6 +61,7 @@ export function adminModules(deps: AdminDeps): RouteModule[] {
   const resources: RouteModule = {
     surface: 'admin',
     register: (scope, docs) => {
+      registerCooldownRoute(scope, docs, deps.directory, deps.cooldownRemainingMs);
       registerDeploymentRoutes(scope, docs, deployments);
       registerVirtualKeyRoutes(scope, docs, keys);
       registerTeamRoutes(scope, docs, teams);
