@@ -274,6 +274,8 @@ describe('admin console in Chromium', () => {
     });
     await nav('Audit trail').click();
     await page.getByRole('rowheader', { name: '/admin/extensions/tripwire/reset' }).first().waitFor();
+    const payloadRead = page.getByRole('row', { name: /payload_access/ });
+    assert.match((await payloadRead.textContent()) ?? '', new RegExp(`${requestId}.*console e2e check`));
     await browser.screenshot('audit');
     await nav('Health').click();
     await page.getByText('database').waitFor();
