@@ -14,6 +14,7 @@ export interface Deployment {
   pricing: Record<string, number> | null;
   profile: unknown;
   providerOptions: Record<string, unknown>;
+  updatedAt: string;
 }
 
 export interface ResolvedOperation {

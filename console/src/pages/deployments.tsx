@@ -7,26 +7,38 @@ import { useAction, useLoad } from '../hooks.ts';
 import type { Deployment, Resolved } from '../types.ts';
 import { DeploymentForm } from './deployment-form.tsx';
 
-/** The deployment's price source as resolve reports it (the same for each of its operations). */
+/**
+ * Each deployment's price source as resolve reports it (the same for each of its operations),
+ * kept per deployment version for the life of the page: resolve is a POST, so every call is a row
+ * of the audit trail, and the list is loaded after every action.
+ */
+const priceSourceCache = new Map<string, Promise<string>>();
+
+function priceSource(deployment: Deployment): Promise<string> {
+  if (deployment.pricing !== null) return Promise.resolve('override');
+  const version = `${deployment.id}@${deployment.updatedAt}`;
+  let source = priceSourceCache.get(version);
+  if (source === undefined) {
+    const body = {
+      publicModel: deployment.publicModel,
+      provider: deployment.provider,
+      upstreamModel: deployment.upstreamModel,
+      baseUrl: deployment.baseUrl,
+      profile: deployment.profile,
+      providerOptions: deployment.providerOptions,
+    };
+    source = api<Resolved>('POST', '/admin/deployments/resolve', body).then(
+      (resolved) => Object.values(resolved.operations)[0]?.priceSource ?? 'unknown',
+      () => 'unknown',
+    );
+    priceSourceCache.set(version, source);
+  }
+  return source;
+}
+
 async function priceSources(deployments: Deployment[]): Promise<Map<string, string>> {
-  const sources = new Map<string, string>();
-  await Promise.all(
-    deployments.map(async (deployment) => {
-      const body = {
-        publicModel: deployment.publicModel,
-        provider: deployment.provider,
-        upstreamModel: deployment.upstreamModel,
-        baseUrl: deployment.baseUrl,
-        pricing: deployment.pricing,
-        profile: deployment.profile,
-        providerOptions: deployment.providerOptions,
-      };
-      const resolved = await api<Resolved>('POST', '/admin/deployments/resolve', body).catch(() => null);
-      const first = resolved === null ? undefined : Object.values(resolved.operations)[0];
-      sources.set(deployment.id, first?.priceSource ?? 'unknown');
-    }),
-  );
-  return sources;
+  const sources = await Promise.all(deployments.map(priceSource));
+  return new Map(deployments.map((deployment, index) => [deployment.id, sources[index]]));
 }
 
 interface Cooldown {

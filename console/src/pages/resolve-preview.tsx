@@ -3,8 +3,11 @@ import { type ApiError, api, asApiError } from '../api.ts';
 import { count } from '../format.ts';
 import type { Resolved } from '../types.ts';
 
-/** How long typing pauses before the preview asks resolve again. */
-const PREVIEW_DELAY_MS = 300;
+/**
+ * How long typing pauses before the preview asks resolve again: each ask is a POST, audited like
+ * any other (docs/console.md), so not one per keystroke.
+ */
+const PREVIEW_DELAY_MS = 500;
 
 /**
  * Asks `POST /admin/deployments/resolve` about a create body once typing pauses (null: nothing to
