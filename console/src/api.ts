@@ -1,4 +1,4 @@
-import { storedKey } from './session.ts';
+import { forgetKey, storedKey } from './session.ts';
 
 /** An error answer of the gateway, in its OpenAI shape: `param` names the field a 400 is about. */
 export class ApiError extends Error {
@@ -19,8 +19,12 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** Sent on the window when the kept master key is refused: the console goes back to sign-in. */
+export const KEY_REFUSED_EVENT = 'switchyard:key-refused';
+
 /** A call to the gateway with the master key of this tab (or the one given, to check it). */
-export async function api<T>(method: string, path: string, body?: unknown, key = storedKey()): Promise<T> {
+export async function api<T>(method: string, path: string, body?: unknown, given?: string): Promise<T> {
+  const key = given ?? storedKey();
   const headers: Record<string, string> = {};
   if (key !== null) headers.authorization = `Bearer ${key}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -32,6 +36,11 @@ export async function api<T>(method: string, path: string, body?: unknown, key =
   });
   const text = await response.text();
   const json = text === '' ? null : parseJson(text);
+  if (response.status === 401 && given === undefined && key !== null) {
+    // The kept key stopped working (MASTER_KEY changed): forget it rather than fail every page.
+    forgetKey();
+    dispatchEvent(new Event(KEY_REFUSED_EVENT));
+  }
   if (!response.ok) throw errorOf(response.status, json);
   return json as T;
 }

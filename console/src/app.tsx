@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { KEY_REFUSED_EVENT } from './api.ts';
 import { AuditPage } from './pages/audit.tsx';
 import { DeploymentsPage } from './pages/deployments.tsx';
 import { ExtensionsPage } from './pages/extensions.tsx';
@@ -14,9 +15,22 @@ import { applyTheme, initialTheme, type Theme } from './theme.ts';
 
 export function App() {
   const [signedIn, setSignedIn] = useState(() => storedKey() !== null);
+  const [refused, setRefused] = useState(false);
+  useEffect(() => {
+    const onRefused = () => {
+      setRefused(true);
+      setSignedIn(false);
+    };
+    addEventListener(KEY_REFUSED_EVENT, onRefused);
+    return () => removeEventListener(KEY_REFUSED_EVENT, onRefused);
+  }, []);
   const [theme, setTheme] = useState<Theme>(initialTheme);
   useEffect(() => applyTheme(theme), [theme]);
   const route = useRoute();
+  // A new page moves the focus to its content, so that a screen reader starts reading there.
+  useEffect(() => {
+    if (signedIn) document.getElementById('main')?.focus();
+  }, [signedIn, route.page, route.rest]);
   const title = PAGES.find((page) => page.path === route.page)?.title ?? '';
   useEffect(() => {
     document.title = signedIn ? `${title} · Switchyard console` : 'Sign in · Switchyard console';
@@ -32,7 +46,13 @@ export function App() {
       Dark theme
     </button>
   );
-  if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} themeButton={themeButton} />;
+  if (!signedIn) {
+    const signedInAgain = () => {
+      setRefused(false);
+      setSignedIn(true);
+    };
+    return <SignIn onSignedIn={signedInAgain} themeButton={themeButton} keyRefused={refused} />;
+  }
   return (
     <div class="shell">
       <a class="skip" href="#main">

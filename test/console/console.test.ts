@@ -305,6 +305,17 @@ describe('admin console in Chromium', () => {
     await page.reload();
     await page.getByLabel('Master key').waitFor();
   });
+
+  step('goes back to sign-in when the kept key stops working', async () => {
+    // As if MASTER_KEY had changed while the tab was open.
+    await page.evaluate("sessionStorage.setItem('switchyard.masterKey', 'a-key-the-gateway-refuses-000000')");
+    await browser.expectingStatus(401, async () => {
+      await page.reload();
+      await page.getByText('sign in again').waitFor();
+    });
+    await page.getByLabel('Master key').waitFor();
+    assert.equal(await page.evaluate('sessionStorage.length'), 0, 'the refused key is forgotten');
+  });
 });
 
 /** One call on the tripwire's model: its critical extension throws, and with a threshold of 1 trips. */

@@ -7,13 +7,15 @@ import { storeKey } from '../session.ts';
 interface SignInProps {
   onSignedIn(): void;
   themeButton: ComponentChildren;
+  /** The kept key was refused by the gateway while signed in. */
+  keyRefused: boolean;
 }
 
 /**
  * Checks the master key against the admin API before keeping it: a wrong key shows the API's
  * error and nothing else is loaded.
  */
-export function SignIn({ onSignedIn, themeButton }: SignInProps) {
+export function SignIn({ onSignedIn, themeButton, keyRefused }: SignInProps) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -39,6 +41,9 @@ export function SignIn({ onSignedIn, themeButton }: SignInProps) {
         <p>
           Sign in with the gateway's master key. It is kept in this tab only, until you sign out or close it.
         </p>
+        {keyRefused && error === null && (
+          <Notice kind="info">The gateway refused the master key this tab kept: sign in again.</Notice>
+        )}
         <form onSubmit={submit}>
           <div class="field">
             <label for="master-key">Master key</label>
