@@ -21,6 +21,8 @@ const SCREENSHOTS =
   process.env.CONSOLE_SCREENSHOTS_DIR ??
   fileURLToPath(new URL('../../test-output/console/', import.meta.url));
 const UPSTREAM_KEY = 'sk-upstream-console-0001';
+/** Records and audit rows are written through queues; generous for a loaded CI machine. */
+const RECORD_WAIT_MS = 15_000;
 const TRIPWIRE_SOURCE = "export function beforeUpstream() { throw new Error('tripwire'); }";
 
 interface Operation {
@@ -193,7 +195,7 @@ describe('admin console in Chromium', () => {
     await eventually(async () => {
       const { data } = await admin<{ data: Operation[] }>(gw, 'GET', `/logs?requestId=${requestId}`);
       assert.equal(data[0]?.status, 'success');
-    });
+    }, RECORD_WAIT_MS);
     await nav('Logs').click();
     await page.getByLabel('Request ID').fill(requestId);
     await page.getByRole('button', { name: 'Search' }).click();
@@ -271,7 +273,7 @@ describe('admin console in Chromium', () => {
         '/audit?path=/admin/extensions/tripwire/reset',
       );
       assert.equal(data.length, 1);
-    });
+    }, RECORD_WAIT_MS);
     await nav('Audit trail').click();
     await page.getByRole('rowheader', { name: '/admin/extensions/tripwire/reset' }).first().waitFor();
     const payloadRead = page.getByRole('row', { name: /payload_access/ });
@@ -327,4 +329,9 @@ async function tripTheExtension(gw: TestGateway): Promise<void> {
   }).then((response) => response.arrayBuffer());
   const tripwire = await admin<{ state: string }>(gw, 'GET', '/extensions/tripwire');
   assert.equal(tripwire.state, 'tripped');
+  // Its record is written before the usage step counts it.
+  await eventually(async () => {
+    const { data } = await admin<{ data: Operation[] }>(gw, 'GET', '/logs?publicModel=tripwire-gpt');
+    assert.equal(data[0]?.status, 'failure');
+  }, RECORD_WAIT_MS);
 }
