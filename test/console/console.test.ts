@@ -159,6 +159,19 @@ describe('admin console in Chromium', () => {
     await page.getByRole('rowheader', { name: /console-key/ }).waitFor();
     assert.equal(await page.getByLabel('New key secret').count(), 0, 'not shown again');
     assert.ok(!(await page.content()).includes(keySecret), 'the secret is not on the page again');
+    await page.getByRole('button', { name: /^Edit console-key/ }).click();
+    await page.getByLabel('RPM limit', { exact: true }).fill('600');
+    await page.getByRole('button', { name: 'Save key' }).click();
+    await status(/Saved key_/).waitFor();
+    const { data } = await admin<{ data: { name: string; allowedModels: string[]; rpmLimit: number }[] }>(
+      gw,
+      'GET',
+      '/keys',
+    );
+    assert.deepEqual(
+      data.map((key) => [key.name, key.allowedModels, key.rpmLimit]),
+      [['console-key', ['console-gpt'], 600]],
+    );
     await browser.screenshot('keys');
   });
 

@@ -5,7 +5,7 @@ import { EMPTY_LIMITS, LimitFields, limitBody } from '../components/limit-fields
 import { Notice } from '../components/notice.tsx';
 import { useFormErrors } from '../form-errors.ts';
 import { listOf } from '../format.ts';
-import type { Team, VirtualKeyWithSecret } from '../types.ts';
+import type { Team, VirtualKey, VirtualKeyWithSecret } from '../types.ts';
 
 const MODELS_HINT = 'Comma-separated public models; * for all.';
 const OWN_FIELDS = [
@@ -19,22 +19,49 @@ const OWN_FIELDS = [
   'tpmLimit',
 ];
 
-export function KeyForm({ teams, onCreated }: { teams: Team[]; onCreated(key: VirtualKeyWithSecret): void }) {
-  const [name, setName] = useState('');
-  const [models, setModels] = useState('*');
-  const [teamId, setTeamId] = useState('');
-  const [tags, setTags] = useState('');
-  const [limits, setLimits] = useState(EMPTY_LIMITS);
+/** A number of the API as a field shows it: empty for null. */
+const shown = (value: number | null) => (value === null ? '' : String(value));
+
+interface Props {
+  teams: Team[];
+  /** The key being changed (PATCH), or null for a new one. */
+  editing: VirtualKey | null;
+  onCreated(key: VirtualKeyWithSecret): void;
+  onSaved(message: string): void;
+  onCancel(): void;
+}
+
+export function KeyForm({ teams, editing, onCreated, onSaved, onCancel }: Props) {
+  const [name, setName] = useState(editing?.name ?? '');
+  const [models, setModels] = useState(editing?.allowedModels.join(', ') ?? '*');
+  const [teamId, setTeamId] = useState(editing?.teamId ?? '');
+  const [tags, setTags] = useState(editing?.tags.join(', ') ?? '');
+  const [limits, setLimits] = useState(
+    editing === null
+      ? EMPTY_LIMITS
+      : {
+          budgetCents: shown(editing.budgetCents),
+          budgetPeriod: editing.budgetPeriod ?? '',
+          rpmLimit: shown(editing.rpmLimit),
+          tpmLimit: shown(editing.tpmLimit),
+        },
+  );
   const { errorFor, formError, submitting } = useFormErrors(OWN_FIELDS);
 
   const submit = submitting(async () => {
-    const created = await api<VirtualKeyWithSecret>('POST', '/admin/keys', {
+    const body = {
       name: name.trim(),
       allowedModels: listOf(models),
       teamId: teamId === '' ? null : teamId,
       tags: listOf(tags),
       ...limitBody(limits),
-    });
+    };
+    if (editing !== null) {
+      await api('PATCH', `/admin/keys/${editing.id}`, body);
+      onSaved(`Saved ${editing.id}.`);
+      return;
+    }
+    const created = await api<VirtualKeyWithSecret>('POST', '/admin/keys', body);
     setName('');
     setModels('*');
     setTags('');
@@ -47,7 +74,9 @@ export function KeyForm({ teams, onCreated }: { teams: Team[]; onCreated(key: Vi
   const tagField = fieldId('key', 'tags');
   return (
     <section aria-labelledby="key-form">
-      <h2 id="key-form">New key</h2>
+      <h2 id="key-form">
+        {editing === null ? 'New key' : `Edit ${editing.name || 'unnamed'} (${editing.id})`}
+      </h2>
       <form class="form grid" onSubmit={submit}>
         <Field id={ids.name} label="Name" error={errorFor('name')}>
           <input
@@ -88,8 +117,13 @@ export function KeyForm({ teams, onCreated }: { teams: Team[]; onCreated(key: Vi
         {formError && <Notice kind="error">{formError}</Notice>}
         <div class="buttons">
           <button type="submit" class="primary">
-            Create key
+            {editing === null ? 'Create key' : 'Save key'}
           </button>
+          {editing !== null && (
+            <button type="button" onClick={onCancel}>
+              Cancel edit
+            </button>
+          )}
         </div>
       </form>
     </section>

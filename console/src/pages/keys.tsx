@@ -15,6 +15,7 @@ export function KeysPage() {
   const { message, setMessage, act } = useAction(list.reload);
   const [secret, setSecret] = useState<{ key: string; name: string } | null>(null);
   const [grace, setGrace] = useState('0');
+  const [editing, setEditing] = useState<VirtualKey | null>(null);
   const teams = list.data?.teams ?? [];
   const teamName = (id: string | null) =>
     id === null ? '–' : (teams.find((team) => team.id === id)?.name ?? id);
@@ -84,6 +85,9 @@ export function KeysPage() {
                       >
                         {key.enabled ? 'Disable' : 'Enable'}
                       </button>
+                      <button type="button" aria-label={`Edit ${subject}`} onClick={() => setEditing(key)}>
+                        Edit
+                      </button>
                       <button type="button" aria-label={`Rotate ${subject}`} onClick={() => rotate(key)}>
                         Rotate
                       </button>
@@ -112,7 +116,15 @@ export function KeysPage() {
         </div>
       </section>
       <KeyForm
+        key={editing?.id ?? 'new'}
         teams={teams}
+        editing={editing}
+        onSaved={(text) => {
+          setEditing(null);
+          setMessage({ kind: 'ok', text });
+          list.reload();
+        }}
+        onCancel={() => setEditing(null)}
         onCreated={(created) => {
           setSecret({ key: created.key, name: created.name || created.id });
           setMessage({ kind: 'ok', text: `Created ${created.id}.` });
