@@ -58,5 +58,10 @@ export function useAction(reload: () => void) {
       setMessage({ kind: 'error', text: messageOf(reason) });
     }
   };
-  return { message, setMessage, act };
+  /** Reports what a form below the list did, and reloads the list. */
+  const done = (text: string) => {
+    setMessage({ kind: 'ok', text });
+    reload();
+  };
+  return { message, act, done };
 }

@@ -63,7 +63,7 @@ export function DeploymentsPage() {
     return { deployments: page.data, prices: await priceSources(page.data), cooldowns };
   }, []);
   const [editing, setEditing] = useState<Deployment | null>(null);
-  const { message, setMessage, act } = useAction(list.reload);
+  const { message, act, done } = useAction(list.reload);
 
   return (
     <>
@@ -143,8 +143,7 @@ export function DeploymentsPage() {
         editing={editing}
         onDone={(text) => {
           setEditing(null);
-          setMessage({ kind: 'ok', text });
-          list.reload();
+          done(text);
         }}
         onCancel={() => setEditing(null)}
       />

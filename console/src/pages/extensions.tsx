@@ -14,7 +14,7 @@ function failuresInARow(count: number): string {
 export function ExtensionsPage() {
   const list = useLoad(() => api<Page<Extension>>('GET', '/admin/extensions?limit=200'), []);
   const [editing, setEditing] = useState<Extension | null>(null);
-  const { message, setMessage, act } = useAction(list.reload);
+  const { message, act, done } = useAction(list.reload);
   return (
     <>
       <section aria-labelledby="ext-list">
@@ -115,8 +115,7 @@ export function ExtensionsPage() {
         editing={editing}
         onSaved={(text) => {
           setEditing(null);
-          setMessage({ kind: 'ok', text });
-          list.reload();
+          done(text);
         }}
         onCancel={() => setEditing(null)}
       />

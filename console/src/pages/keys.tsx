@@ -12,7 +12,7 @@ import { TeamsSection } from './teams.tsx';
 
 export function KeysPage() {
   const list = useLoad(loadOwners, []);
-  const { message, setMessage, act } = useAction(list.reload);
+  const { message, act, done } = useAction(list.reload);
   const [secret, setSecret] = useState<{ key: string; name: string } | null>(null);
   const [grace, setGrace] = useState('0');
   const [editing, setEditing] = useState<VirtualKey | null>(null);
@@ -121,14 +121,12 @@ export function KeysPage() {
         editing={editing}
         onSaved={(text) => {
           setEditing(null);
-          setMessage({ kind: 'ok', text });
-          list.reload();
+          done(text);
         }}
         onCancel={() => setEditing(null)}
         onCreated={(created) => {
           setSecret({ key: created.key, name: created.name || created.id });
-          setMessage({ kind: 'ok', text: `Created ${created.id}.` });
-          list.reload();
+          done(`Created ${created.id}.`);
         }}
       />
       <TeamsSection teams={teams} keys={list.data?.keys ?? []} onChange={list.reload} />

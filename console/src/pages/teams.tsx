@@ -17,7 +17,7 @@ interface Props {
 }
 
 export function TeamsSection({ teams, keys, onChange }: Props) {
-  const { message, setMessage, act } = useAction(onChange);
+  const { message, act, done } = useAction(onChange);
   return (
     <section aria-labelledby="team-list">
       <h2 id="team-list">Teams</h2>
@@ -74,12 +74,7 @@ export function TeamsSection({ teams, keys, onChange }: Props) {
         </table>
         {teams.length === 0 && <p>No teams yet.</p>}
       </div>
-      <TeamForm
-        onCreated={(id) => {
-          setMessage({ kind: 'ok', text: `Created ${id}.` });
-          onChange();
-        }}
-      />
+      <TeamForm onCreated={(id) => done(`Created ${id}.`)} />
     </section>
   );
 }
