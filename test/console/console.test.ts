@@ -142,6 +142,24 @@ describe('admin console in Chromium', () => {
     );
     assert.ok(!(await page.content()).includes(UPSTREAM_KEY), 'the write-only key is not on the page');
     await browser.screenshot('deployments');
+    // Editing leaves the API key as it is unless one is typed.
+    await page.getByRole('button', { name: /^Edit console-gpt/ }).click();
+    assert.equal(await page.getByLabel('API key').inputValue(), '');
+    await page.getByLabel('Weight').fill('2');
+    await page.getByRole('button', { name: 'Save deployment' }).click();
+    await status(/Saved dep_/).waitFor();
+    const edited = await admin<{ data: { publicModel: string; weight: number; hasApiKey: boolean }[] }>(
+      gw,
+      'GET',
+      '/deployments',
+    );
+    assert.deepEqual(
+      edited.data.map((d) => [d.publicModel, d.weight, d.hasApiKey]),
+      [
+        ['tripwire-gpt', 1, true],
+        ['console-gpt', 2, true],
+      ],
+    );
   });
 
   step('creates a key and shows its secret exactly once', async () => {
