@@ -65,3 +65,21 @@ export function useAction(reload: () => void) {
   };
   return { message, act, done };
 }
+
+/**
+ * A list whose rows open in the form below it: `edit(row)` opens one, `form` is the form's props
+ * (`onDone` closes it and reports through `done`), `key` the form's key, so that it starts afresh
+ * for each row: given apart, as a key spread with the props is not the element's key.
+ */
+export function useEditor<T extends { id: string }>(done: (text: string) => void) {
+  const [editing, setEditing] = useState<T | null>(null);
+  const form = {
+    editing,
+    onDone: (text: string) => {
+      setEditing(null);
+      done(text);
+    },
+    onCancel: () => setEditing(null),
+  };
+  return { edit: setEditing, key: editing?.id ?? 'new', form };
+}

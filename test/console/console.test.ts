@@ -162,10 +162,32 @@ describe('admin console in Chromium', () => {
     );
   });
 
-  step('creates a key and shows its secret exactly once', async () => {
+  step('creates a team, then edits its budget', async () => {
     await nav('Keys and teams').click();
+    await page.getByLabel('Team name').fill('console-team');
+    await page.getByLabel('Team budget (cents)').fill('500');
+    await page.getByRole('button', { name: 'Create team' }).click();
+    await status(/Created team_/).waitFor();
+    await page.getByRole('button', { name: /^Edit team console-team/ }).click();
+    await page.getByLabel('Team budget (cents)').fill('1000');
+    await page.getByLabel('Team budget period').selectOption('monthly');
+    await page.getByRole('button', { name: 'Save team' }).click();
+    await status(/Saved team_/).waitFor();
+    const { data } = await admin<{ data: { name: string; budgetCents: number; budgetPeriod: string }[] }>(
+      gw,
+      'GET',
+      '/teams',
+    );
+    assert.deepEqual(
+      data.map((team) => [team.name, team.budgetCents, team.budgetPeriod]),
+      [['console-team', 1000, 'monthly']],
+    );
+  });
+
+  step('creates a key in the team and shows its secret exactly once', async () => {
     await page.getByLabel('Name', { exact: true }).fill('console-key');
     await page.getByLabel('Allowed models', { exact: true }).fill('console-gpt');
+    await page.getByLabel('Team', { exact: true }).selectOption({ label: 'console-team' });
     await page.getByRole('button', { name: 'Create key' }).click();
     const secretField = page.getByLabel('New key secret');
     await secretField.waitFor();
@@ -228,6 +250,11 @@ describe('admin console in Chromium', () => {
       assert.equal(data[0]?.status, 'success');
     }, RECORD_WAIT_MS);
     await nav('Logs').click();
+    // The key's team finds it too.
+    await page.getByLabel('Team', { exact: true }).selectOption({ label: 'console-team' });
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: requestId }).waitFor();
+    await page.getByRole('button', { name: 'Clear' }).click();
     await page.getByLabel('Request ID').fill(requestId);
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('link', { name: requestId }).click();

@@ -10,6 +10,22 @@ export interface LimitDraft {
 
 export const EMPTY_LIMITS: LimitDraft = { budgetCents: '', budgetPeriod: '', rpmLimit: '', tpmLimit: '' };
 
+/** A key's or a team's limits as the fields show them: empty for null. */
+export function limitDraftOf(holder: {
+  budgetCents: number | null;
+  budgetPeriod: string | null;
+  rpmLimit: number | null;
+  tpmLimit: number | null;
+}): LimitDraft {
+  const shown = (value: number | null) => (value === null ? '' : String(value));
+  return {
+    budgetCents: shown(holder.budgetCents),
+    budgetPeriod: holder.budgetPeriod ?? '',
+    rpmLimit: shown(holder.rpmLimit),
+    tpmLimit: shown(holder.tpmLimit),
+  };
+}
+
 export function limitBody(draft: LimitDraft) {
   const number = (text: string) => (text.trim() === '' ? null : Number(text));
   return {

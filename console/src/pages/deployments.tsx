@@ -1,9 +1,8 @@
-import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.ts';
 import { ConfirmButton } from '../components/confirm-button.tsx';
 import { Notice } from '../components/notice.tsx';
 import { time } from '../format.ts';
-import { useAction, useLoad } from '../hooks.ts';
+import { useAction, useEditor, useLoad } from '../hooks.ts';
 import type { Deployment, Resolved } from '../types.ts';
 import { DeploymentForm } from './deployment-form.tsx';
 
@@ -62,8 +61,8 @@ export function DeploymentsPage() {
     const cooldowns = new Map(cooling.data.map((entry) => [entry.deploymentId, entry]));
     return { deployments: page.data, prices: await priceSources(page.data), cooldowns };
   }, []);
-  const [editing, setEditing] = useState<Deployment | null>(null);
   const { message, act, done } = useAction(list.reload);
+  const editor = useEditor<Deployment>(done);
 
   return (
     <>
@@ -104,7 +103,7 @@ export function DeploymentsPage() {
                     <button
                       type="button"
                       aria-label={`Edit ${deployment.publicModel} (${deployment.id})`}
-                      onClick={() => setEditing(deployment)}
+                      onClick={() => editor.edit(deployment)}
                     >
                       Edit
                     </button>
@@ -138,15 +137,7 @@ export function DeploymentsPage() {
           {list.data?.deployments.length === 0 && <p>No deployments yet: create one below.</p>}
         </div>
       </section>
-      <DeploymentForm
-        key={editing?.id ?? 'new'}
-        editing={editing}
-        onDone={(text) => {
-          setEditing(null);
-          done(text);
-        }}
-        onCancel={() => setEditing(null)}
-      />
+      <DeploymentForm key={editor.key} {...editor.form} />
     </>
   );
 }

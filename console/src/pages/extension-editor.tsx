@@ -15,12 +15,12 @@ const TEMPLATE = `export function beforeUpstream(call) {
 
 interface Props {
   editing: Extension | null;
-  onSaved(message: string): void;
+  onDone(message: string): void;
   onCancel(): void;
 }
 
 /** Creates an extension or changes one's source; the API compiles it and a compile error shows at "Source". */
-export function ExtensionEditor({ editing, onSaved, onCancel }: Props) {
+export function ExtensionEditor({ editing, onDone, onCancel }: Props) {
   const [id, setId] = useState('');
   const [description, setDescription] = useState(editing?.description ?? '');
   const [models, setModels] = useState((editing?.models ?? ['*']).join(', '));
@@ -32,10 +32,10 @@ export function ExtensionEditor({ editing, onSaved, onCancel }: Props) {
     const body = { description, models: listOf(models), critical, source };
     if (editing === null) {
       await api('POST', '/admin/extensions', { id: id.trim(), ...body });
-      onSaved(`Created ${id.trim()}.`);
+      onDone(`Created ${id.trim()}.`);
     } else {
       await api('PATCH', `/admin/extensions/${editing.id}`, body);
-      onSaved(`Saved ${editing.id}: compiled, breaker reset.`);
+      onDone(`Saved ${editing.id}: compiled, breaker reset.`);
     }
   });
 

@@ -1,9 +1,8 @@
-import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.ts';
 import { ConfirmButton } from '../components/confirm-button.tsx';
 import { Notice } from '../components/notice.tsx';
 import { time } from '../format.ts';
-import { useAction, useLoad } from '../hooks.ts';
+import { useAction, useEditor, useLoad } from '../hooks.ts';
 import type { Extension } from '../types.ts';
 import { ExtensionEditor } from './extension-editor.tsx';
 
@@ -13,8 +12,8 @@ function failuresInARow(count: number): string {
 
 export function ExtensionsPage() {
   const list = useLoad(() => api<Page<Extension>>('GET', '/admin/extensions?limit=200'), []);
-  const [editing, setEditing] = useState<Extension | null>(null);
   const { message, act, done } = useAction(list.reload);
+  const editor = useEditor<Extension>(done);
   return (
     <>
       <section aria-labelledby="ext-list">
@@ -87,7 +86,7 @@ export function ExtensionsPage() {
                         <button
                           type="button"
                           aria-label={`Edit source of ${extension.id}`}
-                          onClick={() => setEditing(extension)}
+                          onClick={() => editor.edit(extension)}
                         >
                           Edit source
                         </button>
@@ -110,15 +109,7 @@ export function ExtensionsPage() {
           {list.data?.data.length === 0 && <p>No extensions.</p>}
         </div>
       </section>
-      <ExtensionEditor
-        key={editing?.id ?? 'new'}
-        editing={editing}
-        onSaved={(text) => {
-          setEditing(null);
-          done(text);
-        }}
-        onCancel={() => setEditing(null)}
-      />
+      <ExtensionEditor key={editor.key} {...editor.form} />
     </>
   );
 }

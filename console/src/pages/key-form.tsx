@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { describedBy, Field, fieldId } from '../components/field.tsx';
-import { EMPTY_LIMITS, LimitFields, limitBody } from '../components/limit-fields.tsx';
+import { EMPTY_LIMITS, LimitFields, limitBody, limitDraftOf } from '../components/limit-fields.tsx';
 import { Notice } from '../components/notice.tsx';
 import { useFormErrors } from '../form-errors.ts';
 import { listOf } from '../format.ts';
@@ -19,33 +19,21 @@ const OWN_FIELDS = [
   'tpmLimit',
 ];
 
-/** A number of the API as a field shows it: empty for null. */
-const shown = (value: number | null) => (value === null ? '' : String(value));
-
 interface Props {
   teams: Team[];
   /** The key being changed (PATCH), or null for a new one. */
   editing: VirtualKey | null;
   onCreated(key: VirtualKeyWithSecret): void;
-  onSaved(message: string): void;
+  onDone(message: string): void;
   onCancel(): void;
 }
 
-export function KeyForm({ teams, editing, onCreated, onSaved, onCancel }: Props) {
+export function KeyForm({ teams, editing, onCreated, onDone, onCancel }: Props) {
   const [name, setName] = useState(editing?.name ?? '');
   const [models, setModels] = useState(editing?.allowedModels.join(', ') ?? '*');
   const [teamId, setTeamId] = useState(editing?.teamId ?? '');
   const [tags, setTags] = useState(editing?.tags.join(', ') ?? '');
-  const [limits, setLimits] = useState(
-    editing === null
-      ? EMPTY_LIMITS
-      : {
-          budgetCents: shown(editing.budgetCents),
-          budgetPeriod: editing.budgetPeriod ?? '',
-          rpmLimit: shown(editing.rpmLimit),
-          tpmLimit: shown(editing.tpmLimit),
-        },
-  );
+  const [limits, setLimits] = useState(editing === null ? EMPTY_LIMITS : limitDraftOf(editing));
   const { errorFor, formError, submitting } = useFormErrors(OWN_FIELDS);
 
   const submit = submitting(async () => {
@@ -58,7 +46,7 @@ export function KeyForm({ teams, editing, onCreated, onSaved, onCancel }: Props)
     };
     if (editing !== null) {
       await api('PATCH', `/admin/keys/${editing.id}`, body);
-      onSaved(`Saved ${editing.id}.`);
+      onDone(`Saved ${editing.id}.`);
       return;
     }
     const created = await api<VirtualKeyWithSecret>('POST', '/admin/keys', body);

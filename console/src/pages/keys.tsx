@@ -4,7 +4,7 @@ import { ConfirmButton } from '../components/confirm-button.tsx';
 import { LimitCells, ResetSpendButton } from '../components/limit-cells.tsx';
 import { Notice } from '../components/notice.tsx';
 import { SecretOnce } from '../components/secret-once.tsx';
-import { useAction, useLoad } from '../hooks.ts';
+import { useAction, useEditor, useLoad } from '../hooks.ts';
 import { loadOwners } from '../owners.ts';
 import type { VirtualKey, VirtualKeyWithSecret } from '../types.ts';
 import { KeyForm } from './key-form.tsx';
@@ -13,9 +13,9 @@ import { TeamsSection } from './teams.tsx';
 export function KeysPage() {
   const list = useLoad(loadOwners, []);
   const { message, act, done } = useAction(list.reload);
+  const editor = useEditor<VirtualKey>(done);
   const [secret, setSecret] = useState<{ key: string; name: string } | null>(null);
   const [grace, setGrace] = useState('0');
-  const [editing, setEditing] = useState<VirtualKey | null>(null);
   const teams = list.data?.teams ?? [];
   const teamName = (id: string | null) =>
     id === null ? '–' : (teams.find((team) => team.id === id)?.name ?? id);
@@ -85,7 +85,7 @@ export function KeysPage() {
                       >
                         {key.enabled ? 'Disable' : 'Enable'}
                       </button>
-                      <button type="button" aria-label={`Edit ${subject}`} onClick={() => setEditing(key)}>
+                      <button type="button" aria-label={`Edit ${subject}`} onClick={() => editor.edit(key)}>
                         Edit
                       </button>
                       <button type="button" aria-label={`Rotate ${subject}`} onClick={() => rotate(key)}>
@@ -116,14 +116,9 @@ export function KeysPage() {
         </div>
       </section>
       <KeyForm
-        key={editing?.id ?? 'new'}
+        key={editor.key}
+        {...editor.form}
         teams={teams}
-        editing={editing}
-        onSaved={(text) => {
-          setEditing(null);
-          done(text);
-        }}
-        onCancel={() => setEditing(null)}
         onCreated={(created) => {
           setSecret({ key: created.key, name: created.name || created.id });
           done(`Created ${created.id}.`);

@@ -1,14 +1,10 @@
-import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { ConfirmButton } from '../components/confirm-button.tsx';
-import { describedBy, Field, fieldId } from '../components/field.tsx';
 import { LimitCells, ResetSpendButton } from '../components/limit-cells.tsx';
-import { EMPTY_LIMITS, LimitFields, limitBody } from '../components/limit-fields.tsx';
 import { Notice } from '../components/notice.tsx';
-import { useFormErrors } from '../form-errors.ts';
-import { listOf } from '../format.ts';
-import { useAction } from '../hooks.ts';
+import { useAction, useEditor } from '../hooks.ts';
 import type { Team, VirtualKey } from '../types.ts';
+import { TeamForm } from './team-form.tsx';
 
 interface Props {
   teams: Team[];
@@ -18,6 +14,7 @@ interface Props {
 
 export function TeamsSection({ teams, keys, onChange }: Props) {
   const { message, act, done } = useAction(onChange);
+  const editor = useEditor<Team>(done);
   return (
     <section aria-labelledby="team-list">
       <h2 id="team-list">Teams</h2>
@@ -59,6 +56,9 @@ export function TeamsSection({ teams, keys, onChange }: Props) {
                         )
                       }
                     />
+                    <button type="button" aria-label={`Edit ${subject}`} onClick={() => editor.edit(team)}>
+                      Edit
+                    </button>
                     <ConfirmButton
                       label="Delete"
                       subject={subject}
@@ -74,59 +74,7 @@ export function TeamsSection({ teams, keys, onChange }: Props) {
         </table>
         {teams.length === 0 && <p>No teams yet.</p>}
       </div>
-      <TeamForm onCreated={(id) => done(`Created ${id}.`)} />
+      <TeamForm key={editor.key} {...editor.form} />
     </section>
-  );
-}
-
-function TeamForm({ onCreated }: { onCreated(id: string): void }) {
-  const [name, setName] = useState('');
-  const [models, setModels] = useState('*');
-  const [limits, setLimits] = useState(EMPTY_LIMITS);
-  const { errorFor, formError, submitting } = useFormErrors([
-    'name',
-    'allowedModels',
-    'budgetCents',
-    'budgetPeriod',
-    'rpmLimit',
-    'tpmLimit',
-  ]);
-  const submit = submitting(async () => {
-    const team = await api<Team>('POST', '/admin/teams', {
-      name: name.trim(),
-      allowedModels: listOf(models),
-      ...limitBody(limits),
-    });
-    setName('');
-    setLimits(EMPTY_LIMITS);
-    onCreated(team.id);
-  });
-  const nameId = fieldId('team', 'name');
-  const modelsId = fieldId('team', 'allowedModels');
-  return (
-    <form class="form grid" onSubmit={submit} aria-labelledby="team-form">
-      <h3 id="team-form">New team</h3>
-      <Field id={nameId} label="Team name" error={errorFor('name')}>
-        <input
-          {...describedBy(nameId, errorFor('name'))}
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-        />
-      </Field>
-      <Field id={modelsId} label="Team allowed models" error={errorFor('allowedModels')}>
-        <input
-          {...describedBy(modelsId, errorFor('allowedModels'))}
-          value={models}
-          onInput={(e) => setModels(e.currentTarget.value)}
-        />
-      </Field>
-      <LimitFields form="team" labelPrefix="Team" draft={limits} onChange={setLimits} errorFor={errorFor} />
-      {formError && <Notice kind="error">{formError}</Notice>}
-      <div class="buttons">
-        <button type="submit" class="primary">
-          Create team
-        </button>
-      </div>
-    </form>
   );
 }
