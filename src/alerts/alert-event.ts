@@ -1,9 +1,9 @@
-import { recordId } from '../records/record-id.ts';
 import type {
   BudgetBoundExceededEvent,
   BudgetThresholdEvent,
   ExtensionTrippedEvent,
-} from '../telemetry/diagnostics-channels.ts';
+} from '../diagnostics/diagnostics-channels.ts';
+import { recordId } from '../records/record-id.ts';
 
 /** A key or team crossing 80% or 100% of its budget: the budget's publication, as published. */
 export type BudgetThresholdData = BudgetThresholdEvent;

@@ -16,7 +16,7 @@ interface CodeEntry {
 }
 
 /**
- * Every code the gateway can answer with. docs/errors.md documents each one; a test checks that
+ * Every code the gateway can answer with. docs/api.md (Errors) documents each one; a test checks that
  * codes are unique and documented.
  */
 export const ERROR_CODES = {
@@ -128,7 +128,7 @@ export const ERROR_CODES = {
     anthropicStatus: 529,
     message: 'The upstream provider is overloaded. Retry later.',
     description:
-      'The provider is temporarily overloaded (Anthropic 529 `overloaded_error`); 529 `overloaded_error` in the Anthropic shape. Retried and rerouted like upstream_error.',
+      'The provider is temporarily overloaded (Anthropic 529 `overloaded_error`, any 503, Gemini `UNAVAILABLE`, Bedrock `ServiceUnavailableException`); 529 `overloaded_error` in the Anthropic shape. Retried and rerouted like upstream_error.',
   },
   upstream_error: {
     errorClass: 'server',

@@ -1,12 +1,12 @@
-import { estimateInputTokens, requestedOutputTokens } from '../catalog/estimate-tokens.ts';
-import { type InputBoundQuery, inputTokenBound } from '../catalog/input-bound.ts';
 import type { ModelPricing } from '../catalog/model-pricing.ts';
 import { resolveCatalogEntry } from '../catalog/resolve-catalog-entry.ts';
 import type { Deployment, DeploymentPricing } from '../deployments/deployment.ts';
+import { estimateInputTokens, requestedOutputTokens } from '../formats/estimate-tokens.ts';
+import { OPERATION_SPECS } from '../formats/operation-spec.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
 import type { Operation, Usage } from '../providers/types.ts';
 import { exactCents } from './exact-cents.ts';
-import { TEXT_OUTPUT_OPERATIONS } from './token-reservation.ts';
+import { type InputBoundQuery, inputTokenBound } from './input-bound.ts';
 
 /**
  * What a call costs: the price of a deployment, the cost of a usage, and the worst case a budget
@@ -18,7 +18,7 @@ import { TEXT_OUTPUT_OPERATIONS } from './token-reservation.ts';
 export interface CostModel {
   /** Pre-call estimate of the request's input tokens. */
   estimateInputTokens(operation: Operation, body: EndpointBody): number;
-  /** The most input tokens a deployment's provider may bill for the call (catalog/input-bound.ts). */
+  /** The most input tokens a deployment's provider may bill for the call (input-bound.ts). */
   inputTokenBound(query: InputBoundQuery): number;
   /** The output bound the body asks for (`max_tokens` and its kin); null when it sets none. */
   requestedOutputTokens(operation: Operation, body: EndpointBody): number | null;
@@ -127,12 +127,12 @@ export interface WorstCaseInput {
 /**
  * A call's worst-case cost in cents (DESIGN.md section 5, Budget admission): the input the
  * deployment's provider may bill (the estimate with its family's margin and framing, each part
- * bounded: catalog/input-bound.ts) plus its output bound, at that deployment's price, the highest
+ * bounded: input-bound.ts) plus its output bound, at that deployment's price, the highest
  * of the pool (the router may pick any of them). Images are counted from `n`. Unpriced
  * deployments cost 0.
  */
 export function worstCaseCents(pool: readonly Deployment[], call: WorstCaseInput, model: CostModel): number {
-  const text = TEXT_OUTPUT_OPERATIONS.has(call.operation);
+  const text = OPERATION_SPECS[call.operation].textOutput;
   const requested = text ? model.requestedOutputTokens(call.operation, call.body) : null;
   let highest = 0;
   for (const deployment of pool) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { after, before, describe, it } from 'node:test';
-import { estimateInputTokens } from '../../src/catalog/estimate-tokens.ts';
+import { estimateInputTokens } from '../../src/formats/estimate-tokens.ts';
 import { AnthropicFake } from '../fakes/anthropic-fake.ts';
 import { GeminiFake } from '../fakes/gemini-fake.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';

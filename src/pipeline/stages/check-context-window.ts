@@ -1,25 +1,15 @@
+import { catalogEntryOf } from '../../deployments/deployment-catalog.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
 import {
   estimateEachEmbeddingInput,
   estimateInputTokens,
   inputTokensUpperBound,
-} from '../../catalog/estimate-tokens.ts';
-import { catalogEntryOf } from '../../deployments/deployment-catalog.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
-import type { Operation } from '../../providers/types.ts';
+} from '../../formats/estimate-tokens.ts';
+import { OPERATION_SPECS } from '../../formats/operation-spec.ts';
 import { type CallContext, estimatedInputTokensOf } from '../call-context.ts';
 import { CONTINUE, type Stage } from '../stage.ts';
 import { narrowEligible, type PoolSource } from './eligible-deployments.ts';
-
-/**
- * The field holding the input of each checked operation, reported as `param`. Image and audio
- * operations are not checked: their catalog context window is not about the prompt.
- */
-const INPUT_PARAM: Readonly<Partial<Record<Operation, string>>> = Object.freeze({
-  'chat.completions': 'messages',
-  messages: 'messages',
-  responses: 'input',
-  embeddings: 'input',
-});
+import { contextWindowWithBetas } from './long-context-beta.ts';
 
 /**
  * The tokens measured against the window. Embeddings: the largest single input, since each
@@ -45,22 +35,25 @@ function measuredTokens(ctx: CallContext): number {
 }
 
 /**
- * SPEC.md (Errors) `context_length_exceeded`: the estimated input (catalog/estimate-tokens.ts,
+ * SPEC.md (Errors) `context_length_exceeded`: the estimated input (formats/estimate-tokens.ts,
  * which leans high) exceeds the model's catalog context window. A deployment whose window is
- * unknown accepts the call; the upstream then judges. Class context_window, so a context_window
- * fallback can reroute it.
+ * unknown accepts the call; the upstream then judges. A Claude deployment sent the `context-1m-*`
+ * beta is held to Claude's 1M window (long-context-beta.ts). Class context_window, so a
+ * context_window fallback can reroute it.
  */
 export function checkContextWindow(pool: PoolSource): Stage {
   return {
     name: 'check-context-window',
     run(ctx) {
-      const param = INPUT_PARAM[ctx.endpoint.operation];
-      if (param === undefined) return CONTINUE;
+      // Image and audio operations are not checked: their catalog context window is not about the prompt.
+      const param = OPERATION_SPECS[ctx.endpoint.operation].contextParam;
+      if (param === null) return CONTINUE;
       let bound: number | undefined;
       let tokens: number | undefined;
       narrowEligible(ctx, pool, (deployment) => {
-        const window = catalogEntryOf(deployment).contextWindow;
-        if (window === null) return null;
+        const catalogWindow = catalogEntryOf(deployment).contextWindow;
+        if (catalogWindow === null) return null;
+        const window = contextWindowWithBetas(deployment, catalogWindow, ctx.clientHeaders);
         // Most calls fit by a wide margin: the byte bound proves it without the tokenizer.
         bound ??= inputTokensUpperBound(ctx.endpoint.operation, ctx.body);
         if (bound <= window) return null;

@@ -1,4 +1,4 @@
-import type { Operation } from '../providers/types.ts';
+import type { Operation } from '../formats/operation.ts';
 
 /**
  * The input side of a call's worst case (DESIGN.md section 5, Budget admission): what the
