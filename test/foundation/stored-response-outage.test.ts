@@ -67,14 +67,15 @@ describe('stored responses during a Postgres outage', () => {
           (line) =>
             JSON.parse(line.slice(6)) as {
               type?: string;
-              response?: { store?: boolean };
-              error?: { code: string };
+              response?: { store?: boolean; error?: { code: string } };
             },
         );
       const types = events.map((event) => event.type);
       assert.equal(events[0]?.response?.store, true, 'response.created says store: true');
       assert.ok(!types.includes('response.completed'), `no completion contradicts it: ${types.join(', ')}`);
-      assert.equal(events.at(-1)?.error?.code, 'service_unavailable', 'the stream ends with the error event');
+      const last = events.at(-1);
+      assert.equal(last?.type, 'response.failed', "the stream ends with the format's failure event");
+      assert.equal(last?.response?.error?.code, 'service_unavailable');
       for (const event of events) assert.notEqual(event.response?.store, false, 'never store: false');
 
       const unstored = await respond({ store: false });
