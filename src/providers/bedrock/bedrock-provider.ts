@@ -11,6 +11,8 @@ import { bedrockAnswerMode } from './bedrock-answer-mode.ts';
 import { toChatCompletion } from './bedrock-chat-response.ts';
 import {
   BEDROCK_SIGNING_SERVICE,
+  bedrockCredentialSource,
+  bedrockProviderOptionsSchema,
   converseUrl,
   parseBedrockCredentials,
   resolveBedrockEndpoint,
@@ -74,6 +76,8 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
     id: 'bedrock',
     operations: Object.freeze({ 'chat.completions': chatOperation(now) as OperationAdapter }),
     requiresBaseUrl: false,
+    optionsSchema: bedrockProviderOptionsSchema.strict(),
+    credentialSource: bedrockCredentialSource,
     countTokens: bedrockCountTokens(now),
     classifyError: classifyBedrockError,
   });

@@ -3,9 +3,12 @@
  * (SSE), and embeddings through batchEmbedContents. Clients of other formats (Anthropic Messages)
  * reach it through the translators.
  */
+
+import { z } from 'zod';
 import { newChatCompletionIdentity } from '../../formats/chat-completions/identity.ts';
 import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
 import type { ChatCompletion, ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
+import { storedKeyOrNone } from '../shared/credential-source.ts';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type { OperationAdapter, ProviderAdapter } from '../types.ts';
 import { toChatCompletion } from './gemini-chat-response.ts';
@@ -61,6 +64,9 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Provi
       embeddings: geminiEmbeddingsOperation as OperationAdapter,
     }),
     requiresBaseUrl: false,
+    // No options yet: the API key and an optional base URL are all the Gemini API takes.
+    optionsSchema: z.strictObject({}),
+    credentialSource: storedKeyOrNone,
     classifyError: classifyGeminiError,
   });
 }
