@@ -160,6 +160,16 @@ export interface CredentialFacts {
   providerOptions: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * Turns a built request into an authorized one with a credential that has to be fetched (a cloud
+ * token or role credentials, cached by the provider): the async step after the synchronous
+ * `buildRequest`. Absent for providers whose credential is the deployment's stored key.
+ */
+export type RequestAuthorizer = (
+  request: UpstreamRequest,
+  target: DeploymentTarget,
+) => Promise<UpstreamRequest>;
+
 export interface ProviderAdapter {
   readonly id: string;
   /**
@@ -169,6 +179,8 @@ export interface ProviderAdapter {
   readonly optionsSchema: z.ZodType<Record<string, unknown>>;
   /** The credential a deployment of this provider will use. */
   credentialSource(facts: CredentialFacts): CredentialSource;
+  /** Present when some of the provider's credentials are fetched per call (see RequestAuthorizer). */
+  readonly authorize?: RequestAuthorizer;
   /** Operations this provider serves natively. Others may be reached through a translator. */
   readonly operations: Readonly<Partial<Record<Operation, OperationAdapter>>>;
   /** True when a deployment must name `baseUrl` (openai-compatible, azure). */

@@ -75,8 +75,9 @@ export async function countTokens(
   const target = deps.directory.targetOf(counting);
   const settings = deps.settings.current();
   const signal = AbortSignal.timeout(settings.timeouts.totalMs);
-  const request = adapter.buildRequest({ target, body, clientHeaders });
+  const built = adapter.buildRequest({ target, body, clientHeaders });
   try {
+    const request = provider.authorize === undefined ? built : await provider.authorize(built, target);
     const response = await deps.client.send(request, signal, upstreamTimeouts(settings));
     const answer = parseUpstreamBody(await text(response.body));
     if (response.status < 200 || response.status >= 300) {

@@ -8,13 +8,9 @@
 import { z } from 'zod';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type { TokenCountAdapter } from '../types.ts';
-import {
-  BEDROCK_SIGNING_SERVICE,
-  parseBedrockCredentials,
-  resolveBedrockEndpoint,
-} from './bedrock-config.ts';
+import { resolveBedrockEndpoint } from './bedrock-config.ts';
+import { bedrockRequest } from './bedrock-signing.ts';
 import { isClaudeModel } from './bedrock-tool-config.ts';
-import { signRequest } from './sigv4.ts';
 
 /** The `anthropic_version` of a Claude InvokeModel body on Bedrock (Claude Messages API on Bedrock). */
 const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
@@ -36,17 +32,8 @@ export function bedrockCountTokens(now: () => Date): TokenCountAdapter {
       const url = `${endpoint.baseUrl}/model/${modelId}/count-tokens`;
       const invokeBody = Buffer.from(JSON.stringify(invokeModelBody(body, clientHeaders))).toString('base64');
       const payload = JSON.stringify({ input: { invokeModel: { body: invokeBody } } });
-      const headers = signRequest({
-        method: 'POST',
-        url,
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: payload,
-        credentials: parseBedrockCredentials(target.apiKey),
-        region: endpoint.region,
-        service: BEDROCK_SIGNING_SERVICE,
-        now: now(),
-      });
-      return { url, method: 'POST', headers, body: payload };
+      const headers = { 'content-type': 'application/json', accept: 'application/json' };
+      return bedrockRequest(target, { url, headers, body: payload }, now());
     },
     parseResponse(body, target) {
       const parsed = countTokensAnswerSchema.safeParse(body);

@@ -7,49 +7,38 @@ import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
 import type { ChatCompletion, ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type { OperationAdapter, ProviderAdapter } from '../types.ts';
+import { AwsCredentialSources } from './aws-credentials.ts';
 import { bedrockAnswerMode } from './bedrock-answer-mode.ts';
 import { toChatCompletion } from './bedrock-chat-response.ts';
 import {
-  BEDROCK_SIGNING_SERVICE,
   bedrockCredentialSource,
   bedrockProviderOptionsSchema,
   converseUrl,
-  parseBedrockCredentials,
   resolveBedrockEndpoint,
 } from './bedrock-config.ts';
 import { toConverseRequest } from './bedrock-converse-request.ts';
 import { bedrockCountTokens } from './bedrock-count-tokens.ts';
 import { classifyBedrockError } from './bedrock-error.ts';
+import { bedrockAuthorizer, bedrockRequest } from './bedrock-signing.ts';
 import { BedrockStreamDecoder } from './bedrock-stream-decoder.ts';
 import { bedrockConverseResponseSchema } from './bedrock-wire-types.ts';
-import { signRequest } from './sigv4.ts';
 
 export interface BedrockProviderOptions {
-  /** The signing clock (SigV4 dates) and the `created` of answers; injectable for tests. */
+  /** The signing clock (SigV4 dates), the `created` of answers and the role cache's; injectable for tests. */
   now?: () => Date;
+  /** Where credentials come from when the stored key is not the credential; injectable for tests. */
+  credentials?: AwsCredentialSources;
 }
 
 function chatOperation(now: () => Date): OperationAdapter<ChatCompletionRequest, ChatCompletion> {
   return {
     buildRequest({ target, body, stream }) {
-      const endpoint = resolveBedrockEndpoint(target);
-      const credentials = parseBedrockCredentials(target.apiKey);
-      const url = converseUrl(endpoint, target.upstreamModel, stream);
-      const payload = JSON.stringify(toConverseRequest(body));
-      const headers = signRequest({
-        method: 'POST',
-        url,
-        headers: {
-          'content-type': 'application/json',
-          accept: stream ? 'application/vnd.amazon.eventstream' : 'application/json',
-        },
-        body: payload,
-        credentials,
-        region: endpoint.region,
-        service: BEDROCK_SIGNING_SERVICE,
-        now: now(),
-      });
-      return { url, method: 'POST', headers, body: payload };
+      const url = converseUrl(resolveBedrockEndpoint(target), target.upstreamModel, stream);
+      const headers = {
+        'content-type': 'application/json',
+        accept: stream ? 'application/vnd.amazon.eventstream' : 'application/json',
+      };
+      return bedrockRequest(target, { url, headers, body: JSON.stringify(toConverseRequest(body)) }, now());
     },
     parseResponse(body, target, request) {
       const parsed = bedrockConverseResponseSchema.safeParse(body);
@@ -78,6 +67,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
     requiresBaseUrl: false,
     optionsSchema: bedrockProviderOptionsSchema.strict(),
     credentialSource: bedrockCredentialSource,
+    authorize: bedrockAuthorizer(options.credentials ?? new AwsCredentialSources({ now }), now),
     countTokens: bedrockCountTokens(now),
     classifyError: classifyBedrockError,
   });
