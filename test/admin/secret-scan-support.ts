@@ -3,7 +3,9 @@
  * schema to look in.
  */
 import assert from 'node:assert/strict';
+import type { TestGateway } from '../helpers/gateway.ts';
 import type { TestSql } from '../helpers/sql.ts';
+import { sqlFor } from './support.ts';
 
 /** Every 12-character window of the key's random part: "any part of it". */
 export function pieces(core: string): string[] {
@@ -47,4 +49,31 @@ export async function everyStoredValue(sql: TestSql): Promise<Array<{ where: str
     }
   }
   return values;
+}
+
+/**
+ * No needle in the admin answers, the log lines or any stored value of a gateway that has shut down
+ * (its queued records flushed). `rowMarker` is text some stored row must hold, so a scan that read
+ * nothing cannot pass.
+ */
+export async function assertNowhere(
+  gw: TestGateway,
+  answers: readonly string[],
+  needles: readonly string[],
+  rowMarker: string,
+): Promise<void> {
+  for (const answer of answers) assertAbsent(answer, needles, 'an admin answer');
+  assert.ok(gw.logs.length > 10, 'the scan reads the logs it should');
+  assertAbsent(gw.logs.join('\n'), needles, 'the logs');
+  const sql = sqlFor(gw.database?.url ?? '');
+  try {
+    const values = await everyStoredValue(sql);
+    assert.ok(
+      values.some(({ text }) => text.includes(rowMarker)),
+      'the scan reads the rows it should',
+    );
+    for (const { where, text } of values) assertAbsent(text, needles, where);
+  } finally {
+    await sql.end();
+  }
 }
