@@ -183,6 +183,11 @@ export interface ProviderAdapter {
   readonly authorize?: RequestAuthorizer;
   /** Operations this provider serves natively. Others may be reached through a translator. */
   readonly operations: Readonly<Partial<Record<Operation, OperationAdapter>>>;
+  /**
+   * Present when the native operations depend on the model (Vertex AI: Gemini models serve Chat
+   * Completions, Claude models Messages); `operations` is then every operation some model serves.
+   */
+  operationsFor?(upstreamModel: string): Readonly<Partial<Record<Operation, OperationAdapter>>>;
   /** True when a deployment must name `baseUrl` (openai-compatible, azure). */
   readonly requiresBaseUrl: boolean;
   /**

@@ -38,7 +38,8 @@ function profileRefusal(ctx: CallContext, deployment: Deployment): GatewayError 
   }
   if (
     ctx.stream &&
-    planOperation(deployment.provider, operation)?.adapter.createStreamDecoder === undefined
+    planOperation(deployment.provider, operation, deployment.upstreamModel)?.adapter.createStreamDecoder ===
+      undefined
   ) {
     return unsupported('stream', TRANSPORT_REFUSALS.sse.message);
   }

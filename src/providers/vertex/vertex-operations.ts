@@ -1,0 +1,43 @@
+/**
+ * The operations of a Vertex AI deployment, by the model's publisher: Gemini serves Chat
+ * Completions with the Gemini adapter's body and answers; Claude serves Messages with the Anthropic
+ * adapter's, in Vertex's form (no `model` in the body, Vertex's `anthropic_version`). Other formats
+ * reach each through the translators.
+ */
+import type { AnthropicMessage, AnthropicMessagesRequest } from '../../formats/messages/wire.ts';
+import { anthropicMessagesAdapter } from '../anthropic/anthropic-messages.ts';
+import { generateContentChatOperation } from '../gemini/gemini-provider.ts';
+import type { OperationAdapter, ProviderAdapter } from '../types.ts';
+import { VERTEX_ANTHROPIC_VERSION, vertexModelUrl } from './vertex-config.ts';
+
+function jsonHeaders(stream: boolean): Record<string, string> {
+  return { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
+}
+
+export function vertexGeminiOperations(now: () => Date): ProviderAdapter['operations'] {
+  const chat = generateContentChatOperation(now, {
+    url: (target, stream) =>
+      vertexModelUrl(target, stream ? 'streamGenerateContent?alt=sse' : 'generateContent'),
+    headers: (_target, stream) => jsonHeaders(stream),
+  });
+  return Object.freeze({ 'chat.completions': chat as OperationAdapter });
+}
+
+const claudeMessages: OperationAdapter<AnthropicMessagesRequest, AnthropicMessage> = {
+  ...anthropicMessagesAdapter,
+  buildRequest({ target, body, stream }) {
+    const { model: _model, ...rest } = body;
+    const upstream: Record<string, unknown> = { ...rest, anthropic_version: VERTEX_ANTHROPIC_VERSION };
+    if (stream) upstream.stream = true;
+    return {
+      url: vertexModelUrl(target, stream ? 'streamRawPredict' : 'rawPredict'),
+      method: 'POST',
+      headers: jsonHeaders(stream),
+      body: JSON.stringify(upstream),
+    };
+  },
+};
+
+export const vertexClaudeOperations: ProviderAdapter['operations'] = Object.freeze({
+  messages: claudeMessages as OperationAdapter,
+});
