@@ -46,6 +46,11 @@ export class GoogleOAuthFake extends FakeServer {
     return { clientEmail, keyFile, publicKey };
   }
 
+  /** Every token issued, in order. */
+  get issuedTokens(): string[] {
+    return [...this.#issued];
+  }
+
   /** Whether a bearer token is one this endpoint issued. */
   issued(token: string): boolean {
     return this.#issued.has(token);
