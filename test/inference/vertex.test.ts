@@ -161,18 +161,20 @@ describe('Vertex AI through the official clients', () => {
       ((await missing.json()) as { error: { param: string } }).error.param,
       'providerOptions.project',
     );
-    const claudeOps = await admin<{ operations: Record<string, { mode: string; via: string | null }> }>(
-      gw,
-      'POST',
-      '/deployments/resolve',
-      {
-        publicModel: 'r',
-        provider: 'vertex',
-        upstreamModel: 'claude-sonnet-4-5@20250929',
-        providerOptions: options,
-      },
-    );
+    const claudeOps = await admin<{
+      operations: Record<string, { mode: string; via: string | null; priceSource: string }>;
+    }>(gw, 'POST', '/deployments/resolve', {
+      publicModel: 'r',
+      provider: 'vertex',
+      upstreamModel: 'claude-sonnet-4-5@20250929',
+      providerOptions: options,
+    });
     assert.equal(claudeOps.operations.messages.mode, 'native');
+    assert.equal(
+      claudeOps.operations.messages.priceSource,
+      'catalog',
+      'Vertex prices Claude by its @version id',
+    );
     assert.equal(claudeOps.operations['chat.completions'].via, 'messages');
   });
 });
