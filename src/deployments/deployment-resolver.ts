@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import { invalidFieldError, issueParam } from '../errors/invalid-field.ts';
+import { OPERATION_SPECS } from '../formats/operation-spec.ts';
 import { getProviderAdapter, planOperation, providerIds } from '../providers/registry.ts';
 import {
   type CredentialSource,
@@ -44,13 +45,6 @@ export interface ResolvedDeployment {
   credentialSource: CredentialSource;
   operations: Partial<Record<Operation, ResolvedOperation>>;
 }
-
-/** Operations whose clients may send multipart/form-data (OpenAI API reference: image edits, variations, transcriptions). */
-const MULTIPART_OPERATIONS: ReadonlySet<Operation> = new Set([
-  'images.edits',
-  'images.variations',
-  'audio.transcriptions',
-]);
 
 function invalid(param: string, message: string): GatewayError {
   return new GatewayError('invalid_request', { param, message: `Invalid value for '${param}': ${message}` });
@@ -145,6 +139,6 @@ function resolveOperation(
 function possibleTransports(operation: Operation, streams: boolean): Transport[] {
   const transports: Transport[] = ['json'];
   if (streams) transports.push('sse');
-  if (MULTIPART_OPERATIONS.has(operation)) transports.push('multipart');
+  if (OPERATION_SPECS[operation].multipart) transports.push('multipart');
   return transports;
 }

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/diagnostics/logger.ts';
 import { buildGateway, type Gateway } from '../../src/gateway/gateway.ts';
-import { createLogger } from '../../src/telemetry/logger.ts';
 import { createTestDatabase, migrateTestDatabase, TEST_REDIS_URL, type TestDatabase } from './database.ts';
 import { testSecrets } from './secrets.ts';
 
@@ -20,6 +20,8 @@ export interface TestGatewayOptions {
   database?: TestDatabase;
   /** The clock budget periods are read on (ms since the epoch). */
   now?(): number;
+  /** The built console to serve (a test's own build); `dist/console/` by default. */
+  consoleDir?: string;
 }
 
 export interface TestGateway {
@@ -62,7 +64,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       done();
     },
   });
-  const gateway = await buildGateway(config, createLogger(config.logLevel, sink), { now: options.now });
+  const gateway = await buildGateway(config, createLogger(config.logLevel, sink), {
+    now: options.now,
+    consoleDir: options.consoleDir,
+  });
   const address = await gateway.listen();
   return {
     url: `http://${address}`,
