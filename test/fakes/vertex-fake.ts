@@ -5,13 +5,16 @@
  * (`:streamRawPredict`), each with an OAuth bearer token the Google OAuth fake issued. Vertex serves
  * Gemini's and Anthropic's own wire formats, so after checking what is Vertex's (the path, the
  * token, Claude's body: `anthropic_version: "vertex-2023-10-16"`, no `model`) the call is answered
- * by the Gemini and Anthropic fakes, to which it is passed on with their keys.
+ * by the Gemini and Anthropic fakes, to which it is passed on with their keys. Text embeddings
+ * (`:predict`, `instances[].content`) it answers itself: `outputDimensionality` values (8 by
+ * default) derived from the text, and the text's word count as `statistics.token_count`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buffer } from 'node:stream/consumers';
 import { request } from 'undici';
 import type { AnthropicFake } from './anthropic-fake.ts';
+import { countWords } from './fake-server.ts';
 import type { GeminiFake } from './gemini-fake.ts';
 import type { GoogleOAuthFake } from './google-oauth-fake.ts';
 
@@ -26,7 +29,7 @@ export interface VertexRecordedRequest {
   model: string;
   method: string;
   authorization: string | undefined;
-  body: Record<string, unknown>;
+  body: Json;
 }
 
 export interface VertexUpstreams {
@@ -70,7 +73,7 @@ export class VertexFake {
   async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://vertex.invalid');
     const match = MODEL_PATH.exec(url.pathname);
-    const body = JSON.parse((await buffer(req)).toString('utf8') || '{}') as Record<string, unknown>;
+    const body = JSON.parse((await buffer(req)).toString('utf8') || '{}') as Json;
     if (req.method !== 'POST' || match === null) return googleError(res, 404, 'NOT_FOUND', 'Not found');
     const [, project, region, publisher, model, method] = match;
     const authorization = req.headers.authorization;
@@ -97,8 +100,9 @@ export class VertexFake {
     model: string,
     method: string,
     search: string,
-    body: unknown,
+    body: Json,
   ): Promise<void> {
+    if (method === 'predict') return predictEmbeddings(res, body);
     if (method !== 'generateContent' && method !== 'streamGenerateContent') {
       return googleError(res, 400, 'INVALID_ARGUMENT', `Unknown method ${method}`);
     }
@@ -149,6 +153,23 @@ async function passOn(
   res.writeHead(answer.statusCode, { 'content-type': contentType });
   for await (const chunk of answer.body) res.write(chunk);
   res.end();
+}
+
+type Json = Record<string, unknown>;
+
+function predictEmbeddings(res: ServerResponse, body: Json): void {
+  const instances = body.instances as Array<{ content?: unknown }> | undefined;
+  if (!Array.isArray(instances) || instances.some((instance) => typeof instance.content !== 'string')) {
+    return googleError(res, 400, 'INVALID_ARGUMENT', 'instances[].content must be text');
+  }
+  const dimensions = Number((body.parameters as Json | undefined)?.outputDimensionality ?? 8);
+  const predictions = instances.map(({ content }) => {
+    const text = String(content);
+    const values = Array.from({ length: dimensions }, (_, i) => ((text.length + i) % 7) / 8);
+    return { embeddings: { values, statistics: { token_count: countWords(text), truncated: false } } };
+  });
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ predictions }));
 }
 
 function googleError(res: ServerResponse, code: number, status: string, message: string): void {

@@ -42,6 +42,7 @@ describe('Vertex AI through the official clients', () => {
     for (const [publicModel, upstreamModel, region] of [
       ['vertex-gemini', 'gemini-2.5-flash', 'us-central1'],
       ['vertex-claude', 'claude-sonnet-4-5@20250929', 'global'],
+      ['vertex-embed', 'gemini-embedding-001', 'us-central1'],
     ]) {
       await createDeployment(gw, {
         publicModel,
@@ -128,11 +129,32 @@ describe('Vertex AI through the official clients', () => {
     assert.equal(text, 'echo: chat stream');
   });
 
+  it("embeddings through :predict, with Vertex's token counts", async () => {
+    const answer = await openai.embeddings.create({
+      model: 'vertex-embed',
+      input: ['one two three', 'four'],
+      dimensions: 4,
+    });
+    assert.deepEqual(
+      answer.data.map(({ index, embedding }) => [index, embedding.length]),
+      [
+        [0, 4],
+        [1, 4],
+      ],
+    );
+    assert.equal(answer.usage.prompt_tokens, 4);
+    const [seen] = vertex.requests.filter((request) => request.method === 'predict');
+    assert.deepEqual(seen.body, {
+      instances: [{ content: 'one two three' }, { content: 'four' }],
+      parameters: { outputDimensionality: 4 },
+    });
+  });
+
   it('one token per deployment, reused for every call until it nears expiry', () => {
     assert.ok(oauth.tokenRequests.length >= 1);
     assert.ok(
-      oauth.tokenRequests.length <= 2,
-      `${oauth.tokenRequests.length} token requests for 2 deployments`,
+      oauth.tokenRequests.length <= 3,
+      `${oauth.tokenRequests.length} token requests for 3 deployments`,
     );
   });
 

@@ -1,14 +1,15 @@
 /**
- * The operations of a Vertex AI deployment, by the model's publisher: Gemini serves Chat
- * Completions with the Gemini adapter's body and answers; Claude serves Messages with the Anthropic
- * adapter's, in Vertex's form (no `model` in the body, Vertex's `anthropic_version`). Other formats
- * reach each through the translators.
+ * The operations of a Vertex AI deployment, by the model's publisher: Google's models serve Chat
+ * Completions with the Gemini adapter's body and answers, and embeddings (vertex-embeddings.ts);
+ * Claude serves Messages with the Anthropic adapter's, in Vertex's form (no `model` in the body,
+ * Vertex's `anthropic_version`). Other formats reach each through the translators.
  */
 import type { AnthropicMessage, AnthropicMessagesRequest } from '../../formats/messages/wire.ts';
 import { anthropicMessagesAdapter } from '../anthropic/anthropic-messages.ts';
 import { generateContentChatOperation } from '../gemini/gemini-provider.ts';
 import type { OperationAdapter, ProviderAdapter } from '../types.ts';
 import { VERTEX_ANTHROPIC_VERSION, vertexModelUrl } from './vertex-config.ts';
+import { vertexEmbeddingsOperation } from './vertex-embeddings.ts';
 
 function jsonHeaders(stream: boolean): Record<string, string> {
   return { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
@@ -20,7 +21,10 @@ export function vertexGeminiOperations(now: () => Date): ProviderAdapter['operat
       vertexModelUrl(target, stream ? 'streamGenerateContent?alt=sse' : 'generateContent'),
     headers: (_target, stream) => jsonHeaders(stream),
   });
-  return Object.freeze({ 'chat.completions': chat as OperationAdapter });
+  return Object.freeze({
+    'chat.completions': chat as OperationAdapter,
+    embeddings: vertexEmbeddingsOperation as OperationAdapter,
+  });
 }
 
 const claudeMessages: OperationAdapter<AnthropicMessagesRequest, AnthropicMessage> = {
