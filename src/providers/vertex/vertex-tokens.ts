@@ -71,9 +71,20 @@ export class VertexTokens {
     );
   }
 
+  /** A deployment whose key changed, or that was deleted, leaves its entry behind; expired ones go. */
+  #dropExpired(): void {
+    const now = this.#now().getTime();
+    for (const [key, entry] of this.#tokens) {
+      if (entry.pending === null && (entry.token === null || (entry.token.expiresAt ?? 0) <= now)) {
+        this.#tokens.delete(key);
+      }
+    }
+  }
+
   async #fetchFresh(target: DeploymentTarget, cached: CachedToken): Promise<AccessToken> {
     try {
       cached.token = await this.#fetch(target.apiKey);
+      this.#dropExpired();
       return cached.token;
     } catch (error) {
       throw unavailable(target, error);
