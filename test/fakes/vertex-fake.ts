@@ -160,7 +160,8 @@ type Json = Record<string, unknown>;
 function predictEmbeddings(res: ServerResponse, body: Json): void {
   const instances = body.instances as Array<{ content?: unknown }> | undefined;
   if (!Array.isArray(instances) || instances.some((instance) => typeof instance.content !== 'string')) {
-    return googleError(res, 400, 'INVALID_ARGUMENT', 'instances[].content must be text');
+    googleError(res, 400, 'INVALID_ARGUMENT', 'instances[].content must be text');
+    return;
   }
   const dimensions = Number((body.parameters as Json | undefined)?.outputDimensionality ?? 8);
   const predictions = instances.map(({ content }) => {
