@@ -13,7 +13,13 @@ import { chatViaMessages } from './translate/chat-via-messages/translator.ts';
 import { composeTranslators } from './translate/compose-translators.ts';
 import { messagesViaChat } from './translate/messages-via-chat/translator.ts';
 import { responsesViaChat } from './translate/responses-via-chat/translator.ts';
-import type { Operation, OperationAdapter, OperationTranslator, ProviderAdapter } from './types.ts';
+import type {
+  DeployedModel,
+  Operation,
+  OperationAdapter,
+  OperationTranslator,
+  ProviderAdapter,
+} from './types.ts';
 import { vertexProvider } from './vertex/vertex-provider.ts';
 
 const PROVIDERS: readonly ProviderAdapter[] = [
@@ -63,19 +69,20 @@ export const FORWARDED_CLIENT_HEADERS: readonly string[] = Object.freeze([
 
 /**
  * Null when the provider is unknown or can serve the operation neither natively nor translated.
- * `upstreamModel`: for a provider whose operations depend on the model (Vertex AI: Gemini or Claude).
+ * `model` picks the operations of a provider whose native ones depend on the deployment's model
+ * (ProviderAdapter.operationsFor); without it, the provider's `operations`.
  */
 export function planOperation(
   providerId: string,
   operation: Operation,
-  upstreamModel?: string,
+  model?: DeployedModel,
 ): OperationPlan | null {
   const provider = BY_ID.get(providerId);
   if (provider === undefined) return null;
   const operations =
-    upstreamModel === undefined || provider.operationsFor === undefined
-      ? provider.operations
-      : provider.operationsFor(upstreamModel);
+    model !== undefined && provider.operationsFor !== undefined
+      ? provider.operationsFor(model)
+      : provider.operations;
   const native = operations[operation];
   if (native !== undefined) return { kind: 'native', adapter: native };
   for (const translators of [TRANSLATORS, TWO_HOP_TRANSLATORS]) {

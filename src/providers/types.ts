@@ -35,6 +35,12 @@ export interface DeploymentTarget {
   knownReasoning?: boolean;
 }
 
+/** What an operation plan may depend on of a deployment: its model and provider options. */
+export interface DeployedModel {
+  upstreamModel: string;
+  providerOptions: Readonly<Record<string, unknown>>;
+}
+
 /** A multipart body passed through to the upstream: the raw client stream and its content type. */
 export interface MultipartPassThrough {
   kind: 'multipart';
@@ -108,7 +114,7 @@ export interface UpstreamErrorInfo {
   /** The upstream's code when it is one a client may see (errors/upstream-codes.ts). */
   upstreamCode?: string;
   /** Input and window tokens, when a context-window refusal gave them. */
-  tokenCounts?: { inputTokens: number; limitTokens: number };
+  tokenCounts?: { inputTokens: number; limitTokens: number; outputTokens?: number };
 }
 
 /**
@@ -174,10 +180,12 @@ export interface ProviderAdapter {
   /** Operations this provider serves natively. Others may be reached through a translator. */
   readonly operations: Readonly<Partial<Record<Operation, OperationAdapter>>>;
   /**
-   * Present when the native operations depend on the model (Vertex AI: Gemini models serve Chat
-   * Completions, Claude models Messages); `operations` is then every operation some model serves.
+   * The operations served natively for one deployment's model, when that depends on the model
+   * (Bedrock: Claude speaks Messages through InvokeModel, other models Chat through Converse;
+   * Vertex AI: Claude Messages through rawPredict, Gemini Chat through generateContent);
+   * absent: `operations`, whatever the model.
    */
-  operationsFor?(upstreamModel: string): Readonly<Partial<Record<Operation, OperationAdapter>>>;
+  readonly operationsFor?: (model: DeployedModel) => Readonly<Partial<Record<Operation, OperationAdapter>>>;
   /** True when a deployment must name `baseUrl` (openai-compatible, azure). */
   readonly requiresBaseUrl: boolean;
   /**
@@ -189,6 +197,11 @@ export interface ProviderAdapter {
   readonly countTokens?: TokenCountAdapter;
   /** Classifies a non-2xx answer (status, parsed JSON body or text, headers). */
   classifyError(status: number, body: unknown, headers: Readonly<Record<string, string>>): UpstreamErrorInfo;
+}
+
+/** What the pipeline already knows of a call when a stream translator starts. */
+export interface StreamTranslatorContext {
+  inputTokens?: number;
 }
 
 /** What a translator may know of the model it translates for (the deployment's catalog entry). */
@@ -214,8 +227,14 @@ export interface OperationTranslator<
   /** `target` is absent where no deployment is known (tests, a cached answer's replay). */
   request(body: FromBody, target?: TranslationTarget): ToBody;
   response(answer: ToAnswer, request: FromBody): FromAnswer;
-  /** Incremental: each `to` event becomes zero or more `from` events; never buffers the whole answer. */
-  createStreamTranslator(request: FromBody): {
+  /**
+   * Incremental: each `to` event becomes zero or more `from` events; never buffers the whole
+   * answer. `known.inputTokens`: the call's input estimate, when the pipeline already made one.
+   */
+  createStreamTranslator(
+    request: FromBody,
+    known?: StreamTranslatorContext,
+  ): {
     push(event: StreamEvent): StreamEvent[];
     finish(): StreamEvent[];
   };

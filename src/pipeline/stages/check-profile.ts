@@ -38,8 +38,7 @@ function profileRefusal(ctx: CallContext, deployment: Deployment): GatewayError 
   }
   if (
     ctx.stream &&
-    planOperation(deployment.provider, operation, deployment.upstreamModel)?.adapter.createStreamDecoder ===
-      undefined
+    planOperation(deployment.provider, operation, deployment)?.adapter.createStreamDecoder === undefined
   ) {
     return unsupported('stream', TRANSPORT_REFUSALS.sse.message);
   }

@@ -31,6 +31,10 @@ export const bedrockProviderOptionsSchema = z
       .optional(),
     // IAM User Guide, "Access to AWS accounts owned by third parties": 2 to 1224 characters.
     externalId: z.string().min(2).max(1224).optional(),
+    /** How Claude models are called: `invoke` (InvokeModel, the default) or `converse`. */
+    claudeApi: z.enum(['invoke', 'converse']).optional(),
+    /** Betas sent with every Claude call (`anthropic_beta`), before the client's. */
+    betas: z.array(z.string().min(1)).optional(),
   })
   .refine((options) => options.externalId === undefined || options.roleArn !== undefined, {
     path: ['externalId'],

@@ -1,8 +1,8 @@
 /**
  * Which credentials sign a Bedrock request, and when. A deployment whose stored key is its
- * credential is signed in `buildRequest`, synchronously, as before; one whose credentials are
- * fetched (the AWS default chain, an assumed role) is signed by the provider's `authorize` step,
- * once the credentials are in hand (types.ts, RequestAuthorizer).
+ * credential is signed in `buildRequest`, synchronously (bedrock-signed-request.ts); one whose
+ * credentials are fetched (the AWS default chain, an assumed role) is signed by the provider's
+ * `authorize` step, once the credentials are in hand (types.ts, RequestAuthorizer).
  */
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { DeploymentTarget, RequestAuthorizer, UpstreamRequest } from '../types.ts';
@@ -16,13 +16,8 @@ import {
 } from './bedrock-config.ts';
 import { signRequest } from './sigv4.ts';
 
-export interface BedrockRequestInput {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
-function signsWithStoredKey(target: DeploymentTarget): boolean {
+/** True when the deployment's stored key is its credential: the request is signed as it is built. */
+export function signsWithStoredKey(target: DeploymentTarget): boolean {
   const source = bedrockCredentialSource({
     hasApiKey: target.apiKey !== null,
     providerOptions: target.providerOptions,
@@ -30,26 +25,7 @@ function signsWithStoredKey(target: DeploymentTarget): boolean {
   return source === 'static-key';
 }
 
-/** The POST to send: signed now with the stored key, or left for `authorize` to sign. */
-export function bedrockRequest(
-  target: DeploymentTarget,
-  input: BedrockRequestInput,
-  now: Date,
-): UpstreamRequest {
-  const headers = signsWithStoredKey(target)
-    ? signRequest({
-        method: 'POST',
-        ...input,
-        credentials: parseBedrockCredentials(target.apiKey),
-        region: resolveBedrockEndpoint(target).region,
-        service: BEDROCK_SIGNING_SERVICE,
-        now,
-      })
-    : input.headers;
-  return { url: input.url, method: 'POST', headers, body: input.body };
-}
-
-/** Signs the requests `bedrockRequest` left unsigned, with credentials from the chain or a role. */
+/** Signs the requests `bedrockSignedRequest` left unsigned, with credentials from the chain or a role. */
 export function bedrockAuthorizer(sources: AwsCredentialSources, now: () => Date): RequestAuthorizer {
   return async (request, target) => {
     if (signsWithStoredKey(target)) return request;

@@ -13,6 +13,7 @@ import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type { DeploymentTarget, OperationAdapter, ProviderAdapter } from '../types.ts';
 import { toChatCompletion } from './gemini-chat-response.ts';
 import { geminiHeaders, geminiUrl } from './gemini-config.ts';
+import { geminiCountTokens } from './gemini-count-tokens.ts';
 import { geminiEmbeddingsOperation } from './gemini-embeddings.ts';
 import { classifyGeminiError } from './gemini-error.ts';
 import { toGenerateContentRequest } from './gemini-generate-request.ts';
@@ -85,6 +86,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Provi
     // No options yet: the API key and an optional base URL are all the Gemini API takes.
     optionsSchema: z.strictObject({}),
     credentialSource: storedKeyOrNone,
+    countTokens: geminiCountTokens,
     classifyError: classifyGeminiError,
   });
 }

@@ -6,6 +6,7 @@
  */
 import type { AnthropicMessage, AnthropicMessagesRequest } from '../../formats/messages/wire.ts';
 import { anthropicMessagesAdapter } from '../anthropic/anthropic-messages.ts';
+import { type ClaudePlatform, claudePlatformBody } from '../anthropic/claude-platform-body.ts';
 import { generateContentChatOperation } from '../gemini/gemini-provider.ts';
 import type { OperationAdapter, ProviderAdapter } from '../types.ts';
 import { VERTEX_ANTHROPIC_VERSION, vertexModelUrl } from './vertex-config.ts';
@@ -27,12 +28,17 @@ export function vertexGeminiOperations(now: () => Date): ProviderAdapter['operat
   });
 }
 
+/** Vertex reads `stream` from the body; no betas are sent (Vertex takes them as a header, and no client header is forwarded to it). */
+const VERTEX_CLAUDE: ClaudePlatform = {
+  anthropicVersion: VERTEX_ANTHROPIC_VERSION,
+  betasInBody: false,
+  streamInBody: true,
+};
+
 const claudeMessages: OperationAdapter<AnthropicMessagesRequest, AnthropicMessage> = {
   ...anthropicMessagesAdapter,
   buildRequest({ target, body, stream }) {
-    const { model: _model, ...rest } = body;
-    const upstream: Record<string, unknown> = { ...rest, anthropic_version: VERTEX_ANTHROPIC_VERSION };
-    if (stream) upstream.stream = true;
+    const upstream = claudePlatformBody(body as Record<string, unknown>, VERTEX_CLAUDE, [], stream);
     return {
       url: vertexModelUrl(target, stream ? 'streamRawPredict' : 'rawPredict'),
       method: 'POST',

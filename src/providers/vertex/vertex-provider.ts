@@ -24,8 +24,7 @@ export function createVertexProvider(options: VertexProviderOptions = {}): Provi
   const provider: ProviderAdapter = {
     id: 'vertex',
     operations: Object.freeze({ ...gemini, ...vertexClaudeOperations }),
-    operationsFor: (upstreamModel: string) =>
-      isVertexClaude(upstreamModel) ? vertexClaudeOperations : gemini,
+    operationsFor: ({ upstreamModel }) => (isVertexClaude(upstreamModel) ? vertexClaudeOperations : gemini),
     requiresBaseUrl: false,
     optionsSchema: vertexProviderOptionsSchema.strict(),
     credentialSource: vertexCredentialSource,
