@@ -62,7 +62,12 @@ export interface Config {
   alertWebhookUrl: string | undefined;
   /** Signs every alert body; required with alertWebhookUrl. */
   alertWebhookSecret: string | undefined;
+  /** CORS_ORIGINS: browser origins allowed on `/v1` (`'*'`: any); unset: no CORS headers at all. */
+  corsOrigins: CorsOrigins | undefined;
 }
+
+/** Origins a browser may call `/v1` from: a list of exact origins, or any. */
+export type CorsOrigins = '*' | readonly string[];
 
 /** How long the HTTP server waits on a client, and how much one connection may carry. */
 export interface HttpServerLimits {
@@ -149,6 +154,39 @@ function redisUrlOf(env: Env): string | undefined {
   const problem = redisUrlProblem(raw);
   if (problem !== undefined) throw new ConfigError(`REDIS_URL ${problem}; the form is ${REDIS_URL_FORM}`);
   return raw;
+}
+
+/**
+ * `*`, or a comma-separated list of origins (`https://app.example.com`): scheme, host and port
+ * only, as a browser sends them in `Origin`, so the comparison is exact.
+ */
+function corsOriginsOf(env: Env): CorsOrigins | undefined {
+  const raw = text(env, 'CORS_ORIGINS');
+  if (raw === undefined) return undefined;
+  if (raw.trim() === '*') return '*';
+  const origins = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const origin of origins) {
+    if (originOf(origin) !== origin) {
+      throw new ConfigError(
+        `CORS_ORIGINS must be * or a comma-separated list of origins such as https://app.example.com (no path, no trailing slash; got "${origin}")`,
+      );
+    }
+  }
+  if (origins.length === 0) throw new ConfigError('CORS_ORIGINS must be * or list at least one origin');
+  return origins;
+}
+
+/** The origin of an http(s) URL as a browser writes it, or undefined. */
+function originOf(value: string): string | undefined {
+  try {
+    const parsed = new URL(value);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function variantOf(env: Env): Variant {
@@ -266,6 +304,7 @@ export function loadConfig(env: Env = process.env): Config {
     upstreamErrorMessages: choice(env, 'UPSTREAM_ERROR_MESSAGES', UPSTREAM_ERROR_MESSAGE_MODES, 'generic'),
     alertWebhookUrl: url(env, 'ALERT_WEBHOOK_URL', ['http:', 'https:']),
     alertWebhookSecret: text(env, 'ALERT_WEBHOOK_SECRET'),
+    corsOrigins: corsOriginsOf(env),
   };
   checkMasterKey(config.masterKey, variant);
   checkSecretsPresent(config);

@@ -199,6 +199,7 @@ export async function buildGateway(
     docs,
     modules,
     upstreamErrorMessages: runtime.config.upstreamErrorMessages,
+    corsOrigins: runtime.config.corsOrigins,
   });
   registerMetricsRoute(app, docs, authenticator, telemetry);
   records.start();
