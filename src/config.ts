@@ -5,6 +5,7 @@
  */
 import { cpus } from 'node:os';
 import { REDIS_URL_FORM, redisUrlProblem } from './cache/redis-url.ts';
+import { ConfigError } from './errors/config-error.ts';
 import type { UpstreamErrorMessages } from './errors/render-error.ts';
 
 export type Variant = 'a' | 'b';
@@ -83,13 +84,6 @@ export interface HttpServerLimits {
 }
 
 /** A configuration error: its message is the one line printed before the process exits. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
 type Env = Readonly<Record<string, string | undefined>>;
 
 function text(env: Env, name: string): string | undefined {

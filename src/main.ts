@@ -2,8 +2,9 @@
  * Entry point: `serve` (default), `migrate`, `encryption:rotate` (DESIGN.md section 8). Every
  * start-up failure prints one line naming the cause and exits with status 1.
  */
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfig } from './config.ts';
 import { KeyringConfigError } from './crypto/index.ts';
+import { ConfigError } from './errors/config-error.ts';
 import { DatabaseConnectError, SchemaBehindError } from './store/database-errors.ts';
 
 const COMMANDS = {

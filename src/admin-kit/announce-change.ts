@@ -1,5 +1,5 @@
 import type { CacheStore } from '../cache/cache-store.ts';
-import type { Logger } from '../telemetry/logger.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 
 /** A committed admin change the other replicas must hear of. */
 export interface Change {

@@ -1,5 +1,5 @@
+import type { BudgetThresholdEvent, ExtensionTrippedEvent } from '../diagnostics/diagnostics-channels.ts';
 import { recordId } from '../records/record-id.ts';
-import type { BudgetThresholdEvent, ExtensionTrippedEvent } from '../telemetry/diagnostics-channels.ts';
 
 /** A key or team crossing 80% or 100% of its budget: the budget's publication, as published. */
 export type BudgetThresholdData = BudgetThresholdEvent;

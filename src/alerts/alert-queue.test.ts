@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { createLogger } from '../telemetry/logger.ts';
+import { createLogger } from '../diagnostics/logger.ts';
 import { type AlertEvent, alertEvent } from './alert-event.ts';
 import { AlertQueue, type AlertQueueSettings } from './alert-queue.ts';
 import type { AttemptFailure } from './webhook-sender.ts';

@@ -1,4 +1,4 @@
-import type { Logger } from '../telemetry/logger.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import type { AlertEvent } from './alert-event.ts';
 import type { AttemptFailure } from './webhook-sender.ts';
 

@@ -1,4 +1,4 @@
-import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
+import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import { type AlertEvent, alertEvent } from './alert-event.ts';
 
 /**

@@ -1,31 +1,28 @@
 import type { Config } from '../config.ts';
-import type { Logger } from '../telemetry/logger.ts';
+import type { Logger } from '../diagnostics/logger.ts';
+import type { FeatureModule } from '../pipeline/feature-module.ts';
 import { AlertQueue, type AlertQueueSettings } from './alert-queue.ts';
 import { subscribeAlertSources } from './alert-sources.ts';
 import { WebhookSender } from './webhook-sender.ts';
 
-export interface Alerts {
-  /** Stops listening and sends what is queued within `deadlineMs` (lifecycle phase `flush`). */
-  close(deadlineMs: number): Promise<void>;
-}
-
 /**
  * The alert webhook (DESIGN.md section 5, Governance): budget thresholds, deployment cooldowns and
- * tripped critical extensions, POSTed signed to ALERT_WEBHOOK_URL. Null when it is not set.
+ * tripped critical extensions, POSTed signed to ALERT_WEBHOOK_URL. A module with nothing to do
+ * when it is not set. Its flush step stops listening and sends what is queued in the time left;
+ * listed first, it closes after the records and spend whose settlement may still raise an alert.
  */
 export function createAlerts(
   config: Pick<Config, 'alertWebhookUrl' | 'alertWebhookSecret'>,
   logger: Logger,
   settings?: Partial<AlertQueueSettings>,
-): Alerts | null {
-  if (config.alertWebhookUrl === undefined) return null;
+): FeatureModule {
+  if (config.alertWebhookUrl === undefined) return { name: 'alerts' };
   const sender = new WebhookSender({ url: config.alertWebhookUrl, secret: config.alertWebhookSecret ?? '' });
   const queue = new AlertQueue({ send: (event, signal) => sender.send(event, signal), logger, settings });
   const unsubscribe = subscribeAlertSources((event) => queue.push(event));
-  return {
-    close: async (deadlineMs) => {
-      unsubscribe();
-      await queue.close(deadlineMs);
-    },
+  const close = async (deadlineMs: number) => {
+    unsubscribe();
+    await queue.close(deadlineMs);
   };
+  return { name: 'alerts', shutdown: [{ phase: 'flush', name: 'alert webhook', run: close }] };
 }

@@ -1,4 +1,4 @@
-import { scrubSecretText } from '../telemetry/scrub-secrets.ts';
+import { scrubSecretText } from '../diagnostics/scrub-secrets.ts';
 import type { AlertEvent } from './alert-event.ts';
 import { SIGNATURE_HEADER, signatureOf } from './webhook-signature.ts';
 

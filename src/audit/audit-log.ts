@@ -1,10 +1,10 @@
 import type { Insertable } from 'kysely';
+import type { Logger } from '../diagnostics/logger.ts';
 import { BatchQueue } from '../records/batch-queue.ts';
 import { RECORD_QUEUE_DEFAULTS, type RecordQueueSettings } from '../records/queue-settings.ts';
 import { recordId } from '../records/record-id.ts';
 import type { Db } from '../store/database.ts';
 import type { AuditEventsTable } from '../store/tables.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import type { AuditEvent } from './audit-event.ts';
 
 export interface AuditLogOptions {

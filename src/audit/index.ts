@@ -1,10 +1,11 @@
 import type { Config } from '../config.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import { PeriodicJob } from '../jobs/periodic-job.ts';
 import { expire } from '../jobs/retention-job.ts';
+import type { FeatureModule } from '../pipeline/feature-module.ts';
 import { RETENTION_JOB_INTERVAL_MS } from '../records/index.ts';
 import type { RecordQueueSettings } from '../records/queue-settings.ts';
 import type { Db } from '../store/database.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import { AuditLog } from './audit-log.ts';
 
 export interface AuditDeps {
@@ -24,6 +25,8 @@ export interface Audit {
   flush(deadlineMs: number): Promise<void>;
   /** Runs retention once now (tests, operators' scripts). */
   runJobs(): Promise<void>;
+  /** The queue and retention started with the gateway, the rows flushed at shutdown. */
+  module: FeatureModule;
 }
 
 /** The audit trail (DESIGN.md section 5, Audit), served in both variants. */
@@ -45,17 +48,20 @@ export function createAudit(deps: AuditDeps): Audit {
         days: config.auditRetentionDays,
       }),
   });
+  const start = () => {
+    log.queue.start();
+    retention.start();
+  };
+  const flush = async (deadlineMs: number) => {
+    const deadline = Date.now() + deadlineMs;
+    await retention.stop();
+    await log.queue.stop(Math.max(0, deadline - Date.now()));
+  };
   return {
     log,
-    start: () => {
-      log.queue.start();
-      retention.start();
-    },
-    flush: async (deadlineMs) => {
-      const deadline = Date.now() + deadlineMs;
-      await retention.stop();
-      await log.queue.stop(Math.max(0, deadline - Date.now()));
-    },
+    start,
+    flush,
     runJobs: () => retention.tick(),
+    module: { name: 'audit', start, shutdown: [{ phase: 'flush', name: 'audit trail', run: flush }] },
   };
 }

@@ -1,4 +1,4 @@
-import { type CacheSubscriberErrorEvent, DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
+import { type CacheSubscriberErrorEvent, DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 
 /** A Redis client's error event: published, not logged, so the store needs no logger. */
 export function publishConnectionError(connection: 'commands' | 'subscriber', error: unknown): void {

@@ -1,4 +1,4 @@
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import type { CacheStore } from './cache-store.ts';
 import { MemoryCacheStore } from './memory-cache-store.ts';
 import { RedisCacheStore, RedisSetupRefusedError } from './redis-cache-store.ts';

@@ -3,8 +3,8 @@ import type { Config } from '../config.ts';
 import { rotateEnvelopes, type TableRotation } from '../crypto/rotation/rotate-envelopes.ts';
 import { ROTATORS } from '../crypto/rotation/rotators.ts';
 import type { TableRotator } from '../crypto/rotation/table-rotator.ts';
+import { createLogger, type Logger } from '../diagnostics/logger.ts';
 import { openRuntime, type Runtime } from '../server/runtime.ts';
-import { createLogger, type Logger } from '../telemetry/logger.ts';
 
 /**
  * `npm run encryption:rotate` (SPEC.md, Authentication, Variant B, rotation steps 3 and 4).

@@ -1,8 +1,8 @@
 import cluster from 'node:cluster';
 import type { Config } from '../config.ts';
+import { createLogger, exitAfterFlush, type Logger } from '../diagnostics/logger.ts';
 import { reportListening, runPrimary } from '../server/cluster.ts';
 import { guardServingProcess } from '../server/fatal-errors.ts';
-import { createLogger, exitAfterFlush, type Logger } from '../telemetry/logger.ts';
 
 /**
  * `npm start`: a primary that supervises `WORKERS` gateway workers (src/server/cluster.ts). Each

@@ -2,10 +2,10 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import { lookupCatalogEntry } from '../catalog/model-catalog.ts';
 import { isEnvelopeError, type Keyring } from '../crypto/index.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { DeploymentTarget, Operation } from '../providers/types.ts';
 import type { Db } from '../store/database.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import { type CandidatePool, candidatePools, type PoolOf } from './candidate-pools.ts';
 import { type Deployment, deploymentFromRow } from './deployment.ts';
 

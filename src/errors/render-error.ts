@@ -1,4 +1,4 @@
-import { scrubSecretText } from '../telemetry/scrub-secrets.ts';
+import { scrubSecretText } from '../diagnostics/scrub-secrets.ts';
 import type { GatewayError, TokenCounts } from './gateway-error.ts';
 
 /** The two public error shapes of SPEC.md (Errors). */

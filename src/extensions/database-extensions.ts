@@ -1,5 +1,5 @@
 import { isEnvelopeError, type Keyring } from '../crypto/index.ts';
-import type { Logger } from '../telemetry/logger.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import type { ExtensionDefinition } from './extension.ts';
 import type { ExtensionRepository, ExtensionRow } from './extension-repository.ts';
 import type { ExtensionSource } from './extension-runtime.ts';

@@ -1,7 +1,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '../telemetry/logger.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import { DEFAULT_EXTENSION_LIMITS, type ExtensionDefinition } from './extension.ts';
 import type { ExtensionSource } from './extension-runtime.ts';
 import { EXTENSION_ID_PATTERN, extensionSettingsSchema } from './extension-schemas.ts';

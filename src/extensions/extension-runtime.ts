@@ -1,7 +1,7 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
-import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
-import type { Logger } from '../telemetry/logger.ts';
+import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import { appliesTo, type ExtensionDefinition, type ExtensionState } from './extension.ts';
 import { type BreakerView, ExtensionBreaker } from './extension-breaker.ts';
 import { ExtensionSandbox, type Hook, type SandboxFailure } from './extension-sandbox.ts';

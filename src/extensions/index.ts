@@ -1,10 +1,11 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/index.ts';
+import type { Logger } from '../diagnostics/logger.ts';
+import type { ReadinessProbe } from '../diagnostics/readiness-probe.ts';
+import type { FeatureModule } from '../pipeline/feature-module.ts';
 import type { AnswerStage, Stage } from '../pipeline/stage.ts';
-import type { ReadinessProbe } from '../server/readiness.ts';
 import type { Db } from '../store/database.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import { afterUpstreamStage } from './after-upstream.ts';
 import { beforeUpstreamStage } from './before-upstream-stage.ts';
 import { DatabaseExtensions } from './database-extensions.ts';
@@ -32,6 +33,8 @@ export interface Extensions {
   admin: ExtensionAdmin;
   probe: ReadinessProbe;
   close(): Promise<void>;
+  /** The hooks at their places, the runtime's probe, its close at shutdown. */
+  module: FeatureModule;
 }
 
 /**
@@ -58,16 +61,27 @@ export async function createExtensions(deps: ExtensionsDeps): Promise<Extensions
   const stopWatching = await runtime.watch(deps.cache);
   const stopDirectory = directory?.watch(() => void runtime.reload()) ?? (() => undefined);
   const admin = new ExtensionAdmin({ ...deps, repository, runtime });
+  const beforeUpstream = beforeUpstreamStage(runtime);
+  const afterUpstream = afterUpstreamStage(runtime);
+  const probe: ReadinessProbe = { name: 'extensions', check: () => runtime.probe() };
+  const close = async () => {
+    stopDirectory();
+    await stopWatching();
+    runtime.close();
+  };
   return {
     runtime,
-    beforeUpstream: beforeUpstreamStage(runtime),
-    afterUpstream: afterUpstreamStage(runtime),
+    beforeUpstream,
+    afterUpstream,
     admin,
-    probe: { name: 'extensions', check: () => runtime.probe() },
-    close: async () => {
-      stopDirectory();
-      await stopWatching();
-      runtime.close();
+    probe,
+    close,
+    module: {
+      name: 'extensions',
+      call: { 'before-upstream': beforeUpstream },
+      answer: { 'after-upstream': afterUpstream },
+      probes: [probe],
+      shutdown: [{ phase: 'flush', name: 'extensions', run: close }],
     },
   };
 }

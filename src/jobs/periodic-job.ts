@@ -1,4 +1,4 @@
-import type { Logger } from '../telemetry/logger.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 
 export interface PeriodicJobOptions {
   name: string;

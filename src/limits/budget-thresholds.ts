@@ -1,5 +1,5 @@
 import type { CacheStore } from '../cache/cache-store.ts';
-import { type BudgetThresholdEvent, DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
+import { type BudgetThresholdEvent, DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import type { BudgetPeriod } from './budget-period.ts';
 import type { LimitScope } from './limit-keys.ts';
 

@@ -1,9 +1,10 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
+import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
+import type { FeatureModule } from '../pipeline/feature-module.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Stage } from '../pipeline/stage.ts';
 import { type Db, withTimeout } from '../store/database.ts';
-import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
 import { BudgetThresholds } from './budget-thresholds.ts';
@@ -54,6 +55,8 @@ export interface Limits {
    * (`switchyard:limits:spend-not-written`).
    */
   close(timeoutMs?: number): Promise<void>;
+  /** Admission at its place, settlement as the first observer, the spend flush at shutdown. */
+  module: FeatureModule;
 }
 
 /** Builds limits, budgets and cost accounting (issue 6) from the runtime's dependencies. */
@@ -110,23 +113,31 @@ export function createLimits(deps: LimitsDeps): Limits {
       if (channel.hasSubscribers) channel.publish({ deltas: error.deltas });
     }
   };
+  const stage = admitLimits({
+    cache,
+    budget,
+    model,
+    leases,
+    now: deps.now,
+    poolOf: (publicModel, operation) => directory.poolOf(publicModel, operation).deployments,
+  });
+  const close = async (timeoutMs?: number) => {
+    await observer.idle();
+    leases.close();
+    await Promise.all([closeWriter(spend, timeoutMs), closeWriter(teamSpend, timeoutMs)]);
+  };
   return {
-    stage: admitLimits({
-      cache,
-      budget,
-      model,
-      leases,
-      now: deps.now,
-      poolOf: (publicModel, operation) => directory.poolOf(publicModel, operation).deployments,
-    }),
+    stage,
     observer,
     spend,
     teamSpend,
     pendingSpendCents,
-    close: async (timeoutMs) => {
-      await observer.idle();
-      leases.close();
-      await Promise.all([closeWriter(spend, timeoutMs), closeWriter(teamSpend, timeoutMs)]);
+    close,
+    module: {
+      name: 'limits',
+      call: { admission: stage },
+      observers: [observer],
+      shutdown: [{ phase: 'flush', name: 'limits and spend', run: close }],
     },
   };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ReservationRenewal } from '../cache/cache-store.ts';
-import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
+import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import { LIMIT_KEYS } from './limit-keys.ts';
 import { ReservationLeases } from './reservation-leases.ts';
 

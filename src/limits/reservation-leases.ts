@@ -1,5 +1,5 @@
 import type { CacheStore } from '../cache/cache-store.ts';
-import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
+import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import { LIMIT_KEYS, type ScopeRef, scopeOf } from './limit-keys.ts';
 
 /**

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { MemoryCacheStore } from '../cache/memory-cache-store.ts';
+import { DIAGNOSTICS, type UnpricedModelEvent } from '../diagnostics/diagnostics-channels.ts';
 import type { Stage } from '../pipeline/stage.ts';
-import { DIAGNOSTICS, type UnpricedModelEvent } from '../telemetry/diagnostics-channels.ts';
 import { ADMISSION } from './admission.ts';
 import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';

@@ -1,10 +1,10 @@
 import type { LimitHolder, VirtualKey } from '../auth/principal.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { Deployment } from '../deployments/deployment.ts';
+import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import type { CallContext, CallOutcome } from '../pipeline/call-context.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Usage } from '../providers/types.ts';
-import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { ADMISSION, type Admission, type ScopeReservation } from './admission.ts';
 import { budgetWindow } from './budget-period.ts';
 import { type CostModel, pricingOf } from './cost.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { CallsSettlement } from '../cache/cache-store.ts';
-import { DIAGNOSTICS, type SettleErrorEvent } from '../telemetry/diagnostics-channels.ts';
+import { DIAGNOSTICS, type SettleErrorEvent } from '../diagnostics/diagnostics-channels.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
 import { SettlementBatcher } from './settlement-batcher.ts';
 

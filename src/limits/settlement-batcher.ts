@@ -1,5 +1,5 @@
 import type { CacheStore, ScopeSettlement, TokenEntry } from '../cache/cache-store.ts';
-import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
+import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import type { ThresholdWatch } from './budget-thresholds.ts';
 import { exactCents } from './exact-cents.ts';
 import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';

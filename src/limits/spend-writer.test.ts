@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
+import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import { type SpendDelta, SpendNotWrittenError, SpendWriter } from './spend-writer.ts';
 
 function recorder(failures = 0) {

@@ -1,4 +1,4 @@
-import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
+import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import { exactCents } from './exact-cents.ts';
 
 /** One key's (or team's) spend to add to `spend_cents`. */

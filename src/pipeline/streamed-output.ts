@@ -1,4 +1,4 @@
-import { countOutputTokens, estimateInputTokens } from '../catalog/estimate-tokens.ts';
+import { countOutputTokens, estimateInputTokens } from '../formats/estimate-tokens.ts';
 import type { ClientFormat } from '../formats/format.ts';
 import { isRecord } from '../formats/json.ts';
 import type { StreamEvent, Usage } from '../providers/types.ts';

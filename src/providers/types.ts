@@ -6,24 +6,14 @@
 import type { Readable } from 'node:stream';
 import type { ErrorClass } from '../errors/error-classes.ts';
 import type { ErrorCode } from '../errors/error-codes.ts';
+import { OPERATIONS, type Operation } from '../formats/operation.ts';
 import type { StreamEvent } from '../formats/stream-event.ts';
 import type { Usage } from '../formats/usage.ts';
 
-// The adapters' events and usage are the client formats' (formats/); re-exported because every
-// adapter and the pipeline read them beside the contract below.
-export type { StreamEvent, Usage };
-
-export const OPERATIONS = [
-  'chat.completions',
-  'responses',
-  'embeddings',
-  'images.generations',
-  'images.edits',
-  'images.variations',
-  'audio.transcriptions',
-  'messages',
-] as const;
-export type Operation = (typeof OPERATIONS)[number];
+export type { Operation, StreamEvent, Usage };
+// The operations, the adapters' events and usage are the client formats' (formats/); re-exported
+// because every adapter reads them beside the contract below.
+export { OPERATIONS };
 
 export const TRANSPORTS = ['json', 'sse', 'multipart'] as const;
 export type Transport = (typeof TRANSPORTS)[number];

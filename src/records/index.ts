@@ -1,14 +1,16 @@
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/index.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import { runPartitionMaintenance } from '../jobs/partition-job.ts';
 import { PeriodicJob } from '../jobs/periodic-job.ts';
 import { runReconcile } from '../jobs/reconcile-job.ts';
 import { runRetention } from '../jobs/retention-job.ts';
+import type { FeatureModule } from '../pipeline/feature-module.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Database } from '../store/database.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import type { BatchQueue } from './batch-queue.ts';
 import { RECORD_QUEUE_DEFAULTS, type RecordQueueSettings } from './queue-settings.ts';
+import { captureResponse } from './response-capture.ts';
 import { RequestLogRecorder } from './variant-a/request-log-recorder.ts';
 import { OperationRecorder } from './variant-b/operation-recorder.ts';
 import {
@@ -46,6 +48,8 @@ export interface Records {
   flush(deadlineMs: number): Promise<void>;
   /** Runs each maintenance job once now (tests, operators' scripts). */
   runJobs(): Promise<void>;
+  /** The response capture at its answer place, the recorders as observers, the queues' flush. */
+  module: FeatureModule;
 }
 
 /** Request records for the configured variant (SPEC.md, Request log records). */
@@ -115,20 +119,29 @@ function assemble(
   queues: readonly BatchQueue<unknown>[],
   jobs: readonly PeriodicJob[],
 ): Records {
+  const start = () => {
+    for (const queue of queues) queue.start();
+    for (const job of jobs) job.start();
+  };
+  const flush = async (deadlineMs: number) => {
+    const deadline = Date.now() + deadlineMs;
+    await Promise.all(jobs.map((job) => job.stop()));
+    for (const queue of queues) await queue.stop(Math.max(0, deadline - Date.now()));
+  };
   return {
     observers,
     queues,
-    start: () => {
-      for (const queue of queues) queue.start();
-      for (const job of jobs) job.start();
-    },
-    flush: async (deadlineMs) => {
-      const deadline = Date.now() + deadlineMs;
-      await Promise.all(jobs.map((job) => job.stop()));
-      for (const queue of queues) await queue.stop(Math.max(0, deadline - Date.now()));
-    },
+    start,
+    flush,
     runJobs: async () => {
       for (const job of jobs) await job.tick();
+    },
+    module: {
+      name: 'records',
+      answer: { capture: captureResponse },
+      observers,
+      start,
+      shutdown: [{ phase: 'flush', name: 'request records', run: flush }],
     },
   };
 }

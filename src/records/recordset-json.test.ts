@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isoTime } from '../telemetry/iso-time.ts';
+import { isoTime } from '../diagnostics/iso-time.ts';
 import { recordsetJson, recordsetOfJson, rowJson } from './recordset-json.ts';
 
 describe('recordsetJson', () => {

@@ -5,7 +5,7 @@
  * holds the conversation itself, so `usage` counts its estimated input tokens and no output.
  */
 import type { Principal } from '../auth/principal.ts';
-import { estimateInputTokens } from '../catalog/estimate-tokens.ts';
+import { estimateInputTokens } from '../formats/estimate-tokens.ts';
 import type { ResponsesUsageWire } from '../providers/translate/responses-via-chat/envelope.ts';
 import type { CapsuleSealer } from './capsules.ts';
 import { newItemId, newResponseId } from './conversation.ts';

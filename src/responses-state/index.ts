@@ -6,9 +6,10 @@
  */
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/index.ts';
+import type { Logger } from '../diagnostics/logger.ts';
+import type { FeatureModule } from '../pipeline/feature-module.ts';
 import type { AnswerStage, Stage } from '../pipeline/stage.ts';
 import type { Database } from '../store/database.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import { CapsuleSealer } from './capsules.ts';
 import { Compactor } from './compactor.ts';
 import { ConversationExpander } from './conversation-expander.ts';
@@ -44,6 +45,8 @@ export interface ResponsesState {
   gc: ResponseStateGc;
   start(): void;
   stop(): Promise<void>;
+  /** The expansion before the model checks, the write at its answer place, the GC job. */
+  module: FeatureModule;
 }
 
 export function createResponsesState(deps: ResponsesStateDeps): ResponsesState {
@@ -59,13 +62,28 @@ export function createResponsesState(deps: ResponsesStateDeps): ResponsesState {
     logger,
   });
   const writer = new ResponseStateWriter({ store, onWrite: () => gc.pruneSoon(), logger });
+  const expand = expandConversationStage(expander, config.responsesStoreDefault);
+  const answer: AnswerStage = {
+    name: 'responses-state.store',
+    run: (ctx, result) => writer.answer(ctx, result),
+  };
+  const start = () => gc.start();
+  const stop = () => gc.stop();
   return {
-    expand: expandConversationStage(expander, config.responsesStoreDefault),
-    answer: { name: 'responses-state.store', run: (ctx, result) => writer.answer(ctx, result) },
+    expand,
+    answer,
     store,
     compactor: capsules === null ? null : new Compactor(expander, capsules),
     gc,
-    start: () => gc.start(),
-    stop: () => gc.stop(),
+    start,
+    stop,
+    module: {
+      name: 'responses-state',
+      // Conversations are inlined before any check reads the body (DESIGN.md section 5).
+      preflight: [expand],
+      answer: { 'state-write': answer },
+      start,
+      shutdown: [{ phase: 'flush', name: 'response state gc', run: stop }],
+    },
   };
 }

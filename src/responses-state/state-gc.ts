@@ -4,10 +4,11 @@
  * rows with `FOR UPDATE SKIP LOCKED` and delete them in the same statement, so replicas running
  * them together split the work, and a repeated delete finds nothing.
  */
+
+import type { Logger } from '../diagnostics/logger.ts';
 import { PeriodicJob } from '../jobs/periodic-job.ts';
 import { type Expiry, expire, expireBatch } from '../jobs/retention-job.ts';
 import type { Db } from '../store/database.ts';
-import type { Logger } from '../telemetry/logger.ts';
 
 /** Rows one prune deletes at most: a write pays for a small, indexed delete, never a backlog. */
 export const PRUNE_BATCH_ROWS = 100;

@@ -5,11 +5,11 @@
  * call with `store: false` never waits on the database.
  */
 
+import type { Logger } from '../diagnostics/logger.ts';
 import { isRecord } from '../formats/json.ts';
 import type { StreamEvent } from '../formats/stream-event.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import { RESPONSE_CALL_STATE, type ResponseCallState } from './call-state.ts';
 import { inputItems } from './conversation.ts';
 import type { ResponseStateStore } from './state-store.ts';

@@ -1,9 +1,9 @@
 import type { Candidate } from '../deployments/candidate-pools.ts';
 import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
+import { credentialSecrets } from '../diagnostics/scrub-secrets.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import type { DeploymentTarget, StreamEvent, Usage } from '../providers/types.ts';
-import { credentialSecrets } from '../telemetry/scrub-secrets.ts';
 import { attemptUpstream } from '../upstream/attempt.ts';
 import type { UpstreamClient, UpstreamTimeouts } from '../upstream/upstream-client.ts';
 import { ClientAbortedError, scrubbedFailure } from '../upstream/upstream-failure.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
+import { type CooldownEvent, DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { type CooldownEvent, DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { CooldownTracker, countsTowardCooldown } from './cooldown-tracker.ts';
 import { ClockStore } from './test-support.ts';
 

@@ -1,8 +1,8 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
+import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import type { ErrorClass } from '../errors/error-classes.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
-import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
 import { CooldownMirror, formatAnnouncement } from './cooldown-mirror.ts';
 import { ROUTER_KEYS, UNLIMITED } from './router-keys.ts';
 import type { RouterSettings } from './router-settings-schema.ts';

@@ -1,7 +1,7 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import type { Db } from '../store/database.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import { RouterSettingsRepository } from './router-settings-repository.ts';
 import {
   DEFAULT_ROUTER_SETTINGS,

@@ -9,6 +9,7 @@ import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-context.ts';
 import { callSlot } from '../pipeline/call-slot.ts';
 import { multipartUploadOf } from '../pipeline/endpoint.ts';
+import type { FeatureModule } from '../pipeline/feature-module.ts';
 import type { FallbackPolicy } from '../pipeline/pipeline.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { ClientAbortedError } from '../upstream/upstream-failure.ts';
@@ -76,6 +77,12 @@ export class Router {
   close(): Promise<void> {
     return this.#cooldowns.close();
   }
+
+  /** The router is the pipeline's `route`, not a stage: its module only closes the cooldown mirror. */
+  readonly module: FeatureModule = {
+    name: 'router',
+    shutdown: [{ phase: 'flush', name: 'router cooldown mirror', run: () => this.close() }],
+  };
 
   /** The CallRouter of the pipeline. */
   readonly route = (ctx: CallContext): Promise<AttemptResult> => this.#route(ctx);

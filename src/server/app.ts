@@ -9,6 +9,8 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import type { CredentialSources } from '../auth/credentials.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { CorsOrigins, HttpServerLimits, Variant } from '../config.ts';
+import type { Logger } from '../diagnostics/logger.ts';
+import type { ReadinessProbe } from '../diagnostics/readiness-probe.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import {
   errorHeaders,
@@ -17,7 +19,6 @@ import {
   type UpstreamErrorMessages,
 } from '../errors/render-error.ts';
 import { createAccessLog } from '../telemetry/access-log.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import { registerBodyAdmission } from './body-admission.ts';
 import { createClientErrorHandler, frameworkError } from './client-errors.ts';
 import { registerCors } from './cors.ts';
@@ -25,7 +26,6 @@ import { errorShapeFor, toGatewayError } from './error-response.ts';
 import { registerHealthRoutes } from './health-routes.ts';
 import { registerJsonBodyParser } from './json-body.ts';
 import type { OpenApiRegistry } from './openapi.ts';
-import type { ReadinessProbe } from './readiness.ts';
 import { requestIdFor } from './request-id.ts';
 import { DeferredRequestLogger } from './request-logger.ts';
 

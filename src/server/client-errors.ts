@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Logger } from '../diagnostics/logger.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { renderErrorBody } from '../errors/render-error.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import { errorShapeFor } from './error-response.ts';
 import { requestIdFor } from './request-id.ts';
 

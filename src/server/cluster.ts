@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { once } from 'node:events';
 import type { Config } from '../config.ts';
-import { exitAfterFlush, type Logger } from '../telemetry/logger.ts';
+import { exitAfterFlush, type Logger } from '../diagnostics/logger.ts';
 import { guardServingProcess } from './fatal-errors.ts';
 import { RestartBackoff } from './restart-backoff.ts';
 

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { exitAfterFlush, type Logger } from '../telemetry/logger.ts';
+import { exitAfterFlush, type Logger } from '../diagnostics/logger.ts';
 
 export interface FatalErrorDrain {
   /**

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Variant } from '../config.ts';
+import type { ReadinessProbe } from '../diagnostics/readiness-probe.ts';
 import type { OpenApiRegistry } from './openapi.ts';
-import { checkReadiness, type ReadinessProbe } from './readiness.ts';
+import { checkReadiness } from './readiness.ts';
 
 const READY_RETRY_AFTER_SECONDS = '5';
 

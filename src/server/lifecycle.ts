@@ -1,12 +1,6 @@
+import type { Logger } from '../diagnostics/logger.ts';
+import { SHUTDOWN_PHASES, type ShutdownPhase } from '../pipeline/feature-module.ts';
 import { withTimeout } from '../store/database-errors.ts';
-import type { Logger } from '../telemetry/logger.ts';
-
-/**
- * The shutdown order of SPEC.md cross-cutting rule 3: stop accepting and drain HTTP, flush the
- * in-process queues, close the cache store, close the database, flush telemetry.
- */
-export const SHUTDOWN_PHASES = ['drain', 'flush', 'close-cache', 'close-database', 'telemetry'] as const;
-export type ShutdownPhase = (typeof SHUTDOWN_PHASES)[number];
 
 interface Step {
   name: string;

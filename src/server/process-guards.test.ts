@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 const GUARDS = fileURLToPath(new URL('./process-guards.ts', import.meta.url));
 const FATAL_ERRORS = fileURLToPath(new URL('./fatal-errors.ts', import.meta.url));
-const LOGGER = fileURLToPath(new URL('../telemetry/logger.ts', import.meta.url));
+const LOGGER = fileURLToPath(new URL('../diagnostics/logger.ts', import.meta.url));
 
 /** Runs `body` in a child that imports the guards (both modules) and a logger; `fault` follows on the next tick. */
 function runInChild(body: string, fault: string): { status: number | null; stdout: string } {

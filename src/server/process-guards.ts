@@ -1,4 +1,4 @@
-import type { Logger } from '../telemetry/logger.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import { guardRejections } from './fatal-errors.ts';
 
 /**

@@ -1,10 +1,5 @@
+import type { ReadinessProbe } from '../diagnostics/readiness-probe.ts';
 import { withTimeout } from '../store/database.ts';
-
-/** A dependency `/health/ready` checks (SPEC.md, Endpoints: Health). */
-export interface ReadinessProbe {
-  name: string;
-  check(): Promise<void>;
-}
 
 export interface ReadinessReport {
   ready: boolean;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { createLogger, type Logger } from '../telemetry/logger.ts';
+import { createLogger, type Logger } from '../diagnostics/logger.ts';
 import { DeferredRequestLogger } from './request-logger.ts';
 
 function capture(level = 'info'): {

@@ -1,5 +1,5 @@
 import type { Bindings, ChildLoggerOptions, LogFn } from 'pino';
-import type { Logger } from '../telemetry/logger.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 
 /** pino's last `LogFn` overload; the logger called takes every overload at run time. */
 type LogArgs = Parameters<LogFn>;

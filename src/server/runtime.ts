@@ -2,11 +2,11 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import { createCacheStore } from '../cache/create-cache-store.ts';
 import type { Config } from '../config.ts';
 import { type Keyring, keyringFromCredentialsKey, keyringFromJson } from '../crypto/index.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import { announceGeneratedMasterKey, withEmbeddedSecrets } from '../embedded-secrets.ts';
 import { type Database, DatabaseConnectError, openDatabase } from '../store/database.ts';
 import { SchemaBehindError } from '../store/database-errors.ts';
 import { assertSchemaCurrent, migrate } from '../store/migrate.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { installProcessGuards } from './process-guards.ts';
 

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../errors/config-error.ts';
 
 /** The lock file in DATA_DIR; PGlite's own files are under `db/`. */
 const LOCK_FILE = 'gateway.lock';

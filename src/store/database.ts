@@ -1,6 +1,6 @@
 import { CompiledQuery, Kysely, PostgresDialect, type QueryResult } from 'kysely';
 import { Pool, TypeOverrides } from 'pg';
-import { DIAGNOSTICS } from '../telemetry/diagnostics-channels.ts';
+import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import { boundedPool } from './bounded-pool.ts';
 import { withTimeout } from './database-errors.ts';
 import type { Tables } from './tables.ts';

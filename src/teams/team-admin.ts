@@ -2,6 +2,7 @@ import { announceChange } from '../admin-kit/announce-change.ts';
 import { ResourceAdmin } from '../admin-kit/resource-admin.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { CachedKeyResolver } from '../keys/cached-key-resolver.ts';
 import { limitHolderColumns } from '../keys/limit-holder-fields.ts';
@@ -9,7 +10,6 @@ import type { TeamRow } from '../keys/virtual-key-row.ts';
 import { startNewPeriod } from '../limits/spend-statement.ts';
 import type { Db } from '../store/database.ts';
 import { isForeignKeyViolation } from '../store/database-errors.ts';
-import type { Logger } from '../telemetry/logger.ts';
 import { TeamRepository } from './team-repository.ts';
 import type { TeamCreateInput, TeamDeleteQuery, TeamPatchInput } from './team-schemas.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { createLogger } from '../diagnostics/logger.ts';
 import { type AccessLine, createAccessLog } from './access-log.ts';
-import { createLogger } from './logger.ts';
 
 function capture(level = 'info') {
   const lines: Record<string, unknown>[] = [];

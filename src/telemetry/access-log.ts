@@ -1,4 +1,4 @@
-import { type Logger, redactUrl } from './logger.ts';
+import { type Logger, redactUrl } from '../diagnostics/logger.ts';
 
 /** What the access line says about a request; nothing else can reach it. */
 export interface AccessLine {

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { afterEach, describe, it } from 'node:test';
 import { publishConnectionError } from '../cache/cache-diagnostics.ts';
+import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
+import { createLogger } from '../diagnostics/logger.ts';
 import { CooldownCounter } from './cooldown-metric.ts';
-import { DIAGNOSTICS } from './diagnostics-channels.ts';
 import { CONNECTION_ERROR_LOG_INTERVAL_MS, subscribeDiagnostics } from './diagnostics-subscriber.ts';
-import { createLogger } from './logger.ts';
 
 function capturedLogger() {
   const lines: Record<string, unknown>[] = [];

@@ -1,6 +1,6 @@
+import { type CacheConnectionErrorEvent, DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
+import type { Logger } from '../diagnostics/logger.ts';
 import type { CooldownCounter } from './cooldown-metric.ts';
-import { type CacheConnectionErrorEvent, DIAGNOSTICS } from './diagnostics-channels.ts';
-import type { Logger } from './logger.ts';
 
 /**
  * While Redis stays unreachable its client reports an error at every reconnect attempt; one line per

@@ -1,11 +1,12 @@
+import type { Logger } from '../diagnostics/logger.ts';
 import type { CallContext, CallOutcome } from '../pipeline/call-context.ts';
+import type { FeatureModule } from '../pipeline/feature-module.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import { type CallSummary, summarizeCall } from '../records/call-summary.ts';
 import { capturedResponse, requestCapture } from '../records/response-capture.ts';
 import { CallMetrics } from './call-metrics.ts';
 import { CooldownCounter } from './cooldown-metric.ts';
 import { subscribeDiagnostics } from './diagnostics-subscriber.ts';
-import type { Logger } from './logger.ts';
 import type { MetricFamily } from './metric-family.ts';
 import type { OtlpExport } from './otlp-export.ts';
 import { toPrometheusText } from './prometheus-text.ts';
@@ -116,6 +117,13 @@ export class Telemetry implements CallObserver {
   #families(): MetricFamily[] {
     return [...this.#metrics.families(), ...this.#cooldowns.families()];
   }
+
+  /** The last call observer; its flush runs in the last shutdown phase, after the database closed. */
+  readonly module: FeatureModule = {
+    name: 'telemetry',
+    observers: [this],
+    shutdown: [{ phase: 'telemetry', name: 'opentelemetry', run: () => this.shutdown() }],
+  };
 
   /** Flushes spans and metrics to the collector and stops (lifecycle phase `telemetry`). */
   shutdown(): Promise<void> {

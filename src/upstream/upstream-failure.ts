@@ -1,7 +1,7 @@
+import { scrubSecrets, scrubSecretText } from '../diagnostics/scrub-secrets.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { upstreamGatewayError } from '../providers/shared/upstream-error.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
-import { scrubSecrets, scrubSecretText } from '../telemetry/scrub-secrets.ts';
 
 /** undici error codes for a peer that never answered in time. */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MemoryCacheStore } from '../../src/cache/memory-cache-store.ts';
+import { createLogger } from '../../src/diagnostics/logger.ts';
 import {
   DEFAULT_ROUTER_SETTINGS,
   RouterSettingsStore,
@@ -8,7 +9,6 @@ import {
 } from '../../src/router/router-settings.ts';
 import { type Database, openDatabase } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
-import { createLogger } from '../../src/telemetry/logger.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { sharedEnv } from '../helpers/shared-env.ts';

@@ -3,7 +3,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { AlertEvent } from '../../src/alerts/alert-event.ts';
 import { loadConfig } from '../../src/config.ts';
-import { type BudgetThresholdEvent, DIAGNOSTICS } from '../../src/telemetry/diagnostics-channels.ts';
+import { type BudgetThresholdEvent, DIAGNOSTICS } from '../../src/diagnostics/diagnostics-channels.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import {

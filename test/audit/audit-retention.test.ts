@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { ConfigError } from '../../src/errors/config-error.ts';
 import { createTestDatabase, migrateTestDatabase } from '../helpers/database.ts';
 import { startTestGateway } from '../helpers/gateway.ts';
 import { connect, eventually } from '../records/support.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { ConfigError } from '../../src/errors/config-error.ts';
 import { runMain } from '../helpers/child.ts';
 import { testSecrets } from '../helpers/secrets.ts';
 

@@ -1,28 +1,45 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { folderImports, twoWayPairs } from '../../scripts/folder-imports.ts';
+import { folderCycles, folderImports, layerTable, units, upwardEdges } from '../../scripts/folder-imports.ts';
 
 const SRC = new URL('../../src/', import.meta.url).pathname;
 const ARCHITECTURE = new URL('../../docs/architecture.md', import.meta.url);
 
-/** The pairs of src/ folders that import each other on purpose; docs/architecture.md says why. */
-const KEPT_PAIRS = ['cache <-> config', 'records <-> telemetry'];
-
-describe('src/ folder layering', () => {
+describe('src/ folder layering (the layer table of docs/architecture.md)', () => {
   const edges = folderImports(SRC);
+  const layers = layerTable(readFileSync(ARCHITECTURE, 'utf8'));
 
-  it('reads the import graph (the routes import the pipeline, nothing imports the composition root)', () => {
+  it('reads the table and the graph (the routes sit above the pipeline and import it)', () => {
+    assert.ok((layers.get('api') ?? Infinity) < (layers.get('pipeline') ?? -1));
     assert.ok(edges.get('api')?.has('pipeline'));
-    for (const [from, targets] of edges) {
-      if (from !== 'commands') assert.ok(!targets.has('gateway'), `${from} imports gateway/`);
-    }
   });
 
-  it('has no pair of folders importing each other beyond the ones docs/architecture.md explains', () => {
-    assert.deepEqual(twoWayPairs(edges), KEPT_PAIRS);
-    const doc = readFileSync(ARCHITECTURE, 'utf8');
-    for (const pair of KEPT_PAIRS)
-      assert.ok(doc.includes(`\`${pair}\``), `docs/architecture.md names ${pair}`);
+  it('places every folder of src/ in one layer', () => {
+    assert.deepEqual(
+      units(SRC).filter((unit) => !layers.has(unit)),
+      [],
+    );
+  });
+
+  it('has no import pointing up the table', () => {
+    assert.deepEqual(upwardEdges(edges, layers), []);
+  });
+
+  it('has no cycle of folders, however long', () => {
+    assert.deepEqual(folderCycles(edges), []);
+  });
+
+  it('finds an upward edge and a three-folder cycle when there is one', () => {
+    const graph = new Map([
+      ['a', new Map([['b', ['a/x.ts']]])],
+      ['b', new Map([['c', ['b/y.ts']]])],
+      ['c', new Map([['a', ['c/z.ts']]])],
+    ]);
+    assert.deepEqual(folderCycles(graph), [['a', 'b', 'c']]);
+    const table = layerTable(
+      '## Layers\n\n| layer | folders |\n|---|---|\n| top | `a/` |\n| low | `b/`, `c.ts` |\n',
+    );
+    assert.deepEqual(upwardEdges(graph, table), ['c -> a (c/z.ts)']);
   });
 });

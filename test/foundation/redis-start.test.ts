@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { ConfigError } from '../../src/errors/config-error.ts';
 import { runMain, spawnMain } from '../helpers/child.ts';
 import { startOutcome } from '../helpers/child-logs.ts';
 import { createTestDatabase, migrateTestDatabase, type TestDatabase } from '../helpers/database.ts';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { ConfigError } from '../../src/errors/config-error.ts';
 import { runMain, spawnMain } from '../helpers/child.ts';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../helpers/database.ts';
 import { testSecrets } from '../helpers/secrets.ts';

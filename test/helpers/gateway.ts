@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/diagnostics/logger.ts';
 import { buildGateway, type Gateway } from '../../src/gateway/gateway.ts';
-import { createLogger } from '../../src/telemetry/logger.ts';
 import { createTestDatabase, migrateTestDatabase, TEST_REDIS_URL, type TestDatabase } from './database.ts';
 import { testSecrets } from './secrets.ts';
 

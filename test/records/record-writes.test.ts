@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { CompiledQuery } from 'kysely';
 import { generateKeyHex, keyringFromCredentialsKey } from '../../src/crypto/index.ts';
+import { createLogger } from '../../src/diagnostics/logger.ts';
 import { runReconcile } from '../../src/jobs/reconcile-job.ts';
 import { testContext } from '../../src/limits/test-support.ts';
 import type { CallContext, CallOutcome } from '../../src/pipeline/call-context.ts';
@@ -12,7 +13,6 @@ import { OperationRecorder } from '../../src/records/variant-b/operation-recorde
 import { PayloadSampler } from '../../src/records/variant-b/payload-sampler.ts';
 import { type Database, type Db, openDatabase } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
-import { createLogger } from '../../src/telemetry/logger.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { sqlOn, type TestSql } from '../helpers/sql.ts';
 import { installRowVersions } from './support.ts';

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { CompiledQuery } from 'kysely';
+import { createLogger } from '../../diagnostics/logger.ts';
 import { testContext } from '../../limits/test-support.ts';
 import type { Db } from '../../store/database.ts';
-import { createLogger } from '../../telemetry/logger.ts';
 import { RECORD_QUEUE_DEFAULTS } from '../queue-settings.ts';
 import { RequestLogRecorder } from './request-log-recorder.ts';
 

@@ -1,7 +1,7 @@
+import type { Logger } from '../../diagnostics/logger.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import type { CallObserver } from '../../pipeline/pipeline.ts';
 import { type Db, execute } from '../../store/database.ts';
-import type { Logger } from '../../telemetry/logger.ts';
 import { BatchQueue } from '../batch-queue.ts';
 import { summarizeCall } from '../call-summary.ts';
 import { promptOf } from '../prompt.ts';
@@ -54,10 +54,15 @@ export class RequestLogRecorder implements CallObserver {
 
   onCallFinished(ctx: CallContext, outcome: CallOutcome): void {
     try {
-      this.#queue.push(requestLogRow(summarizeCall(ctx, outcome), promptOf(ctx.body, this.#maxPromptLength)));
-    } catch {
+      this.#queue.push(
+        requestLogRow(
+          summarizeCall(ctx, outcome),
+          promptOf(ctx.endpoint.operation, ctx.body, this.#maxPromptLength),
+        ),
+      );
+    } catch (error) {
       // A record must never fail the call; a row that cannot be built is counted as dropped.
-      this.#queue.discard();
+      this.#queue.discard(ctx.requestId, error);
     }
   }
 }

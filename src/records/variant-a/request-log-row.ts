@@ -1,5 +1,5 @@
+import { isoTime } from '../../diagnostics/iso-time.ts';
 import type { RequestLogsTable } from '../../store/tables.ts';
-import { isoTime } from '../../telemetry/iso-time.ts';
 import type { CallSummary } from '../call-summary.ts';
 import { jsonForDb, storedError } from '../error-detail.ts';
 import { storedExtensionRuns } from '../extension-runs.ts';

@@ -1,6 +1,6 @@
+import { isoTime } from '../../diagnostics/iso-time.ts';
 import type { CallContext } from '../../pipeline/call-context.ts';
 import type { GatewayOperationsTable, UpstreamAttemptsTable } from '../../store/tables.ts';
-import { isoTime } from '../../telemetry/iso-time.ts';
 import { type CallSummary, keyIdOf, teamIdOf } from '../call-summary.ts';
 import { jsonForDb, storedError } from '../error-detail.ts';
 import { storedExtensionRuns } from '../extension-runs.ts';

@@ -3,8 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { describe, it, test } from 'node:test';
 import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import type { Operation } from '../providers/types.ts';
 import { estimateInputTokens, inputTokensUpperBound, requestedOutputTokens } from './estimate-tokens.ts';
+import type { Operation } from './operation.ts';
 
 const SENTENCE = 'The gateway estimates tokens before calling the upstream. ';
 

@@ -1,0 +1,57 @@
+import { DeploymentDirectory } from '../deployments/deployment-directory.ts';
+import type { Logger } from '../diagnostics/logger.ts';
+import { CachedKeyResolver } from '../keys/cached-key-resolver.ts';
+import type { FeatureModule } from '../pipeline/feature-module.ts';
+import { RouterSettingsStore } from '../router/router-settings.ts';
+import type { Runtime } from '../server/runtime.ts';
+import { UpstreamClient } from '../upstream/upstream-client.ts';
+
+/** What every feature reads and nothing owns: the directories kept current, and the upstream client. */
+export interface Resources {
+  keys: CachedKeyResolver;
+  directory: DeploymentDirectory;
+  routerSettings: RouterSettingsStore;
+  client: UpstreamClient;
+  /** The database and cache store probes; the watchers and the upstream pools closed at shutdown. */
+  module: FeatureModule;
+}
+
+/** Loads the deployments and router settings, and follows every replica's changes to them and to keys. */
+export async function openResources(runtime: Runtime, logger: Logger): Promise<Resources> {
+  const { database, cache, keyring, config } = runtime;
+  const keys = new CachedKeyResolver(database.db, config.keyCacheTtlMs);
+  const stopKeys = await keys.listen(cache);
+  const directory = new DeploymentDirectory(database.db, keyring, logger);
+  await directory.load();
+  const stopDirectory = await directory.watch(cache);
+  const routerSettings = new RouterSettingsStore(database.db, cache, logger);
+  await routerSettings.load();
+  const stopRouterSettings = await routerSettings.watch();
+  // The connect timeout of the router settings in force at start-up: undici fixes it per pool.
+  const client = new UpstreamClient(
+    routerSettings.current().timeouts.connectMs,
+    config.upstreamMaxAnswerBytes,
+  );
+  const stopWatchers = async () => {
+    await stopKeys();
+    await stopDirectory();
+    await stopRouterSettings();
+  };
+  return {
+    keys,
+    directory,
+    routerSettings,
+    client,
+    module: {
+      name: 'resources',
+      probes: [
+        { name: 'database', check: () => database.ping() },
+        { name: 'cache', check: () => cache.ping() },
+      ],
+      shutdown: [
+        { phase: 'flush', name: 'config watchers', run: stopWatchers },
+        { phase: 'flush', name: 'upstream pools', run: () => client.close() },
+      ],
+    },
+  };
+}
