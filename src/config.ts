@@ -65,6 +65,8 @@ export interface Config {
   alertWebhookSecret: string | undefined;
   /** CORS_ORIGINS: browser origins allowed on `/v1` (`'*'`: any); unset: no CORS headers at all. */
   corsOrigins: CorsOrigins | undefined;
+  /** CONFIG_FILE: a configuration file applied at start (docs/configuration.md, Configuration file). */
+  configFile: string | undefined;
 }
 
 /** Origins a browser may call `/v1` from: a list of exact origins, or any. */
@@ -299,6 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     alertWebhookUrl: url(env, 'ALERT_WEBHOOK_URL', ['http:', 'https:']),
     alertWebhookSecret: text(env, 'ALERT_WEBHOOK_SECRET'),
     corsOrigins: corsOriginsOf(env),
+    configFile: text(env, 'CONFIG_FILE'),
   };
   checkMasterKey(config.masterKey, variant);
   checkSecretsPresent(config);
