@@ -3,8 +3,10 @@
  * stops the start with one line naming the variable and the rule. Defaults are documented in
  * docs/configuration.md; keep the two in step.
  */
+
 import { cpus } from 'node:os';
 import { REDIS_URL_FORM, redisUrlProblem } from './cache/redis-url.ts';
+import type { LogFormat } from './diagnostics/logger.ts';
 import { ConfigError } from './errors/config-error.ts';
 import type { UpstreamErrorMessages } from './errors/render-error.ts';
 
@@ -15,6 +17,8 @@ export interface Config {
   port: number;
   host: string;
   logLevel: string;
+  /** LOG_FORMAT; unset: chosen by whether stdout is a terminal (resolveLogFormat). */
+  logFormat: LogFormat | undefined;
   /** Unset: embedded PGlite under dataDir. */
   databaseUrl: string | undefined;
   /** Unset: in-process cache store. */
@@ -256,6 +260,8 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'PORT', 4000, 0, 65_535),
     host: text(env, 'HOST') ?? '0.0.0.0',
     logLevel: logLevelOf(env),
+    logFormat:
+      text(env, 'LOG_FORMAT') === undefined ? undefined : choice(env, 'LOG_FORMAT', LOG_FORMATS, 'json'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: redisUrlOf(env),
     redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'sy:',
@@ -331,6 +337,7 @@ function httpLimitsOf(env: Env): HttpServerLimits {
   return limits;
 }
 
+const LOG_FORMATS = ['json', 'pretty'] as const satisfies LogFormat[];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const UPSTREAM_ERROR_MESSAGE_MODES = ['generic', 'passthrough'] as const satisfies UpstreamErrorMessages[];
 

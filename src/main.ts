@@ -25,7 +25,10 @@ function isOperatorError(error: unknown): error is Error {
 
 async function main(): Promise<void> {
   try {
-    await buildProgram().parseAsync(process.argv);
+    // No command serves (DESIGN.md section 3); not commander's default command, which would
+    // take a mistyped command for serve's argument.
+    const args = process.argv.slice(2);
+    await buildProgram().parseAsync(args.length === 0 ? ['serve'] : args, { from: 'user' });
   } catch (error) {
     // Commander printed the help, the version or the usage error already.
     if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);

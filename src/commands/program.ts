@@ -32,7 +32,7 @@ export function buildProgram(): Command {
     .addHelpText('after', EXIT_CODES_HELP);
 
   program
-    .command('serve', { isDefault: true })
+    .command('serve')
     .description('serve the gateway (the default command; `npm start` builds, then runs it)')
     .action(async () => {
       const { serveCommand } = await import('./serve.ts');
