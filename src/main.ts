@@ -4,6 +4,8 @@
  * `doctor`. Every failure prints one line naming the cause; exit statuses are in
  * commands/exit-codes.ts.
  */
+// First: on an old Node.js it stops with what to do before anything else runs.
+import './node-version.ts';
 import { CommanderError } from 'commander';
 import { CommandError, EXIT } from './commands/exit-codes.ts';
 import { buildProgram } from './commands/program.ts';
