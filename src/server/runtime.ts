@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { createCacheStore } from '../cache/create-cache-store.ts';
@@ -55,6 +56,13 @@ async function openEmbedded(
   lifecycle: Lifecycle,
 ): Promise<{ config: Config; masterKey: string }> {
   const { startEmbeddedPostgres } = await import('../store/embedded-postgres.ts');
+  // PGlite's first start creates the database (initdb, in WebAssembly): the slowest step of a first run.
+  if (!existsSync(join(config.dataDir, 'db', 'PG_VERSION'))) {
+    logger.info(
+      { dataDir: config.dataDir },
+      'embedded database: first start, creating it (takes several seconds)',
+    );
+  }
   // First, as it locks DATA_DIR: a second gateway on the directory stops before touching it.
   const embedded = await startEmbeddedPostgres(config.dataDir, EMBEDDED_POOL_MAX + 2);
   lifecycle.onShutdown('close-database', 'embedded postgres', () => embedded.close());
@@ -102,8 +110,15 @@ export async function openRuntime(initial: Config, logger: Logger): Promise<Runt
     timeoutMs: config.dependencyTimeoutMs,
   });
   lifecycle.onShutdown('close-database', 'database pool', () => database.close());
-  if (embedded) await migrate(database.background);
-  else await assertSchemaReachable(database, config.databaseUrl ?? '');
+  if (embedded) {
+    await migrate(database.background, (migration, state) => {
+      if (state === 'applying')
+        logger.info(
+          { version: migration.version },
+          `embedded database: applying migration ${migration.version} ${migration.name}`,
+        );
+    });
+  } else await assertSchemaReachable(database, config.databaseUrl ?? '');
   const cache = await createCacheStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix });
   lifecycle.onShutdown('close-cache', 'cache store', () => cache.close());
   const facts: RuntimeFacts = {
