@@ -56,5 +56,5 @@ function announceStart(logger: Logger, facts: RuntimeFacts, address: string): vo
   logger.info({ database: facts.database }, `database: ${facts.database}`);
   logger.info({ cacheStore: facts.cacheStore }, `cache store: ${facts.cacheStore}`);
   logger.info({ masterKeySource: facts.masterKey }, `master key: ${facts.masterKey}`);
-  logger.info({ console: `${url}/console` }, `console: ${url}/console`);
+  logger.info({ console: `${url}/console/` }, `console: ${url}/console/`);
 }

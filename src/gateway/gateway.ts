@@ -8,6 +8,7 @@ import { assemblePipeline, type FeatureModule } from '../pipeline/feature-module
 import { InferencePipeline } from '../pipeline/pipeline.ts';
 import { createPreflightStages } from '../pipeline/stages/preflight.ts';
 import { buildApp, type RegisteredRoute } from '../server/app.ts';
+import { registerConsoleRoute } from '../server/console-route.ts';
 import { registerMetricsRoute } from '../server/metrics-route.ts';
 import { OpenApiRegistry } from '../server/openapi.ts';
 import { openRuntime, type Runtime } from '../server/runtime.ts';
@@ -29,6 +30,8 @@ export interface Gateway {
 export interface GatewayOverrides {
   /** The clock budget periods are read on (ms since the epoch); Date.now by default. */
   now?(): number;
+  /** Where the built console is read from; `dist/console/` by default (server/console-route.ts). */
+  consoleDir?: string;
 }
 
 /**
@@ -77,6 +80,7 @@ export async function buildGateway(
     modules: routeModules(runtime, resources, features, pipeline, logger, overrides),
   });
   registerMetricsRoute(app, docs, authenticator, features.telemetry);
+  await registerConsoleRoute(app, docs, overrides.consoleDir);
   for (const step of modules.flatMap((module) => module.shutdown ?? [])) {
     runtime.lifecycle.onShutdown(step.phase, step.name, step.run);
   }

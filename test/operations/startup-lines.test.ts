@@ -48,7 +48,7 @@ describe('start-up lines', () => {
       said('masterKeySource'),
       `generated on this start, kept in ${join(dataDir, 'secrets.json')}`,
     );
-    assert.match(String(said('console')), /^http:\/\/127\.0\.0\.1:\d+\/console$/);
+    assert.match(String(said('console')), /^http:\/\/127\.0\.0\.1:\d+\/console\/$/);
     assert.ok(!output.includes(masterKey), 'a JSON log never carries the master key');
   });
 
@@ -58,7 +58,7 @@ describe('start-up lines', () => {
     assert.ok(output.includes(`INFO  database: embedded PGlite in ${join(dataDir, 'db')}`), output);
     assert.match(output, /INFO {2}cache store: in-process/);
     assert.match(output, /INFO {2}master key: generated on this start, kept in .*secrets\.json/);
-    assert.match(output, /INFO {2}console: http:\/\/127\.0\.0\.1:\d+\/console/);
+    assert.match(output, /INFO {2}console: http:\/\/127\.0\.0\.1:\d+\/console\//);
     assert.equal(output.split(masterKey).length - 1, 1, 'the generated key is printed exactly once');
     assert.ok(!output.includes('{"level"'), 'no JSON in pretty mode');
   });
