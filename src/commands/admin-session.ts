@@ -27,7 +27,8 @@ export async function withAdminSession<T>(
     const { database, cache } = runtime;
     // Changes are announced through the cache store: running replicas drop their key caches.
     const resolver = new CachedKeyResolver(database.db, 0);
-    const deps = { db: database.db, cache, resolver, logger };
+    // The background view: a command is not a request, and its statements may queue behind a busy database.
+    const deps = { db: database.background, cache, resolver, logger };
     return await work({ runtime, keys: new VirtualKeyAdmin(deps), teams: new TeamAdmin(deps) });
   } finally {
     await runtime.lifecycle.shutdown();

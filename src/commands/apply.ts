@@ -24,7 +24,7 @@ export async function applyCommand(
   try {
     const result = await applyConfig(
       {
-        db: runtime.database.db,
+        db: runtime.database.background,
         keyring: runtime.keyring,
         cache: runtime.cache,
         catalog: catalogFacts,

@@ -12,7 +12,7 @@ export async function exportCommand(
   const logger = createLogger(config.logLevel, process.stderr);
   const runtime = await openRuntime(config, logger);
   try {
-    const { text, unreferenced } = await exportConfig(runtime.database.db, options.format);
+    const { text, unreferenced } = await exportConfig(runtime.database.background, options.format);
     if (options.output === undefined) process.stdout.write(text);
     else await writeFile(options.output, text, { mode: 0o600 });
     if (unreferenced.length > 0) {

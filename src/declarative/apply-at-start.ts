@@ -24,7 +24,9 @@ export async function applyAtStart(runtime: Runtime, path: string, logger: Logge
   }
   const { database, keyring, cache } = runtime;
   const result = await applyConfig(
-    { db: database.db, keyring, cache, catalog: catalogFacts, logger },
+    // The background view: the apply may wait on another replica's lock, and writes many rows, far
+    // past the request path's DEPENDENCY_TIMEOUT_MS.
+    { db: database.background, keyring, cache, catalog: catalogFacts, logger },
     loaded,
     { prune: false, dryRun: false },
   );

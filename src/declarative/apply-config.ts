@@ -20,6 +20,7 @@ import type { LoadedConfig } from './read-config-file.ts';
 const APPLY_LOCK_ID = 0x73792d636f6e66n;
 
 export interface ApplyDeps {
+  /** A view bounded per statement, not per request step (Database.background): an apply is long. */
   db: Db;
   keyring: Keyring;
   cache: CacheStore;

@@ -216,4 +216,14 @@ describe('switchyard apply: two processes at once', () => {
     assert.equal((await setup.sql`select 1 from deployments`).length, 4);
     assert.equal((await setup.sql`select 1 from virtual_keys`).length, 2);
   });
+
+  // Broke under load: apply ran on the request path's view, whose whole step is bound by
+  // DEPENDENCY_TIMEOUT_MS, and a loaded machine stopped it ("database did not answer within 1 ms").
+  it('is bound per statement, not by the request path DEPENDENCY_TIMEOUT_MS', async () => {
+    const example = await documentedExample();
+    const file = await setup.write('changed.yaml', example.replace('    weight: 3\n', '    weight: 4\n'));
+    const { code, output } = await setup.run(['apply', file], { DEPENDENCY_TIMEOUT_MS: '50' });
+    assert.equal(code, 0, output);
+    assert.match(output, /weight: (?:3 -> )?4$/m);
+  });
 });
