@@ -27,7 +27,7 @@ function finalStage(): Map<string, string[]> {
 
 /** An exec-form instruction's argv (a JSON array), or a failure: a shell form would stand between SIGTERM and node. */
 function execForm(value: string | undefined): string[] {
-  assert.ok(value !== undefined && value.trim().startsWith('['), `exec form expected, got ${value}`);
+  if (!value?.trim().startsWith('[')) return assert.fail(`exec form expected, got ${value}`);
   return JSON.parse(value) as string[];
 }
 
