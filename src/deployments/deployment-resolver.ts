@@ -84,7 +84,7 @@ function resolveOperation(
   input: DeploymentCreateInput,
   catalog: CatalogLookup,
 ): ResolvedOperation | null {
-  const plan = planOperation(provider.id, operation);
+  const plan = planOperation(provider.id, operation, input);
   if (plan === null) return null;
   const possible = possibleTransports(operation, plan.adapter.createStreamDecoder !== undefined);
   for (const [index, transport] of (profile.transports ?? []).entries()) {

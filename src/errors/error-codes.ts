@@ -128,7 +128,7 @@ export const ERROR_CODES = {
     anthropicStatus: 529,
     message: 'The upstream provider is overloaded. Retry later.',
     description:
-      'The provider is temporarily overloaded (Anthropic 529 `overloaded_error`); 529 `overloaded_error` in the Anthropic shape. Retried and rerouted like upstream_error.',
+      'The provider is temporarily overloaded (Anthropic 529 `overloaded_error`, any 503, Gemini `UNAVAILABLE`, Bedrock `ServiceUnavailableException`); 529 `overloaded_error` in the Anthropic shape. Retried and rerouted like upstream_error.',
   },
   upstream_error: {
     errorClass: 'server',

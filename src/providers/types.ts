@@ -34,6 +34,12 @@ export interface DeploymentTarget {
   knownReasoning?: boolean;
 }
 
+/** What an operation plan may depend on of a deployment: its model and provider options. */
+export interface DeployedModel {
+  upstreamModel: string;
+  providerOptions: Readonly<Record<string, unknown>>;
+}
+
 /** A multipart body passed through to the upstream: the raw client stream and its content type. */
 export interface MultipartPassThrough {
   kind: 'multipart';
@@ -107,7 +113,7 @@ export interface UpstreamErrorInfo {
   /** The upstream's code when it is one a client may see (errors/upstream-codes.ts). */
   upstreamCode?: string;
   /** Input and window tokens, when a context-window refusal gave them. */
-  tokenCounts?: { inputTokens: number; limitTokens: number };
+  tokenCounts?: { inputTokens: number; limitTokens: number; outputTokens?: number };
 }
 
 /**
@@ -131,6 +137,12 @@ export interface ProviderAdapter {
   readonly id: string;
   /** Operations this provider serves natively. Others may be reached through a translator. */
   readonly operations: Readonly<Partial<Record<Operation, OperationAdapter>>>;
+  /**
+   * The operations served natively for one deployment's model, when that depends on the model
+   * (Bedrock: Claude speaks Messages through InvokeModel, other models Chat through Converse);
+   * absent: `operations`, whatever the model.
+   */
+  readonly operationsFor?: (model: DeployedModel) => Readonly<Partial<Record<Operation, OperationAdapter>>>;
   /** True when a deployment must name `baseUrl` (openai-compatible, azure). */
   readonly requiresBaseUrl: boolean;
   /**
@@ -142,6 +154,11 @@ export interface ProviderAdapter {
   readonly countTokens?: TokenCountAdapter;
   /** Classifies a non-2xx answer (status, parsed JSON body or text, headers). */
   classifyError(status: number, body: unknown, headers: Readonly<Record<string, string>>): UpstreamErrorInfo;
+}
+
+/** What the pipeline already knows of a call when a stream translator starts. */
+export interface StreamTranslatorContext {
+  inputTokens?: number;
 }
 
 /** What a translator may know of the model it translates for (the deployment's catalog entry). */
@@ -167,8 +184,14 @@ export interface OperationTranslator<
   /** `target` is absent where no deployment is known (tests, a cached answer's replay). */
   request(body: FromBody, target?: TranslationTarget): ToBody;
   response(answer: ToAnswer, request: FromBody): FromAnswer;
-  /** Incremental: each `to` event becomes zero or more `from` events; never buffers the whole answer. */
-  createStreamTranslator(request: FromBody): {
+  /**
+   * Incremental: each `to` event becomes zero or more `from` events; never buffers the whole
+   * answer. `known.inputTokens`: the call's input estimate, when the pipeline already made one.
+   */
+  createStreamTranslator(
+    request: FromBody,
+    known?: StreamTranslatorContext,
+  ): {
     push(event: StreamEvent): StreamEvent[];
     finish(): StreamEvent[];
   };

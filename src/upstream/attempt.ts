@@ -33,6 +33,8 @@ export interface AttemptInput {
   timeouts: UpstreamTimeouts;
   /** The client's headers a provider may forward (CallContext.clientHeaders). */
   clientHeaders?: Readonly<Record<string, string>>;
+  /** The call's input estimate when a stage already made it, for a stream translator's first event. */
+  inputTokens?: number;
 }
 
 /**
@@ -131,7 +133,9 @@ function streamResult(
   const decoder = input.plan.adapter.createStreamDecoder?.(input.target, sentBody);
   if (decoder === undefined) throw new Error(`adapter for ${input.target.provider} cannot stream`);
   const translator =
-    input.plan.kind === 'translated' ? input.plan.translator.createStreamTranslator(input.body) : null;
+    input.plan.kind === 'translated'
+      ? input.plan.translator.createStreamTranslator(input.body, { inputTokens: input.inputTokens })
+      : null;
   const publicModel = input.body.model;
   const format = input.format;
   const publish = (events: StreamEvent[]): StreamEvent[] => {

@@ -12,6 +12,11 @@
  *
  * CountTokens (`POST /model/{id}/count-tokens`) takes an `invokeModel` body for Claude foundation
  * models only, as Bedrock does, and counts the words of its system prompt and messages.
+ *
+ * InvokeModel and InvokeModelWithResponseStream (`/invoke`, `/invoke-with-response-stream`) serve
+ * Claude models: the body Claude takes on Bedrock is checked, answered as the Anthropic fake
+ * answers (a signed thinking block first when thinking is asked for), and streamed as `chunk`
+ * events carrying each Anthropic event base64 in `bytes`.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -20,7 +25,7 @@ import {
   encodeExceptionMessage,
 } from '../../src/providers/bedrock/event-stream-encoder.ts';
 import { type AwsCredentials, computeSignature, sha256Hex } from '../../src/providers/bedrock/sigv4.ts';
-import { inputTokensOf } from './anthropic-fake.ts';
+import { claudeAnswer, inputTokensOf } from './anthropic-fake.ts';
 import {
   type CacheUsage,
   type ConverseBody,
@@ -30,6 +35,7 @@ import {
 } from './bedrock-fake-converse.ts';
 import type { FakeReply, FakeResponder } from './fake-responder.ts';
 import { countWords, FakeServer, type RecordedRequest } from './fake-server.ts';
+import { scriptedToolCall } from './scripted-tool-call.ts';
 
 export const BEDROCK_FAKE_CREDENTIALS: Readonly<AwsCredentials> = Object.freeze({
   accessKeyId: 'AKIDFAKEBEDROCK0001',
@@ -57,7 +63,13 @@ interface Reply {
 
 const AMZN_REQUEST = { 'x-amzn-requestid': 'fake-request' };
 
-const OPERATIONS = ['converse', 'converse-stream', 'count-tokens'] as const;
+const OPERATIONS = [
+  'converse',
+  'converse-stream',
+  'count-tokens',
+  'invoke',
+  'invoke-with-response-stream',
+] as const;
 type Operation = (typeof OPERATIONS)[number];
 
 export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
@@ -65,6 +77,7 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
   readonly #region: string;
   readonly #cache = new FakePromptCache();
   #toolCalls = 0;
+  #invocations = 0;
 
   constructor(options: BedrockFakeOptions = {}) {
     super(
@@ -116,6 +129,9 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
       return sendError(res, 404, 'UnknownOperationException', 'Unknown operation');
     }
     if (request.operation === 'count-tokens') return countTokens(request, res);
+    if (request.operation === 'invoke' || request.operation === 'invoke-with-response-stream') {
+      return this.#invoke(request, res);
+    }
     const body = request.body as ConverseBody | undefined;
     if (!body || !Array.isArray(body.messages) || body.messages.length === 0) {
       return sendError(
@@ -133,6 +149,35 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
       'content-type': 'application/vnd.amazon.eventstream',
       ...AMZN_REQUEST,
     });
+  }
+
+  /**
+   * InvokeModel for Claude: the body Claude takes on Bedrock (`anthropic_version`
+   * `bedrock-2023-05-31`, betas as `anthropic_beta`, no `model`, no `stream`), answered as Claude
+   * answers (anthropic-fake.ts); the stream is an event stream of `chunk` events, each one
+   * Anthropic stream event as base64 JSON in `bytes`, with Bedrock's invocation metrics on
+   * message_stop.
+   */
+  #invoke(request: BedrockRecordedRequest, res: FakeResponder): void | Promise<void> {
+    const refusal = invokeRefusal(request);
+    if (refusal !== null) return sendError(res, 400, 'ValidationException', refusal);
+    const { message, events } = claudeAnswer(
+      request.body as Record<string, unknown>,
+      request.modelId ?? '',
+      ++this.#invocations,
+    );
+    if (request.operation === 'invoke') return res.json(200, message, AMZN_REQUEST);
+    const frames = events.map(({ data }) => {
+      const event = data as Record<string, unknown>;
+      const withMetrics =
+        event.type === 'message_stop'
+          ? { ...event, 'amazon-bedrock-invocationMetrics': { inputTokenCount: 1, outputTokenCount: 1 } }
+          : event;
+      return encodeEventMessage('chunk', {
+        bytes: Buffer.from(JSON.stringify(withMetrics)).toString('base64'),
+      });
+    });
+    return res.frames(frames, { 'content-type': 'application/vnd.amazon.eventstream', ...AMZN_REQUEST });
   }
 
   /** SigV4 as Bedrock checks it: known key, scope, body hash, then the recomputed signature. */
@@ -214,13 +259,18 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
       body.additionalModelRequestFields?.tool_choice?.type !== 'none' &&
       (choice?.any !== undefined || choice?.tool !== undefined || /\btool\b/i.test(lastText));
     const name = choice?.tool?.name ?? tools[0]?.toolSpec?.name;
+    const scripted =
+      body.additionalModelRequestFields?.tool_choice?.type === 'none'
+        ? null
+        : scriptedToolCall(
+            lastText,
+            tools.map((tool) => String(tool.toolSpec?.name)),
+          );
+    const call = scripted ?? (wantsTool && name ? { name, input: { echo: lastText } } : null);
     return {
       text: `echo: ${lastText}`,
       reasoning: fakeReasoning(body, lastText),
-      tool:
-        wantsTool && name
-          ? { toolUseId: `tooluse_fake${++this.#toolCalls}`, name, input: { echo: lastText } }
-          : null,
+      tool: call === null ? null : { toolUseId: `tooluse_fake${++this.#toolCalls}`, ...call },
       cache: this.#cache.usage(body),
     };
   }
@@ -309,6 +359,36 @@ function parseRoute(url: string): { modelId: string; operation: Operation } | nu
   const operation = OPERATIONS.find((name) => name === segments[3]);
   if (operation === undefined) return null;
   return { modelId: decodeURIComponent(segments[2]), operation };
+}
+
+/** First-party betas Bedrock answers 400 "invalid beta flag" to (what Claude Code sends it as they are). */
+const REFUSED_BETAS =
+  /^(advanced-tool-use-|thinking-token-count-|prompt-caching-scope-|oauth-|token-counting-)/;
+
+/** Why Bedrock would refuse an InvokeModel body for Claude, or null. */
+function invokeRefusal(request: BedrockRecordedRequest): string | null {
+  if (!/(^|\.)anthropic\.claude-/.test(request.modelId ?? ''))
+    return 'This fake serves InvokeModel for Claude only.';
+  const body = request.body as Record<string, unknown> | undefined;
+  if (body === undefined || body.anthropic_version !== 'bedrock-2023-05-31') {
+    return 'Malformed input request: #: required key [anthropic_version] not found';
+  }
+  for (const key of ['model', 'stream']) {
+    if (key in body) return `Malformed input request: #: extraneous key [${key}] is not permitted`;
+  }
+  if (typeof body.max_tokens !== 'number' || !Array.isArray(body.messages)) {
+    return 'Malformed input request: #: required key [max_tokens] not found';
+  }
+  const betas = body.anthropic_beta;
+  if (betas !== undefined && !(Array.isArray(betas) && betas.every((beta) => typeof beta === 'string'))) {
+    return 'Malformed input request: #/anthropic_beta: expected type: JSONArray';
+  }
+  if (Array.isArray(betas) && betas.some((beta) => REFUSED_BETAS.test(String(beta))))
+    return 'invalid beta flag';
+  if (JSON.stringify(body.system ?? '').includes('x-anthropic-billing-header')) {
+    return 'x-anthropic-billing-header is a reserved keyword and may not be used in the system prompt.';
+  }
+  return null;
 }
 
 /**

@@ -18,6 +18,10 @@ export const bedrockProviderOptionsSchema = z
       .string()
       .min(1)
       .refine((region) => /^[a-z0-9-]+$/.test(region), 'an AWS region such as us-east-1'),
+    /** How Claude models are called: `invoke` (InvokeModel, the default) or `converse`. */
+    claudeApi: z.enum(['invoke', 'converse']).optional(),
+    /** Betas sent with every Claude call (`anthropic_beta`), before the client's. */
+    betas: z.array(z.string().min(1)).optional(),
   })
   .loose();
 

@@ -10,6 +10,7 @@ import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type { OperationAdapter, ProviderAdapter } from '../types.ts';
 import { toChatCompletion } from './gemini-chat-response.ts';
 import { geminiHeaders, geminiUrl } from './gemini-config.ts';
+import { geminiCountTokens } from './gemini-count-tokens.ts';
 import { geminiEmbeddingsOperation } from './gemini-embeddings.ts';
 import { classifyGeminiError } from './gemini-error.ts';
 import { toGenerateContentRequest } from './gemini-generate-request.ts';
@@ -61,6 +62,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Provi
       embeddings: geminiEmbeddingsOperation as OperationAdapter,
     }),
     requiresBaseUrl: false,
+    countTokens: geminiCountTokens,
     classifyError: classifyGeminiError,
   });
 }
