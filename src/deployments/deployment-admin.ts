@@ -14,8 +14,10 @@ import type { DeploymentCreateInput, DeploymentPatchInput } from './deployment-s
 export interface DeploymentAdminDeps {
   db: Db;
   keyring: Keyring;
-  cache: CacheStore;
-  directory: DeploymentDirectory;
+  /** Where changes are announced; `apply` holds them until its transaction commits. */
+  cache: Pick<CacheStore, 'publish'>;
+  /** Reloaded after each change, so this replica's next call sees it. */
+  directory: Pick<DeploymentDirectory, 'load'>;
   catalog: CatalogLookup;
   logger: Logger;
 }
