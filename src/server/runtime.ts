@@ -61,6 +61,21 @@ async function assertSchemaReachable(database: Database, url: string): Promise<v
   }
 }
 
+/**
+ * Says at start-up that the cache store is unreachable: the gateway starts anyway (not ready),
+ * its subscriptions wait, and calls that need no shared state are served (DESIGN.md section 6).
+ */
+async function reportCacheAtStart(cache: CacheStore, logger: Logger): Promise<void> {
+  try {
+    await cache.ping();
+  } catch {
+    logger.warn(
+      { store: cache.kind },
+      'cache store unreachable at start-up: starting not ready; subscriptions wait for it and calls needing shared state answer 503 until it answers',
+    );
+  }
+}
+
 export async function openRuntime(initial: Config, logger: Logger): Promise<Runtime> {
   installProcessGuards(logger);
   const lifecycle = new Lifecycle(logger);
@@ -75,7 +90,12 @@ export async function openRuntime(initial: Config, logger: Logger): Promise<Runt
   lifecycle.onShutdown('close-database', 'database pool', () => database.close());
   if (embedded) await migrate(database.background);
   else await assertSchemaReachable(database, config.databaseUrl ?? '');
-  const cache = await createCacheStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix });
+  const cache = await createCacheStore({
+    redisUrl: config.redisUrl,
+    redisClusterNodes: config.redisClusterNodes,
+    keyPrefix: config.redisKeyPrefix,
+  });
+  await reportCacheAtStart(cache, logger);
   lifecycle.onShutdown('close-cache', 'cache store', () => cache.close());
   return { config, logger, database, cache, keyring, lifecycle, embedded };
 }
