@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { deleteExtension } from '../extensions/support.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { admin, createKey, createOpenAIDeployment } from '../helpers/admin-api.ts';
 import { eventually, waitUntil } from '../helpers/eventually.ts';
@@ -49,7 +50,8 @@ describe('a fleet of four gateway processes on one Postgres and one Redis', () =
   let worstCase: number;
   before(async () => {
     fake = await new OpenAIFake().start();
-    fleet = await startFleet(SIZE);
+    // A breaker trips on the second failure, so the extension reset below trips it quickly.
+    fleet = await startFleet(SIZE, { EXTENSION_BREAKER_THRESHOLD: '2' });
     await createOpenAIDeployment(fleet.next(), {
       publicModel: 'chat',
       baseUrl: fake.baseUrl,
@@ -181,6 +183,45 @@ describe('a fleet of four gateway processes on one Postgres and one Redis', () =
     } finally {
       await broken.close();
     }
+  });
+
+  it("an extension's breaker reset through one member reaches every member", async () => {
+    const model = `ext-${randomBytes(3).toString('hex')}`;
+    await createOpenAIDeployment(fleet.handles[0], { publicModel: model, baseUrl: fake.baseUrl });
+    await admin(fleet.handles[0], 'POST', '/extensions', {
+      id: 'fleet-guard',
+      critical: true,
+      models: [model],
+      source: 'export function beforeUpstream() { throw new Error("not configured"); }',
+    });
+    const master = fleet.clients(fleet.handles[0].masterKey);
+    // Each member keeps its own breaker: trip it on every one.
+    for (const [i, openai] of master.entries()) {
+      await eventually(async () => {
+        const outcome = await call(openai, model);
+        assert.equal(outcome.code, 'extension_disabled');
+        const state = await admin<{ state: string }>(fleet.handles[i], 'GET', '/extensions/fleet-guard');
+        assert.equal(state.state, 'tripped');
+      });
+    }
+    const reset = await admin<{ state: string }>(
+      fleet.handles[0],
+      'POST',
+      '/extensions/fleet-guard/reset',
+      {},
+    );
+    assert.equal(reset.state, 'active');
+    await waitUntil(
+      async () => {
+        const states = await Promise.all(
+          fleet.handles.map((gw) => admin<{ state: string }>(gw, 'GET', '/extensions/fleet-guard')),
+        );
+        return states.every((state) => state.state === 'active');
+      },
+      'the reset reached every member',
+      PROPAGATION_MS,
+    );
+    await deleteExtension(fleet.handles[0], 'fleet-guard');
   });
 
   /** Rounds of concurrent calls until the budget refuses every one; answers how many were served. */
