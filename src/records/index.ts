@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/index.ts';
 import type { Logger } from '../diagnostics/logger.ts';
+import { JOB_LOCK_IDS } from '../jobs/job-lock.ts';
 import { runPartitionMaintenance } from '../jobs/partition-job.ts';
 import { PeriodicJob } from '../jobs/periodic-job.ts';
 import { runReconcile } from '../jobs/reconcile-job.ts';
@@ -97,6 +98,7 @@ function variantB(deps: RecordsDeps, queue: RecordQueueSettings): Records {
     intervalMs: RETENTION_JOB_INTERVAL_MS,
     runAtStart: true,
     logger,
+    claim: { db: database.background, lockId: JOB_LOCK_IDS.recordRetention },
     run: () =>
       runRetention({
         db: database.background,
@@ -109,6 +111,7 @@ function variantB(deps: RecordsDeps, queue: RecordQueueSettings): Records {
     intervalMs: RECONCILE_JOB_INTERVAL_MS,
     runAtStart: true,
     logger,
+    claim: { db: database.background, lockId: JOB_LOCK_IDS.operationReconcile },
     run: () => runReconcile({ db: database.background, staleAfterMs: deps.reconcileStaleAfterMs }),
   });
   return assemble([recorder], recorder.queues, [retention, reconcile]);

@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import { deleteExtension } from '../extensions/support.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { admin, createKey, createOpenAIDeployment } from '../helpers/admin-api.ts';
+import { createTestDatabase, migrateTestDatabase } from '../helpers/database.ts';
 import { eventually, waitUntil } from '../helpers/eventually.ts';
 import { type Fleet, startFleet } from '../helpers/fleet.ts';
 import { connectSql } from '../helpers/sql.ts';
@@ -17,6 +18,15 @@ import { connectSql } from '../helpers/sql.ts';
 const SIZE = 4;
 /** 1 cent a token: a `hi` call (1 prompt token, 2 completion tokens) costs 3 cents. */
 const CENT_A_TOKEN = { inputCentsPerMTok: 1_000_000, outputCentsPerMTok: 1_000_000 };
+/** The stored-responses GC's interval in this fleet. */
+const GC_INTERVAL_MS = 1_000;
+/** The maintenance jobs and their cycles (src/records/index.ts, src/audit/index.ts). */
+const JOB_INTERVALS_MS: Record<string, number> = {
+  'record-retention': 15 * 60_000,
+  'audit-retention': 15 * 60_000,
+  'operation-reconcile': 60_000,
+  'response-state-gc': GC_INTERVAL_MS,
+};
 /** What the replicas must agree within (DESIGN.md section 6: pub/sub carries a change in milliseconds). */
 const PROPAGATION_MS = 1_000;
 
@@ -48,10 +58,21 @@ describe('a fleet of four gateway processes on one Postgres and one Redis', () =
   let fleet: Fleet;
   /** The reservation of one `hi` call: its input estimate and max_tokens, in tokens (and cents). */
   let worstCase: number;
+  /** When the fleet started (ms since the epoch). */
+  let started: number;
   before(async () => {
     fake = await new OpenAIFake().start();
-    // A breaker trips on the second failure, so the extension reset below trips it quickly.
-    fleet = await startFleet(SIZE, { EXTENSION_BREAKER_THRESHOLD: '2' });
+    const database = await createTestDatabase();
+    await migrateTestDatabase(database.url);
+    await noteJobClaims(database.url);
+    started = Date.now();
+    fleet = await startFleet(
+      SIZE,
+      // A breaker trips on the second failure, so the extension reset below trips it quickly; the
+      // stored-responses GC runs every second, so its cycles can be watched.
+      { EXTENSION_BREAKER_THRESHOLD: '2', RESPONSE_STATE_GC_INTERVAL_MS: String(GC_INTERVAL_MS) },
+      database,
+    );
     await createOpenAIDeployment(fleet.next(), {
       publicModel: 'chat',
       baseUrl: fake.baseUrl,
@@ -224,6 +245,36 @@ describe('a fleet of four gateway processes on one Postgres and one Redis', () =
     await deleteExtension(fleet.handles[0], 'fleet-guard');
   });
 
+  it('runs each maintenance job once per cycle across the fleet', async () => {
+    // The fleet has run a while: the GC's cycle of a second has come round several times (the
+    // others' cycles, of a minute and more, have not: for them this checks no cycle ran twice).
+    await waitUntil(async () => Date.now() - started > 3_500, 'the fleet ran 3.5 s', 10_000);
+    const sql = connectSql(fleet.database.url);
+    const claims = await sql<{
+      job: string;
+      at: Date;
+    }>`select job, at from fleet_job_claims order by job, at`;
+    await sql.end();
+    for (const [job, intervalMs] of Object.entries(JOB_INTERVALS_MS)) {
+      // Each member runs a job once at start, on its own; the timer's cycles are claimed.
+      const times = claims.filter((claim) => claim.job === job).map((claim) => claim.at.getTime());
+      for (let i = 1; i < times.length; i++) {
+        // job-lock.ts: a run counts for the cycle when it started less than 90% of the interval ago.
+        assert.ok(
+          times[i] - times[i - 1] >= intervalMs * 0.9,
+          `${job} ran twice in one cycle: ${times.join(', ')}`,
+        );
+      }
+    }
+    const gcRuns = claims.filter((claim) => claim.job === 'response-state-gc').length;
+    const elapsedMs = Date.now() - started;
+    assert.ok(gcRuns >= 2, `the GC ran ${gcRuns} times`);
+    assert.ok(
+      gcRuns <= elapsedMs / (GC_INTERVAL_MS * 0.9) + 1,
+      `the GC ran ${gcRuns} times in ${elapsedMs} ms`,
+    );
+  });
+
   /** Rounds of concurrent calls until the budget refuses every one; answers how many were served. */
   async function spendUntilRefused(clients: OpenAI[]): Promise<number> {
     let served = 0;
@@ -251,6 +302,17 @@ describe('a fleet of four gateway processes on one Postgres and one Redis', () =
     }
   }
 });
+
+/** Records every cycle a replica claims (job_runs is written by each claim, job-lock.ts). */
+async function noteJobClaims(url: string): Promise<void> {
+  const sql = connectSql(url);
+  await sql.unsafe('create table fleet_job_claims (job text not null, at timestamptz not null)');
+  await sql.unsafe(`create function fleet_note_claim() returns trigger language plpgsql as $$
+    begin insert into fleet_job_claims values (new.job, new.last_run_at); return new; end $$`);
+  await sql.unsafe(`create trigger fleet_note_claim after insert or update on job_runs
+    for each row execute function fleet_note_claim()`);
+  await sql.end();
+}
 
 /** Every member answers 401 invalid_api_key within PROPAGATION_MS. */
 async function refusedByAll(clients: OpenAI[]): Promise<void> {

@@ -25,10 +25,20 @@ export interface Fleet {
  * Starts `size` gateways (`node src/main.ts serve`, each its own process) on one fresh database,
  * the local Redis (or `env`'s) under one key prefix, and one set of secrets.
  */
-export async function startFleet(size: number, env: Record<string, string> = {}): Promise<Fleet> {
-  const database = await createTestDatabase();
+export async function startFleet(
+  size: number,
+  env: Record<string, string> = {},
+  /** A database the test prepared (migrated, with its own probes); a fresh one by default. */
+  given?: TestDatabase,
+): Promise<Fleet> {
+  const database = given ?? (await createTestDatabase());
   const prefix = `sy-fleet-${randomBytes(4).toString('hex')}:`;
-  const shared = { ...testSecrets(), REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, ...env };
+  const shared: Record<string, string> = {
+    ...testSecrets(),
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX: prefix,
+    ...env,
+  };
   // The first one alone: it migrates the database, which the others then find current.
   const members = [await startChildGateway({ database, env: shared })];
   const rest = await Promise.allSettled(
