@@ -7,7 +7,7 @@ import { CHANNELS } from '../../src/cache/channels.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { createKey, createOpenAIDeployment } from '../helpers/admin-api.ts';
 import { type ChildGateway, startChildGateway } from '../helpers/child-gateway.ts';
-import { waitForLog } from '../helpers/child-logs.ts';
+import { logLines, urlOf, waitForLog, waitForWorker } from '../helpers/child-logs.ts';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../helpers/database.ts';
 import { waitUntil } from '../helpers/eventually.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
@@ -39,6 +39,8 @@ describe('a gateway started while Redis is unreachable', () => {
   let gw: ChildGateway;
   /** The admin helpers take a gateway's URL and master key, which the child has too. */
   let handle: TestGateway;
+  /** The serving worker's URL: a restarted worker's is read again from its log line. */
+  let url: string;
   const prefix = `sy-test-${randomBytes(4).toString('hex')}:`;
   before(async () => {
     fake = await new OpenAIFake().start();
@@ -53,7 +55,8 @@ describe('a gateway started while Redis is unreachable', () => {
         REDIS_KEY_PREFIX: prefix,
       },
     });
-    handle = { url: gw.url, masterKey: gw.masterKey } as TestGateway;
+    url = gw.url;
+    handle = { url, masterKey: gw.masterKey } as TestGateway;
   });
   after(async () => {
     assert.equal(await gw?.stop(), 0, gw?.output());
@@ -68,7 +71,7 @@ describe('a gateway started while Redis is unreachable', () => {
       (line) => line.msg.startsWith('cache store unreachable at start-up'),
       'the start-up warning',
     );
-    const ready = await fetch(`${gw.url}/health/ready`);
+    const ready = await fetch(`${url}/health/ready`);
     assert.equal(ready.status, 503);
     assert.equal(((await ready.json()) as { checks: Record<string, string> }).checks.cache, 'failed');
     await waitForLog(
@@ -83,18 +86,30 @@ describe('a gateway started while Redis is unreachable', () => {
       baseUrl: fake.baseUrl,
       apiKey: 'sk-upstream-test',
     });
-    const master = new OpenAI({ apiKey: gw.masterKey, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    const master = new OpenAI({ apiKey: gw.masterKey, baseURL: `${url}/v1`, maxRetries: 0 });
     const answer = await master.chat.completions.create(hi('chat'));
     assert.ok(answer.choices[0].message.content);
 
     // A limited key needs Redis: 503 until it answers.
     const key = await createKey(handle, { name: 'limited', allowedModels: ['*'], rpmLimit: 2 });
-    const limited = new OpenAI({ apiKey: key.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-    assert.equal(await status(limited.chat.completions.create(hi('chat'))), 503);
+    const refused = new OpenAI({ apiKey: key.key, baseURL: `${url}/v1`, maxRetries: 0 });
+    assert.equal(await status(refused.chat.completions.create(hi('chat'))), 503);
+
+    // A worker that dies during the outage is restarted by the primary and comes back, not ready,
+    // serving the master key (it used to fail its start on the subscription, in a restart loop).
+    const [first] = logLines(gw).filter((line) => line.msg === 'switchyard listening');
+    process.kill(first.pid, 'SIGKILL');
+    const restarted = await waitForWorker(gw, [first.pid]);
+    url = urlOf(restarted);
+    handle = { url, masterKey: gw.masterKey } as TestGateway;
+    assert.equal((await fetch(`${url}/health/ready`)).status, 503);
+    const again = new OpenAI({ apiKey: gw.masterKey, baseURL: `${url}/v1`, maxRetries: 0 });
+    assert.ok((await again.chat.completions.create(hi('chat'))).choices[0].message.content);
+    const limited = new OpenAI({ apiKey: key.key, baseURL: `${url}/v1`, maxRetries: 0 });
 
     proxy.restore();
     await waitUntil(
-      async () => (await fetch(`${gw.url}/health/ready`)).status === 200,
+      async () => (await fetch(`${url}/health/ready`)).status === 200,
       'ready once Redis is up',
       15_000,
     );
