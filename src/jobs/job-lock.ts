@@ -16,6 +16,8 @@ export const JOB_LOCK_IDS = Object.freeze({
   auditRetention: 0x73792d61726574n,
   /** "sy-rsgc" */
   responseStateGc: 0x73792d72736763n,
+  /** "sy-uhro" */
+  usageRollup: 0x73792d7568726fn,
 });
 
 export type CycleClaim = { claimed: true } | { claimed: false; reason: 'locked' | 'ran-this-cycle' };

@@ -12,6 +12,7 @@ import type { Database } from '../store/database.ts';
 import type { BatchQueue } from './batch-queue.ts';
 import { RECORD_QUEUE_DEFAULTS, type RecordQueueSettings } from './queue-settings.ts';
 import { captureResponse } from './response-capture.ts';
+import { rollUpUsage } from './usage-rollup.ts';
 import { RequestLogRecorder } from './variant-a/request-log-recorder.ts';
 import { OperationRecorder } from './variant-b/operation-recorder.ts';
 import {
@@ -23,6 +24,9 @@ import {
 /** Variant B's maintenance periods (no SPEC.md variable names them; docs/configuration.md lists them). */
 export const RETENTION_JOB_INTERVAL_MS = 15 * 60_000;
 export const RECONCILE_JOB_INTERVAL_MS = 60_000;
+export const USAGE_ROLLUP_INTERVAL_MS = 5 * 60_000;
+/** An hour is rolled up once it ended this long ago: past the reconcile job's 30-minute stale bound. */
+export const USAGE_ROLLUP_SETTLE_MS = 60 * 60_000;
 
 export interface RecordsDeps {
   config: Config;
@@ -114,7 +118,19 @@ function variantB(deps: RecordsDeps, queue: RecordQueueSettings): Records {
     claim: { db: database.background, lockId: JOB_LOCK_IDS.operationReconcile },
     run: () => runReconcile({ db: database.background, staleAfterMs: deps.reconcileStaleAfterMs }),
   });
-  return assemble([recorder], recorder.queues, [retention, reconcile]);
+  const rollup = new PeriodicJob({
+    name: 'usage-rollup',
+    intervalMs: USAGE_ROLLUP_INTERVAL_MS,
+    runAtStart: true,
+    logger,
+    run: () =>
+      rollUpUsage({
+        db: database.background,
+        settleMs: USAGE_ROLLUP_SETTLE_MS,
+        retentionDays: config.observabilityMetadataRetentionDays,
+      }),
+  });
+  return assemble([recorder], recorder.queues, [retention, reconcile, rollup]);
 }
 
 function assemble(
