@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.ts';
+import { OPERATION_SPECS } from '../formats/operation-spec.ts';
 import { getProviderAdapter, planOperation, providerIds } from '../providers/registry.ts';
 import { OPERATIONS, type Operation, type ProviderAdapter, type Transport } from '../providers/types.ts';
 import type { OperationProfile, ParamRule } from './deployment.ts';
@@ -35,13 +36,6 @@ export interface ResolvedDeployment {
   upstreamModel: string;
   operations: Partial<Record<Operation, ResolvedOperation>>;
 }
-
-/** Operations whose clients may send multipart/form-data (OpenAI API reference: image edits, variations, transcriptions). */
-const MULTIPART_OPERATIONS: ReadonlySet<Operation> = new Set([
-  'images.edits',
-  'images.variations',
-  'audio.transcriptions',
-]);
 
 function invalid(param: string, message: string): GatewayError {
   return new GatewayError('invalid_request', { param, message: `Invalid value for '${param}': ${message}` });
@@ -117,6 +111,6 @@ function resolveOperation(
 function possibleTransports(operation: Operation, streams: boolean): Transport[] {
   const transports: Transport[] = ['json'];
   if (streams) transports.push('sse');
-  if (MULTIPART_OPERATIONS.has(operation)) transports.push('multipart');
+  if (OPERATION_SPECS[operation].multipart) transports.push('multipart');
   return transports;
 }

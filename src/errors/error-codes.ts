@@ -16,7 +16,7 @@ interface CodeEntry {
 }
 
 /**
- * Every code the gateway can answer with. docs/errors.md documents each one; a test checks that
+ * Every code the gateway can answer with. docs/api.md (Errors) documents each one; a test checks that
  * codes are unique and documented.
  */
 export const ERROR_CODES = {

@@ -1,7 +1,7 @@
 import type { ErrorClass } from '../errors/error-classes.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
-import type { ExtensionRun, ExtensionRunOutcome } from '../pipeline/extension-run.ts';
+import { EXTENSION_RUNS, type ExtensionRun, type ExtensionRunOutcome } from './extension-run.ts';
 import type { ExtensionRuntime, LoadedExtension } from './extension-runtime.ts';
 import { type Hook, SandboxFailure } from './extension-sandbox.ts';
 import type { HookDecision } from './hook-decision.ts';
@@ -118,8 +118,9 @@ export function recordRun(
     durationMs,
     failure,
   };
-  ctx.extensionRuns ??= [];
-  ctx.extensionRuns.push(run);
+  const runs = EXTENSION_RUNS.get(ctx);
+  if (runs === undefined) EXTENSION_RUNS.set(ctx, [run]);
+  else runs.push(run);
 }
 
 function outcomeOf(hook: Hook, decision: HookDecision): ExtensionRunOutcome {

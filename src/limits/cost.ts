@@ -2,10 +2,10 @@ import type { ModelPricing } from '../catalog/model-pricing.ts';
 import { resolveCatalogEntry } from '../catalog/resolve-catalog-entry.ts';
 import type { Deployment, DeploymentPricing } from '../deployments/deployment.ts';
 import { estimateInputTokens, requestedOutputTokens } from '../formats/estimate-tokens.ts';
+import { OPERATION_SPECS } from '../formats/operation-spec.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
 import type { Operation, Usage } from '../providers/types.ts';
 import { exactCents } from './exact-cents.ts';
-import { TEXT_OUTPUT_OPERATIONS } from './token-reservation.ts';
 
 /**
  * What a call costs: the price of a deployment, the cost of a usage, and the worst case a budget
@@ -127,7 +127,7 @@ export interface WorstCaseInput {
  * deployments cost 0.
  */
 export function worstCaseCents(pool: readonly Deployment[], call: WorstCaseInput, model: CostModel): number {
-  const text = TEXT_OUTPUT_OPERATIONS.has(call.operation);
+  const text = OPERATION_SPECS[call.operation].textOutput;
   const requested = text ? model.requestedOutputTokens(call.operation, call.body) : null;
   let highest = 0;
   for (const deployment of pool) {

@@ -1,3 +1,4 @@
+import { OPERATION_SPECS } from '../formats/operation-spec.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
 import type { Operation } from '../providers/types.ts';
 import type { CostModel } from './cost.ts';
@@ -17,13 +18,6 @@ export interface TokenEstimate {
   outputTokens: number;
 }
 
-/** Operations that answer with generated text; the others (embeddings, images, audio) reserve no output tokens. */
-export const TEXT_OUTPUT_OPERATIONS: ReadonlySet<Operation> = new Set([
-  'chat.completions',
-  'responses',
-  'messages',
-]);
-
 /** `knownInputTokens`: the estimate a pre-flight stage already made of this body, reused as it is. */
 export function estimateCallTokens(
   model: CostModel,
@@ -33,7 +27,7 @@ export function estimateCallTokens(
 ): TokenEstimate {
   const estimated = knownInputTokens ?? model.estimateInputTokens(operation, body);
   const inputTokens = Math.max(0, Math.ceil(estimated));
-  if (!TEXT_OUTPUT_OPERATIONS.has(operation)) return { inputTokens, outputTokens: 0 };
+  if (!OPERATION_SPECS[operation].textOutput) return { inputTokens, outputTokens: 0 };
   const requested = model.requestedOutputTokens(operation, body);
   const outputTokens =
     requested === null ? OUTPUT_RESERVATION_FLOOR_TOKENS : Math.max(0, Math.ceil(requested));

@@ -4,7 +4,6 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import type { Operation, Usage } from '../providers/types.ts';
 import type { CallSlots } from './call-slot.ts';
 import type { Endpoint, EndpointBody } from './endpoint.ts';
-import type { ExtensionRun } from './extension-run.ts';
 
 /** One upstream attempt, for the router's bookkeeping and the request record. */
 export interface AttemptRecord {
@@ -22,8 +21,11 @@ export interface AttemptRecord {
 }
 
 /**
- * The typed context that flows through the stages, so what a stage reads is checked by the compiler; each stage adds its named
- * fields. Nothing here knows HTTP.
+ * The typed context that flows through the stages, so what a stage reads is checked by the
+ * compiler. It holds the request, the pipeline's own pre-flight results (eligible deployments,
+ * the input estimate) and the call's outcome (served by, usage, cost); what a feature keeps for
+ * itself, or tells a later reader (the cache status, the extension runs), lives in the slots the
+ * feature declares (call-slot.ts). Nothing here knows HTTP.
  */
 export interface CallContext {
   readonly requestId: string;
@@ -76,16 +78,9 @@ export interface CallContext {
   readonly clientHeaders?: Readonly<Record<string, string>>;
   /** The client's `Cache-Control` header, for the response cache (no-cache, no-store). */
   readonly cacheControl?: string;
-  /** What the response cache did for the call; undefined when the cache is off. */
-  cacheStatus?: ResponseCacheStatus;
-  /** The extension hooks that ran on the call, in order; undefined when none applied. */
-  extensionRuns?: ExtensionRun[];
   /** What the stages keep between their steps, read and written only through their slots (call-slot.ts). */
   readonly slots: CallSlots;
 }
-
-/** `x-gateway-cache` (DESIGN.md section 5): answered from the cache, looked up and missed, or not looked up. */
-export type ResponseCacheStatus = 'hit' | 'miss' | 'bypass';
 
 export interface CallOutcome {
   status: number;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { waitUntil } from '../../test/helpers/eventually.ts';
 import { createLogger } from '../diagnostics/logger.ts';
 import { BatchQueue } from './batch-queue.ts';
 
@@ -176,8 +177,35 @@ describe('BatchQueue', () => {
     }, 1);
     q.push(1);
     q.push(2);
-    q.discard();
+    q.discard('req_1', new Error('row not built'));
     assert.equal(q.size, 1);
+  });
+
+  it('says why a record could not be built, naming its call, in the drop report', async () => {
+    const log = capture();
+    const q = new BatchQueue<number>({
+      name: 'discards',
+      capacity: 5,
+      batchSize: 2,
+      flushIntervalMs: 60_000,
+      dropReportIntervalMs: 10,
+      writeTimeoutMs: 1_000,
+      write: async () => undefined,
+      logger: log.logger,
+    });
+    q.start();
+    try {
+      q.discard('req_abc', new TypeError("Cannot read properties of undefined (reading 'id')"));
+      await waitUntil(async () => log.lines.some((line) => line.queue === 'discards'), 'the drop report');
+      const line = log.lines.find((entry) => entry.queue === 'discards');
+      assert.equal(line?.dropped, 1);
+      assert.deepEqual(line?.notBuilt, {
+        requestId: 'req_abc',
+        reason: "Cannot read properties of undefined (reading 'id')",
+      });
+    } finally {
+      await q.stop(0);
+    }
   });
 });
 

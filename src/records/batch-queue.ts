@@ -53,6 +53,8 @@ export class BatchQueue<T> {
   #sequence = 0;
   #dropped = 0;
   #lastOutage: unknown;
+  /** The last record that could not be built since the last report: its call and why. */
+  #lastDiscard: { requestId: string; reason: string } | undefined;
   #running: Promise<unknown> | undefined;
   #flushTimer: NodeJS.Timeout | undefined;
   #reportTimer: NodeJS.Timeout | undefined;
@@ -99,9 +101,14 @@ export class BatchQueue<T> {
     await this.#drain(false);
   }
 
-  /** Counts a record lost before it reached the queue (it could not be built); reported with the drops. */
-  discard(): void {
+  /**
+   * Counts a record lost before it reached the queue (it could not be built); reported with the
+   * drops, with the last such call's request id and the error's message, so a defect that drops
+   * every record says what it is in one line per report period, not one per call.
+   */
+  discard(requestId: string, error: unknown): void {
     this.#dropped += 1;
+    this.#lastDiscard = { requestId, reason: error instanceof Error ? error.message : String(error) };
   }
 
   /**
@@ -240,12 +247,14 @@ export class BatchQueue<T> {
         queued: this.#items.size,
         capacity: this.#options.capacity,
         databaseError: this.#lastOutage === undefined ? undefined : String(this.#lastOutage),
+        notBuilt: this.#lastDiscard,
       },
       this.#dropped > 0
-        ? 'records dropped: queue full or database unavailable'
+        ? 'records dropped: queue full, database unavailable, or a record that could not be built'
         : 'record writes waiting for the database',
     );
     this.#dropped = 0;
     this.#lastOutage = undefined;
+    this.#lastDiscard = undefined;
   }
 }

@@ -1,11 +1,7 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type {
-  AttemptRecord,
-  CallContext,
-  CallOutcome,
-  ResponseCacheStatus,
-} from '../pipeline/call-context.ts';
-import type { ExtensionRun } from '../pipeline/extension-run.ts';
+import { EXTENSION_RUNS, type ExtensionRun } from '../extensions/extension-run.ts';
+import type { AttemptRecord, CallContext, CallOutcome } from '../pipeline/call-context.ts';
+import { RESPONSE_CACHE_STATUS, type ResponseCacheStatus } from '../response-cache/cache-status.ts';
 
 /** How a call ended, as records and metrics name it. `cancelled`: the client went away. */
 export type CallStatus = 'success' | 'failure' | 'cancelled';
@@ -87,10 +83,10 @@ export function summarizeCall(
     outputTokens: ctx.usage?.outputTokens ?? 0,
     cachedInputTokens: ctx.usage?.cachedInputTokens ?? null,
     costCents: cost,
-    cache: ctx.cacheStatus ?? null,
+    cache: RESPONSE_CACHE_STATUS.get(ctx) ?? null,
     attempts: ctx.attempts,
     tags: ctx.tags,
-    extensions: ctx.extensionRuns ?? NO_EXTENSION_RUNS,
+    extensions: EXTENSION_RUNS.get(ctx) ?? NO_EXTENSION_RUNS,
     teamId: teamIdOf(ctx),
   };
 }

@@ -1,4 +1,4 @@
-import type { ExtensionRun } from '../pipeline/extension-run.ts';
+import type { ExtensionRun } from '../extensions/extension-run.ts';
 
 /** One extension hook as a call's record keeps it (the `extensions` column, migration 0007). */
 export interface StoredExtensionRun {

@@ -17,26 +17,39 @@ describe('promptOf', () => {
         },
       ],
     };
-    assert.equal(promptOf(body, 1000), 'system: be brief\nuser: what is this');
+    assert.equal(promptOf('chat.completions', body, 1000), 'system: be brief\nuser: what is this');
   });
 
   it('reads Anthropic system, Responses input and instructions, and prompt', () => {
     assert.equal(
-      promptOf({ model: 'm', system: 'sys', messages: [{ role: 'user', content: 'hi' }] }, 100),
+      promptOf('messages', { model: 'm', system: 'sys', messages: [{ role: 'user', content: 'hi' }] }, 100),
       'system: sys\nuser: hi',
     );
     assert.equal(
-      promptOf({ model: 'm', instructions: 'be kind', input: 'hello' }, 100),
+      promptOf('responses', { model: 'm', instructions: 'be kind', input: 'hello' }, 100),
       'instructions: be kind\nhello',
     );
-    assert.equal(promptOf({ model: 'm', prompt: 'a red fox' }, 100), 'a red fox');
-    assert.equal(promptOf({ model: 'm', input: ['one', 'two'] }, 100), 'one\ntwo');
+    assert.equal(promptOf('images.generations', { model: 'm', prompt: 'a red fox' }, 100), 'a red fox');
+    assert.equal(promptOf('embeddings', { model: 'm', input: ['one', 'two'] }, 100), 'one\ntwo');
+  });
+
+  it("reads only the operation's own prompt fields, not any field of the same name", () => {
+    // A chat body's stray `prompt` or `input` is not its prompt: the duck-typed reader took them.
+    assert.equal(promptOf('chat.completions', { model: 'm', prompt: 'not mine' }, 100), null);
+    assert.equal(
+      promptOf(
+        'chat.completions',
+        { model: 'm', input: 'x', messages: [{ role: 'user', content: 'hi' }] },
+        100,
+      ),
+      'user: hi',
+    );
   });
 
   it('truncates to the limit and removes NUL, which Postgres text refuses', () => {
-    assert.equal(promptOf({ model: 'm', prompt: 'abc\u0000defghij' }, 5), 'abcde');
-    assert.equal(promptOf({ model: 'm', prompt: 'anything' }, 0), null);
-    assert.equal(promptOf({ model: 'm' }, 100), null);
+    assert.equal(promptOf('images.generations', { model: 'm', prompt: 'abc\u0000defghij' }, 5), 'abcde');
+    assert.equal(promptOf('images.generations', { model: 'm', prompt: 'anything' }, 0), null);
+    assert.equal(promptOf('chat.completions', { model: 'm' }, 100), null);
   });
 
   it('never cuts a surrogate pair in half', () => {

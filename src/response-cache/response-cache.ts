@@ -1,5 +1,7 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { Logger } from '../diagnostics/logger.ts';
+import { OPERATION_SPECS } from '../formats/operation-spec.ts';
+import { whenAssembled } from '../pipeline/answer-assembly.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import { callSlot } from '../pipeline/call-slot.ts';
@@ -8,20 +10,10 @@ import { type AnswerStage, CONTINUE, type Stage, type StageOutcome } from '../pi
 import type { StreamEvent } from '../providers/types.ts';
 import { parseCacheControl } from './cache-control.ts';
 import { responseCacheKey } from './cache-key.ts';
+import { RESPONSE_CACHE_STATUS } from './cache-status.ts';
 
 /** The answer header (DESIGN.md section 5, Response cache). */
 const CACHE_HEADER = 'x-gateway-cache';
-
-/**
- * The operations whose answers are cached: text in, JSON out. Images and audio are left alone (an
- * image answer's URLs expire, and a multipart upload cannot be hashed without reading it first).
- */
-const CACHEABLE_OPERATIONS: ReadonlySet<string> = new Set([
-  'chat.completions',
-  'messages',
-  'responses',
-  'embeddings',
-]);
 
 const STAGE_NAME = 'response-cache';
 
@@ -104,7 +96,10 @@ export class ResponseCache {
         this.#write(pending.key, json);
         return { ...result, json };
       }
-      return { ...result, events: this.#assembling(ctx, pending.key, result) };
+      whenAssembled(ctx, (answer) => {
+        if (!ctx.signal.aborted) this.#write(pending.key, JSON.stringify(answer));
+      });
+      return result;
     },
   };
 
@@ -121,14 +116,14 @@ export class ResponseCache {
     const result = entry === null ? null : hitResult(ctx, entry);
     if (result === null) return this.#status(ctx, 'miss');
     PENDING_WRITE.delete(ctx);
-    ctx.cacheStatus = 'hit';
+    RESPONSE_CACHE_STATUS.set(ctx, 'hit');
     ctx.responseHeaders[CACHE_HEADER] = 'hit';
     return { kind: 'respond', result };
   }
 
   /** The call's key and the read of its entry; null for an operation that is not cached. */
   #begin(ctx: CallContext): Lookup | null {
-    if (!CACHEABLE_OPERATIONS.has(ctx.endpoint.operation)) return null;
+    if (!OPERATION_SPECS[ctx.endpoint.operation].cacheable) return null;
     const directives = parseCacheControl(ctx.cacheControl);
     const key = responseCacheKey(ctx.endpoint.operation, ctx.publicModel, ctx.body, ctx.clientHeaders);
     return {
@@ -141,7 +136,7 @@ export class ResponseCache {
   }
 
   #status(ctx: CallContext, status: 'miss' | 'bypass'): StageOutcome {
-    ctx.cacheStatus = status;
+    RESPONSE_CACHE_STATUS.set(ctx, status);
     ctx.responseHeaders[CACHE_HEADER] = status;
     return CONTINUE;
   }
@@ -163,21 +158,6 @@ export class ResponseCache {
       () => this.#recovered(),
       (error: unknown) => this.#failed(error),
     );
-  }
-
-  /** Passes the stream on untouched; once it ended whole, stores the answer it assembled. */
-  async *#assembling(
-    ctx: CallContext,
-    key: string,
-    stream: Extract<AttemptResult, { kind: 'stream' }>,
-  ): AsyncGenerator<readonly StreamEvent[]> {
-    const assembler = ctx.endpoint.format?.createAssembler() ?? null;
-    for await (const batch of stream.events) {
-      if (assembler !== null) for (const event of batch) assembler.push(event);
-      yield batch;
-    }
-    const answer = assembler?.answer(stream.usage()) ?? null;
-    if (answer !== null && !ctx.signal.aborted) this.#write(key, JSON.stringify(answer));
   }
 
   /** One warning when the store starts failing, one line when it answers again: not one per call. */

@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import type { ExtensionRun } from '../extensions/extension-run.ts';
 import type { AttemptRecord } from '../pipeline/call-context.ts';
-import type { ExtensionRun } from '../pipeline/extension-run.ts';
 import type { CallSummary } from '../records/call-summary.ts';
 import { storedError } from '../records/error-detail.ts';
 import type { CapturedResponse } from '../records/response-capture.ts';

@@ -1,24 +1,14 @@
 import type { Attributes } from '@opentelemetry/api';
+import type { Operation } from '../formats/operation.ts';
+import { OPERATION_SPECS } from '../formats/operation-spec.ts';
 import type { CallSummary } from '../records/call-summary.ts';
 import type { Labels } from './metric-family.ts';
 
-/**
- * `gen_ai.operation.name` of each gateway operation, from the OpenTelemetry GenAI semantic
- * conventions' well-known values (chat, embeddings, generate_content, text_completion).
- */
-const GEN_AI_OPERATIONS: Readonly<Record<string, string>> = Object.freeze({
-  'chat.completions': 'chat',
-  messages: 'chat',
-  responses: 'chat',
-  embeddings: 'embeddings',
-  'images.generations': 'generate_content',
-  'images.edits': 'generate_content',
-  'images.variations': 'generate_content',
-  'audio.transcriptions': 'generate_content',
-});
-
+/** `gen_ai.operation.name` of a gateway operation (formats/operation-spec.ts). */
 export function genAiOperationName(operation: string): string {
-  return GEN_AI_OPERATIONS[operation] ?? operation;
+  return Object.hasOwn(OPERATION_SPECS, operation)
+    ? OPERATION_SPECS[operation as Operation].genAiName
+    : operation;
 }
 
 /** Low-cardinality attributes shared by the call's metrics (no request id, no key id). */

@@ -1,6 +1,5 @@
 import type { Deployment } from '../deployments/deployment.ts';
 import { catalogEntryOf } from '../deployments/deployment-catalog.ts';
-import { GatewayError } from '../errors/gateway-error.ts';
 import type { ClientFormat } from '../formats/format.ts';
 import { isRecord } from '../formats/json.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
@@ -15,9 +14,10 @@ import type {
   TranslationTarget,
 } from '../providers/types.ts';
 import { answerTextWithModel } from './answer-text.ts';
+import { exchange, readAnswerText } from './exchange.ts';
 import { endOfFirstEvent } from './first-event.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
-import { httpFailure, parseUpstreamBody, transportFailure } from './upstream-failure.ts';
+import { parseUpstreamBody, transportFailure } from './upstream-failure.ts';
 
 export interface AttemptInput {
   deployment: Deployment;
@@ -72,60 +72,11 @@ export async function attemptUpstream(client: UpstreamClient, input: AttemptInpu
     multipart: multipartOf(input),
     clientHeaders: input.clientHeaders,
   });
-  let response: UpstreamResponse;
-  try {
-    response = await client.send(request, input.signal, input.timeouts);
-  } catch (error) {
-    throw transportFailure(error, input.signal);
-  }
-  if (response.status < 200 || response.status >= 300) {
-    const text = await readText(response, input.signal, client.maxAnswerBytes);
-    const native = input.plan.kind === 'native';
-    throw httpFailure(input.provider, response.status, parseUpstreamBody(text), response.headers, native);
-  }
+  const native = input.plan.kind === 'native';
+  const response = await exchange(client, request, input.signal, input.timeouts, input.provider, native);
   return input.stream
     ? streamResult(input, response, body)
     : jsonResult(input, response, body, client.maxAnswerBytes);
-}
-
-/**
- * The whole body as text, read with stream events: `for await` over the body costs an async
- * generator, its end-of-stream watcher and a promise per chunk (docs/decisions/hot-path.md). A body that closes
- * before its end without an error (destroyed) fails like a premature close. A body past `maxBytes`
- * is dropped (the connection with it) and fails as `upstream_error`, never held whole in memory.
- */
-function readText(response: UpstreamResponse, signal: AbortSignal, maxBytes: number): Promise<string> {
-  const body = response.body;
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    let ended = false;
-    body.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes <= maxBytes) {
-        chunks.push(chunk);
-        return;
-      }
-      ended = true;
-      chunks.length = 0;
-      body.destroy();
-      reject(
-        new GatewayError('upstream_error', { detail: { reason: `answer larger than ${maxBytes} bytes` } }),
-      );
-    });
-    body.once('end', () => {
-      ended = true;
-      resolve((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'));
-    });
-    body.once('error', (error) => reject(transportFailure(error, signal)));
-    body.once('close', () => {
-      if (!ended) reject(transportFailure(prematureClose(), signal));
-    });
-  });
-}
-
-function prematureClose(): Error {
-  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 /**
@@ -144,7 +95,7 @@ async function jsonResult(
   sentBody: Record<string, unknown>,
   maxAnswerBytes: number,
 ): Promise<AttemptResult> {
-  const text = await readText(response, input.signal, maxAnswerBytes);
+  const text = await readAnswerText(response, input.signal, maxAnswerBytes);
   // A text answer (transcription text, srt, vtt) is never JSON-parsed: "42" is a transcript.
   // The adapter decides whether its operation may answer text (image answers may not).
   const contentType = textType(response.headers['content-type']);

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Pool } from 'undici';
+import { Agent } from 'undici';
 import type { UpstreamRequest } from '../providers/types.ts';
 
 export interface UpstreamTimeouts {
@@ -19,32 +19,22 @@ export interface UpstreamResponse {
 const POOL_CONNECTIONS = 128;
 
 /**
- * undici `Pool` per upstream origin, keep-alive, pipelining 1 (DESIGN.md section 1); never `fetch`
- * on the hot path.
+ * One undici `Agent` (a keep-alive `Pool` per upstream origin, kept by undici itself), pipelining
+ * 1 (DESIGN.md section 1); never `fetch` on the hot path.
  */
 export class UpstreamClient {
-  readonly #pools = new Map<string, Pool>();
-  readonly #connectMs: number;
+  readonly #agent: Agent;
   /** The largest answer body read whole (UPSTREAM_MAX_ANSWER_BYTES); streams are read event by event. */
   readonly maxAnswerBytes: number;
 
   constructor(connectMs: number, maxAnswerBytes: number) {
-    this.#connectMs = connectMs;
+    this.#agent = new Agent({
+      connections: POOL_CONNECTIONS,
+      pipelining: 1,
+      connectTimeout: connectMs,
+      keepAliveTimeout: 30_000,
+    });
     this.maxAnswerBytes = maxAnswerBytes;
-  }
-
-  #pool(origin: string): Pool {
-    let pool = this.#pools.get(origin);
-    if (pool === undefined) {
-      pool = new Pool(origin, {
-        connections: POOL_CONNECTIONS,
-        pipelining: 1,
-        connectTimeout: this.#connectMs,
-        keepAliveTimeout: 30_000,
-      });
-      this.#pools.set(origin, pool);
-    }
-    return pool;
   }
 
   async send(
@@ -54,7 +44,8 @@ export class UpstreamClient {
   ): Promise<UpstreamResponse> {
     const url = new URL(request.url);
     const body = request.body;
-    const response = await this.#pool(url.origin).request({
+    const response = await this.#agent.request({
+      origin: url.origin,
       method: request.method,
       path: url.pathname + url.search,
       headers: request.headers,
@@ -67,9 +58,8 @@ export class UpstreamClient {
     return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
   }
 
-  async close(): Promise<void> {
-    await Promise.all([...this.#pools.values()].map((pool) => pool.close()));
-    this.#pools.clear();
+  close(): Promise<void> {
+    return this.#agent.close();
   }
 }
 

@@ -42,7 +42,7 @@ export const ENDPOINTS: readonly Endpoint[] = Object.freeze([
     path: '/responses',
     requestFormat: 'json',
     streamable: true,
-    summary: 'Responses (OpenAI format); `store: true` is served as false for now',
+    summary: 'Responses (OpenAI format); `store` (default true) keeps the answer for `previous_response_id`',
   },
   {
     operation: 'embeddings',

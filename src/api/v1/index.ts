@@ -1,8 +1,9 @@
 import type { UpstreamErrorMessages } from '../../errors/render-error.ts';
 import type { KeyInfoReader } from '../../keys/key-info.ts';
 import type { InferencePipeline } from '../../pipeline/pipeline.ts';
+import type { CountTokensDeps } from '../../router/count-tokens.ts';
 import type { RouteModule } from '../../server/app.ts';
-import { type CountTokensDeps, registerCountTokensRoute } from './count-tokens.ts';
+import { registerCountTokensRoute } from './count-tokens.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { registerInferenceRoute } from './inference-route.ts';
 import { registerKeyRoute } from './key-route.ts';

@@ -5,21 +5,10 @@ import {
   estimateInputTokens,
   inputTokensUpperBound,
 } from '../../formats/estimate-tokens.ts';
-import type { Operation } from '../../providers/types.ts';
+import { OPERATION_SPECS } from '../../formats/operation-spec.ts';
 import { type CallContext, estimatedInputTokensOf } from '../call-context.ts';
 import { CONTINUE, type Stage } from '../stage.ts';
 import { narrowEligible, type PoolSource } from './eligible-deployments.ts';
-
-/**
- * The field holding the input of each checked operation, reported as `param`. Image and audio
- * operations are not checked: their catalog context window is not about the prompt.
- */
-const INPUT_PARAM: Readonly<Partial<Record<Operation, string>>> = Object.freeze({
-  'chat.completions': 'messages',
-  messages: 'messages',
-  responses: 'input',
-  embeddings: 'input',
-});
 
 /**
  * The tokens measured against the window. Embeddings: the largest single input, since each
@@ -54,8 +43,9 @@ export function checkContextWindow(pool: PoolSource): Stage {
   return {
     name: 'check-context-window',
     run(ctx) {
-      const param = INPUT_PARAM[ctx.endpoint.operation];
-      if (param === undefined) return CONTINUE;
+      // Image and audio operations are not checked: their catalog context window is not about the prompt.
+      const param = OPERATION_SPECS[ctx.endpoint.operation].contextParam;
+      if (param === null) return CONTINUE;
       let bound: number | undefined;
       let tokens: number | undefined;
       narrowEligible(ctx, pool, (deployment) => {

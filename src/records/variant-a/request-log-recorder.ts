@@ -54,10 +54,15 @@ export class RequestLogRecorder implements CallObserver {
 
   onCallFinished(ctx: CallContext, outcome: CallOutcome): void {
     try {
-      this.#queue.push(requestLogRow(summarizeCall(ctx, outcome), promptOf(ctx.body, this.#maxPromptLength)));
-    } catch {
+      this.#queue.push(
+        requestLogRow(
+          summarizeCall(ctx, outcome),
+          promptOf(ctx.endpoint.operation, ctx.body, this.#maxPromptLength),
+        ),
+      );
+    } catch (error) {
       // A record must never fail the call; a row that cannot be built is counted as dropped.
-      this.#queue.discard();
+      this.#queue.discard(ctx.requestId, error);
     }
   }
 }

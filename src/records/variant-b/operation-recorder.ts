@@ -90,8 +90,8 @@ export class OperationRecorder implements CallObserver {
         sample: null,
         dueAtMs: ctx.startedAtMs + this.#startRowDelayMs,
       });
-    } catch {
-      this.#queue.discard();
+    } catch (error) {
+      this.#queue.discard(ctx.requestId, error);
     }
   }
 
@@ -106,8 +106,8 @@ export class OperationRecorder implements CallObserver {
         sample: this.#sample(ctx, call, state),
         dueAtMs: 0,
       });
-    } catch {
-      this.#queue.discard();
+    } catch (error) {
+      this.#queue.discard(ctx.requestId, error);
     }
   }
 
@@ -117,7 +117,7 @@ export class OperationRecorder implements CallObserver {
       state = {
         id: recordId('op'),
         startedAt: isoTime(ctx.startedAtMs),
-        prompt: promptOf(ctx.body, this.#maxPromptLength),
+        prompt: promptOf(ctx.endpoint.operation, ctx.body, this.#maxPromptLength),
         sampleIfSuccessful: this.#sampler.wantsSuccess(),
       };
       CALL_STATE.set(ctx, state);

@@ -1,3 +1,5 @@
+import { callSlot } from '../pipeline/call-slot.ts';
+
 /** The two hooks an extension module may export (DESIGN.md section 5, Extensions). */
 export type ExtensionHook = 'beforeUpstream' | 'afterUpstream';
 
@@ -23,3 +25,6 @@ export interface ExtensionRun {
   /** Why it failed (a throw, a timeout, the memory limit, a malformed result); null otherwise. */
   failure: string | null;
 }
+
+/** The hooks that ran on a call, in order; unset when none applied. Read by the records and spans. */
+export const EXTENSION_RUNS = callSlot<ExtensionRun[]>('extensions.runs');
