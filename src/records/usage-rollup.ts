@@ -26,7 +26,7 @@ export interface UsageRollupResult {
 
 const HOUR_MS = 3_600_000;
 
-/** Each dimension of migration 0011: its name, the value a call has along it, and the join that yields it. */
+/** Each dimension of migration 0012: its name, the value a call has along it, and the join that yields it. */
 const DIMENSIONS: ReadonlyArray<[string, RawBuilder<unknown>, RawBuilder<unknown>]> = [
   ['key', sql`o.key_id`, sql``],
   ['team', sql`o.team_id`, sql``],
@@ -40,7 +40,7 @@ const DIMENSIONS: ReadonlyArray<[string, RawBuilder<unknown>, RawBuilder<unknown
 const DEFAULT_MAX_HOURS = 168;
 
 /**
- * Rolls the settled hours of `gateway_operations` up into `usage_hourly` (migration 0011): per UTC
+ * Rolls the settled hours of `gateway_operations` up into `usage_hourly` (migration 0012): per UTC
  * hour, one row per key, team, model, deployment and tag, and one for all calls, with the figures
  * `/admin/usage` sums. It
  * continues from `usage_rollup_state.rolled_through` (from the first record's hour the first

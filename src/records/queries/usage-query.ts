@@ -11,7 +11,7 @@ interface Grouping {
   cell: RawBuilder<unknown>;
   group: RawBuilder<string | null>;
   expands?: RawBuilder<unknown>;
-  /** Its rows of the hourly rollups (migration 0011), and the cell over `usage_hourly o`. */
+  /** Its rows of the hourly rollups (migration 0012), and the cell over `usage_hourly o`. */
   rolled: { dimension: string; cell: RawBuilder<unknown> };
 }
 
@@ -194,7 +194,7 @@ function cellsQuery(filter: UsageFilter, rolledThrough: Date | null): RawBuilder
     ${rolledParts})`;
 }
 
-/** The end of the last hour rolled up (migration 0011), or null before the first roll-up. */
+/** The end of the last hour rolled up (migration 0012), or null before the first roll-up. */
 async function rolledThrough(db: Db): Promise<Date | null> {
   const state = await sql<{ at: Date }>`select rolled_through as at from usage_rollup_state`.execute(db);
   return state.rows[0]?.at ?? null;
