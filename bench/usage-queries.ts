@@ -4,14 +4,18 @@
  * `gateway_operations` with USAGE_ROWS operations spread over 30 days (50 keys, 20 models, 40
  * deployments; a third untagged, a third with one tag, a third with two; prompts of 100 to 1,900
  * characters, as truncated prompts are), then times each query of USAGE_QUERIES through the
- * gateway's own `queryUsage`, USAGE_REPEATS times. The database is dropped at the end unless
- * BENCH_KEEP_DATABASE=1.
+ * gateway's own `queryUsage`, USAGE_REPEATS times: first over the records alone (skipped with
+ * USAGE_RECORDS_PHASE=0), then after the usage-rollup job has rolled up every settled hour
+ * (src/records/usage-rollup.ts, run as the job runs it, a week of hours a run). The database is
+ * dropped at the end unless BENCH_KEEP_DATABASE=1.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/usage-queries.ts
  */
 import { randomBytes } from 'node:crypto';
+import { USAGE_ROLLUP_SETTLE_MS } from '../src/records/index.ts';
 import { queryUsage, type UsageFilter } from '../src/records/queries/usage-query.ts';
-import { openDatabase } from '../src/store/database.ts';
+import { rollUpUsage } from '../src/records/usage-rollup.ts';
+import { type Database, openDatabase } from '../src/store/database.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { queryOnce } from './postgres-query.ts';
 
@@ -19,6 +23,7 @@ const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:543
 const rows = Number(process.env.USAGE_ROWS ?? 1_000_000);
 const repeats = Number(process.env.USAGE_REPEATS ?? 3);
 const keep = process.env.BENCH_KEEP_DATABASE === '1';
+const recordsPhase = process.env.USAGE_RECORDS_PHASE !== '0';
 
 const DAY_MS = 86_400_000;
 /** The newest record; the 30 days before it hold the rows. */
@@ -65,6 +70,25 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+/** Times each query USAGE_REPEATS times and prints the median. */
+async function timeQueries(database: Database, phase: string): Promise<void> {
+  for (const [label, filter] of Object.entries(QUERIES)) {
+    if (only !== undefined && !only.includes(label)) continue;
+    const times: number[] = [];
+    let groups = 0;
+    for (let run = 0; run < repeats; run++) {
+      const started = performance.now();
+      const report = await queryUsage(database.background, filter);
+      times.push(performance.now() - started);
+      groups = report.data.length;
+    }
+    const ms = times.map((t) => Math.round(t));
+    console.log(
+      `${phase.padEnd(8)} ${label.padEnd(34)} median ${median(ms)} ms (runs ${ms.join(', ')}), ${groups} groups`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const name = `sy_bench_usage_${randomBytes(4).toString('hex')}`;
   await queryOnce(serverUrl, `create database ${name}`);
@@ -87,19 +111,28 @@ async function main(): Promise<void> {
     console.log(
       `${rows} rows in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s; table ${size.table}, indexes ${size.indexes} (database ${name})`,
     );
-    for (const [label, filter] of Object.entries(QUERIES)) {
-      if (only !== undefined && !only.includes(label)) continue;
-      const times: number[] = [];
-      let groups = 0;
-      for (let run = 0; run < repeats; run++) {
-        const started = performance.now();
-        const report = await queryUsage(database.background, filter);
-        times.push(performance.now() - started);
-        groups = report.data.length;
-      }
-      const ms = times.map((t) => Math.round(t));
-      console.log(`${label.padEnd(34)} median ${median(ms)} ms (runs ${ms.join(', ')}), ${groups} groups`);
+    if (recordsPhase) await timeQueries(database, 'records');
+    const rollupStarted = performance.now();
+    let runs = 0;
+    for (;;) {
+      const result = await rollUpUsage({
+        db: database.background,
+        settleMs: USAGE_ROLLUP_SETTLE_MS,
+        retentionDays: 365,
+        now: () => END,
+      });
+      if (result.from === undefined) break;
+      runs++;
     }
+    await queryOnce(url.toString(), 'vacuum analyze usage_hourly');
+    const [rolled] = await queryOnce<{ rows: string }>(
+      url.toString(),
+      'select count(*)::text as rows from usage_hourly',
+    );
+    console.log(
+      `rolled up in ${runs} runs, ${((performance.now() - rollupStarted) / 1000).toFixed(1)} s: ${rolled.rows} hourly rows`,
+    );
+    await timeQueries(database, 'rollups');
   } finally {
     await database.close();
     if (!keep) await queryOnce(serverUrl, `drop database if exists ${name} with (force)`);

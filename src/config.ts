@@ -5,6 +5,8 @@
  */
 
 import { cpus } from 'node:os';
+import type { RedisClusterNodes } from './cache/redis-cluster-connection.ts';
+import { parseClusterNodes, REDIS_CLUSTER_NODES_FORM } from './cache/redis-cluster-nodes.ts';
 import { REDIS_URL_FORM, redisUrlProblem } from './cache/redis-url.ts';
 import type { LogFormat } from './diagnostics/logger.ts';
 import { ConfigError } from './errors/config-error.ts';
@@ -23,6 +25,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Unset: in-process cache store. */
   redisUrl: string | undefined;
+  /** A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES), in place of `redisUrl`. */
+  redisClusterNodes: RedisClusterNodes | undefined;
   redisKeyPrefix: string;
   dataDir: string;
   /** Unset only in embedded mode, where one is generated under dataDir. */
@@ -156,6 +160,20 @@ function redisUrlOf(env: Env): string | undefined {
   return raw;
 }
 
+/** REDIS_CLUSTER_NODES, checked as REDIS_URL is; the two name one cache store, so not both. */
+function redisClusterNodesOf(env: Env): RedisClusterNodes | undefined {
+  const raw = text(env, 'REDIS_CLUSTER_NODES');
+  if (raw === undefined) return undefined;
+  if (text(env, 'REDIS_URL') !== undefined) {
+    throw new ConfigError('REDIS_URL and REDIS_CLUSTER_NODES are both set: set one (a server, or a cluster)');
+  }
+  const nodes = parseClusterNodes(raw);
+  if (typeof nodes === 'string') {
+    throw new ConfigError(`REDIS_CLUSTER_NODES ${nodes}; the form is ${REDIS_CLUSTER_NODES_FORM}`);
+  }
+  return nodes;
+}
+
 /**
  * `*`, or a comma-separated list of origins (`https://app.example.com`): scheme, host and port
  * only, as a browser sends them in `Origin`, so the comparison is exact.
@@ -276,6 +294,7 @@ export function loadConfig(env: Env = process.env): Config {
       text(env, 'LOG_FORMAT') === undefined ? undefined : choice(env, 'LOG_FORMAT', LOG_FORMATS, 'json'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: redisUrlOf(env),
+    redisClusterNodes: redisClusterNodesOf(env),
     redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'sy:',
     dataDir: text(env, 'DATA_DIR') ?? './.switchyard',
     masterKey: text(env, 'MASTER_KEY'),
@@ -324,9 +343,10 @@ export function loadConfig(env: Env = process.env): Config {
   checkMasterKey(config.masterKey, variant);
   checkSecretsPresent(config);
   checkAlertWebhook(config);
-  if (config.workers > 1 && (config.redisUrl === undefined || config.databaseUrl === undefined)) {
+  const shared = config.redisUrl !== undefined || config.redisClusterNodes !== undefined;
+  if (config.workers > 1 && (!shared || config.databaseUrl === undefined)) {
     throw new ConfigError(
-      `WORKERS above 1 needs DATABASE_URL and REDIS_URL (the embedded database and cache store belong to one process; got WORKERS=${config.workers})`,
+      `WORKERS above 1 needs DATABASE_URL and REDIS_URL or REDIS_CLUSTER_NODES (the embedded database and cache store belong to one process; got WORKERS=${config.workers})`,
     );
   }
   return config;

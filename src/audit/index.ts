@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../diagnostics/logger.ts';
+import { JOB_LOCK_IDS } from '../jobs/job-lock.ts';
 import { PeriodicJob } from '../jobs/periodic-job.ts';
 import { expire } from '../jobs/retention-job.ts';
 import type { FeatureModule } from '../pipeline/feature-module.ts';
@@ -33,13 +34,14 @@ export interface Audit {
 export function createAudit(deps: AuditDeps): Audit {
   const { config } = deps;
   const log = new AuditLog({ db: deps.background, logger: deps.logger, queue: deps.queue });
-  // Audit rows expire like variant B's records: batches claimed with SKIP LOCKED, so replicas
-  // running it together split the work and a repeated run deletes nothing twice.
+  // Audit rows expire like variant B's records: once per cycle across the fleet (`claim`), in
+  // batches claimed with SKIP LOCKED, so a run asked for beside it deletes nothing twice.
   const retention = new PeriodicJob({
     name: 'audit-retention',
     intervalMs: RETENTION_JOB_INTERVAL_MS,
     runAtStart: true,
     logger: deps.logger,
+    claim: { db: deps.maintenance, lockId: JOB_LOCK_IDS.auditRetention },
     run: () =>
       expire(deps.maintenance, {
         table: 'audit_events',

@@ -1,11 +1,15 @@
 import { ConfigError } from '../errors/config-error.ts';
 import type { CacheStore } from './cache-store.ts';
 import { MemoryCacheStore } from './memory-cache-store.ts';
-import { RedisCacheStore, RedisSetupRefusedError } from './redis-cache-store.ts';
+import { RedisCacheStore } from './redis-cache-store.ts';
+import type { RedisClusterNodes } from './redis-cluster-connection.ts';
+import { RedisSetupRefusedError } from './redis-connection.ts';
 
 export interface CreateCacheStoreOptions {
   /** Redis for replicas when set; the in-process store of the embedded default otherwise. */
   redisUrl: string | undefined;
+  /** A Redis Cluster (REDIS_CLUSTER_NODES), in place of `redisUrl`. */
+  redisClusterNodes?: RedisClusterNodes;
   /** Prefix of every Redis key and channel (ignored by the memory store, which is private to the process). */
   keyPrefix: string;
 }
@@ -18,13 +22,18 @@ export interface CreateCacheStoreOptions {
  * would only serve 503 for good.
  */
 export async function createCacheStore(options: CreateCacheStoreOptions): Promise<CacheStore> {
-  if (options.redisUrl === undefined || options.redisUrl === '') return new MemoryCacheStore();
+  const cluster = options.redisClusterNodes;
+  if (cluster === undefined && (options.redisUrl === undefined || options.redisUrl === '')) {
+    return new MemoryCacheStore();
+  }
   try {
-    return await RedisCacheStore.connect({ url: options.redisUrl, keyPrefix: options.keyPrefix });
+    return await RedisCacheStore.connect({ url: options.redisUrl, cluster, keyPrefix: options.keyPrefix });
   } catch (error) {
     if (!(error instanceof RedisSetupRefusedError)) throw error;
     throw new ConfigError(
-      `REDIS_URL: ${error.message} (check the database index after host:port and the credentials)`,
+      cluster === undefined
+        ? `REDIS_URL: ${error.message} (check the database index after host:port and the credentials)`
+        : `REDIS_CLUSTER_NODES: ${error.message} (check the credentials)`,
     );
   }
 }

@@ -1,6 +1,4 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import { createClient, ErrorReply } from '@redis/client';
-import { deliverToSubscriber, publishConnectionError } from './cache-diagnostics.ts';
+import { ErrorReply } from '@redis/client';
 import type {
   CacheStore,
   CallAdmissionDecision,
@@ -12,7 +10,10 @@ import type {
 } from './cache-store.ts';
 import { CacheUnavailableError } from './cache-store.ts';
 import { CommandDeadlines } from './command-deadlines.ts';
+import { RedisClusterConnection, type RedisClusterNodes } from './redis-cluster-connection.ts';
+import { type RedisConnection, UNAVAILABLE_REPLY } from './redis-connection.ts';
 import { assertValidKeyPrefix, callCountKey, prefixedKey, windowKeys } from './redis-keys.ts';
+import { RedisNodeConnection } from './redis-node-connection.ts';
 import {
   callAdmission,
   ignoreReply,
@@ -23,10 +24,13 @@ import {
   windowDecision,
 } from './redis-replies.ts';
 import { REDIS_SCRIPTS, type RedisScript } from './redis-scripts.ts';
+import { RedisSubscriptions } from './redis-subscriptions.ts';
 
 export interface RedisCacheStoreOptions {
-  /** `redis[s]://[[user][:password]@]host[:port][/db]` */
-  url: string;
+  /** One server: `redis[s]://[[user][:password]@]host[:port][/db]`. */
+  url?: string;
+  /** A Redis Cluster (`REDIS_CLUSTER_NODES`), in place of `url`. */
+  cluster?: RedisClusterNodes;
   /** Put before every key and channel, outside the `{hash-tag}`; must not contain `{` or `}`. */
   keyPrefix: string;
   /**
@@ -50,21 +54,18 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 1000;
 const DEFAULT_START_WAIT_MS = 1000;
 /** Short, so a replica is back within about a second of Redis; one attempt a second is cheap. */
 const DEFAULT_RECONNECT_MAX_DELAY_MS = 1000;
-/** How long `close()` lets pending replies drain before it drops the connections. */
-const CLOSE_GRACE_MS = 1000;
 
-/** Error replies that mean "the server cannot serve now", not "the command was wrong". */
-const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|CLUSTERDOWN|TRYAGAIN|NOREPLICAS)\b/;
-
-type RedisClient = ReturnType<typeof createClient>;
+/** How often a subscription made while Redis is unreachable is tried again (besides at each reconnect). */
+const SUBSCRIBE_RETRY_MS = 1000;
 
 /**
- * The cache store shared by replicas, on node-redis. Fails fast during an outage: the offline
- * queue is off (a command while reconnecting rejects at once), every command has a deadline
- * (command-deadlines.ts: one interval for all of them, no timer per command), and both reject
- * with CacheUnavailableError. The client reconnects forever with capped backoff, so
- * the store recovers by itself; pub/sub runs on a second connection and node-redis subscribes
- * it again after a reconnect.
+ * The cache store shared by replicas, on node-redis: one server, or a Redis Cluster
+ * (redis-connection.ts). Fails fast during an outage: the offline queue is off (a command while
+ * reconnecting rejects at once), every command has a deadline (command-deadlines.ts: one
+ * interval for all of them, no timer per command), and both reject with CacheUnavailableError.
+ * The connections reconnect forever with capped backoff, so the store recovers by itself.
+ * Subscriptions are kept whether Redis answers or not (redis-subscriptions.ts): one made during
+ * an outage waits and is made when Redis is back, and readiness fails until it is.
  *
  * Build it with `RedisCacheStore.connect()`, which waits at most `startWaitMs` for Redis: a
  * gateway started during an outage comes up (not ready) and the store connects when Redis does.
@@ -72,11 +73,10 @@ type RedisClient = ReturnType<typeof createClient>;
  */
 export class RedisCacheStore implements CacheStore {
   readonly kind = 'redis' as const;
-  #client: RedisClient;
-  #subscriber: RedisClient;
+  #connection: RedisConnection;
+  #subscriptions: RedisSubscriptions;
   #prefix: string;
   #deadlines: CommandDeadlines;
-  #commandTimeoutMs: number;
   #startWaitMs: number;
   #closing: Promise<void> | undefined;
 
@@ -94,70 +94,29 @@ export class RedisCacheStore implements CacheStore {
     this.#deadlines = new CommandDeadlines({
       timeoutMs: commandTimeoutMs,
       checkIntervalMs: Math.max(1, Math.ceil(commandTimeoutMs / DEADLINE_CHECKS_PER_TIMEOUT)),
-      onExpired: () => this.#resetConnection(),
+      onExpired: () => this.#connection.resetCommands(),
     });
     this.#startWaitMs = options.startWaitMs ?? DEFAULT_START_WAIT_MS;
-    const reconnectMaxDelayMs = options.reconnectMaxDelayMs ?? DEFAULT_RECONNECT_MAX_DELAY_MS;
-    this.#client = createClient({
-      url: options.url,
-      disableOfflineQueue: true,
-      // node-redis gives every command a 5 s AbortSignal.timeout by default (DEFAULT_COMMAND_TIMEOUT
-      // in @redis/client): a timer per command that fires long after the reply and builds a
-      // DOMException. It only ever guards commands not yet written, and the deadlines here
-      // guard every command, so it is turned off (the queue arms it only for a truthy timeout).
-      commandOptions: { timeout: undefined },
-      socket: {
-        connectTimeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-        // Exponential from 50 ms with jitter, so replicas do not reconnect in step; never gives up.
-        reconnectStrategy: (retries) =>
-          Math.min(50 * 2 ** Math.min(retries, 10), reconnectMaxDelayMs) + Math.floor(Math.random() * 50),
+    const connection = {
+      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      reconnectMaxDelayMs: options.reconnectMaxDelayMs ?? DEFAULT_RECONNECT_MAX_DELAY_MS,
+      commandTimeoutMs,
+    };
+    if (options.cluster !== undefined) {
+      this.#connection = new RedisClusterConnection(options.cluster, connection);
+    } else if (options.url !== undefined) {
+      this.#connection = new RedisNodeConnection(options.url, connection);
+    } else {
+      throw new TypeError('RedisCacheStore needs a url or cluster nodes');
+    }
+    this.#subscriptions = new RedisSubscriptions(
+      {
+        subscribe: (name, listener) => this.#run(() => this.#connection.subscribe(name, listener)),
+        unsubscribe: (name, listener) => this.#run(() => this.#connection.unsubscribe(name, listener)),
       },
-    });
-    this.#subscriber = this.#client.duplicate();
-    this.#commandTimeoutMs = commandTimeoutMs;
-    this.#watchCommands(this.#client);
-    this.#subscriber.on('error', (error: unknown) => publishConnectionError('subscriber', error));
-  }
-
-  /**
-   * Without a listener an 'error' event would crash the process; the client reconnects by itself.
-   * A connection whose setup (node-redis's CLIENT SETINFO, AUTH, SELECT) gets no reply within a
-   * command's deadline lost it: the client would wait for it forever, refusing every command as
-   * offline, so it is reset like a command past its deadline.
-   */
-  #watchCommands(client: RedisClient): void {
-    let setup: NodeJS.Timeout | undefined;
-    client.on('error', (error: unknown) => publishConnectionError('commands', error));
-    client.on('connect', () => {
-      clearTimeout(setup);
-      setup = setTimeout(() => {
-        if (client === this.#client && client.isOpen && !client.isReady) this.#resetConnection();
-      }, this.#commandTimeoutMs).unref();
-    });
-    client.on('ready', () => clearTimeout(setup));
-    client.on('end', () => clearTimeout(setup));
-  }
-
-  /**
-   * A command past its deadline may have lost its request or its reply on the way (a blackhole
-   * drops bytes and keeps the connection open). node-redis pairs replies with commands in order,
-   * so from then on every reply would go to the command before its own: an RPM check would read
-   * another command's answer. The connection is replaced, as the Postgres pool drops a client
-   * whose statement timed out; the old one's pending commands fail (503), none is answered wrong.
-   */
-  #resetConnection(): void {
-    if (this.#closing !== undefined) return;
-    const lost = this.#client;
-    const fresh = lost.duplicate();
-    this.#watchCommands(fresh);
-    // It rejects only when close() or a later reset interrupts it; failures go to 'error'.
-    fresh.connect().catch(() => {});
-    this.#client = fresh;
-    lost.destroy();
-    publishConnectionError(
-      'commands',
-      new CacheUnavailableError('reset after a command passed its deadline'),
+      SUBSCRIBE_RETRY_MS,
     );
+    this.#connection.onSubscriberReady(() => this.#subscriptions.retry());
   }
 
   incrBy(key: string, by: number, ttlMs: number): Promise<number> {
@@ -190,11 +149,11 @@ export class RedisCacheStore implements CacheStore {
    * memory store does.
    */
   del(key: string): Promise<void> {
-    return this.#run(async () => {
-      // Two commands: without a hash tag in `key` the log lives in another Cluster slot.
-      const windows = [...windowKeys(this.#prefix, key), callCountKey(this.#prefix, key)];
-      await Promise.all([this.#client.del(this.#key(key)), this.#client.del(windows)]);
-    });
+    // Two commands: without a hash tag in `key` the log lives in another Cluster slot.
+    const windows = [...windowKeys(this.#prefix, key), callCountKey(this.#prefix, key)];
+    return Promise.all([this.#send(['DEL', this.#key(key)]), this.#send(['DEL', ...windows])]).then(
+      ignoreReply,
+    );
   }
 
   ttlMs(key: string): Promise<number | null> {
@@ -306,66 +265,40 @@ export class RedisCacheStore implements CacheStore {
   }
 
   publish(channel: string, message: string): Promise<void> {
-    return this.#run(async () => {
-      await this.#client.publish(this.#prefix + channel, message);
-    });
+    return this.#run(() => this.#connection.publish(this.#prefix + channel, message));
   }
 
+  /** Resolves once subscribed, or once registered while Redis is unreachable (then it waits). */
   subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
-    const name = this.#prefix + channel;
-    const listener = (message: string) => deliverToSubscriber('redis', channel, handler, message);
-    return this.#run(async () => {
-      await this.#subscriber.subscribe(name, listener);
-      return async () => {
-        if (this.#closing !== undefined) return;
-        await this.#run(() => this.#subscriber.unsubscribe(name, listener));
-      };
-    });
+    if (this.#closing !== undefined) return rejectClosed();
+    return this.#subscriptions
+      .add(this.#prefix + channel, channel, handler)
+      .then((remove) => () => (this.#closing === undefined ? remove() : Promise.resolve()));
   }
 
-  /** Both connections must be up: without the subscriber, invalidations from other replicas are lost. */
+  /** Every connection must be up and every subscription made: else invalidations from other replicas are lost. */
   ping(): Promise<void> {
     return this.#run(async () => {
-      if (!this.#subscriber.isReady)
-        throw new CacheUnavailableError('the Redis subscriber connection is down');
-      await this.#client.ping();
+      await this.#connection.ping();
+      const waiting = this.#subscriptions.waiting;
+      if (waiting > 0) throw new CacheUnavailableError(`${waiting} pub/sub subscriptions wait for Redis`);
     });
   }
 
   close(): Promise<void> {
-    this.#closing ??= Promise.all([shutDown(this.#client), shutDown(this.#subscriber)]).then(() =>
-      this.#deadlines.close(),
-    );
+    this.#subscriptions.close();
+    this.#closing ??= this.#connection.close().then(() => this.#deadlines.close());
     return this.#closing;
   }
 
-  /**
-   * Waits for both connections, or `startWaitMs`, whichever comes first. Redis that answers but
-   * refuses the connection's setup (a database index it does not have, wrong credentials) would be
-   * refused again on every reconnect: that fails the start with RedisSetupRefusedError.
-   */
+  /** Waits for Redis at most `startWaitMs`; a refused setup (RedisSetupRefusedError) fails the start. */
   async #start(): Promise<void> {
-    const connected = Promise.all([this.#client.connect(), this.#subscriber.connect()]);
-    // It rejects only when close() interrupts it; connection failures go to the 'error' events.
-    connected.catch(() => {});
-    const timeout = new AbortController();
-    let onError: (error: unknown) => void = () => {};
-    const refused = new Promise<ErrorReply>((resolve) => {
-      onError = (error) => {
-        if (error instanceof ErrorReply && !UNAVAILABLE_REPLY.test(error.message)) resolve(error);
-      };
-    });
-    this.#client.on('error', onError);
-    const outcome = await Promise.race([
-      connected,
-      refused,
-      delay(this.#startWaitMs, undefined, { signal: timeout.signal }),
-    ]).catch(() => undefined);
-    timeout.abort();
-    this.#client.off('error', onError);
-    if (!(outcome instanceof ErrorReply)) return;
-    await this.close();
-    throw new RedisSetupRefusedError(outcome.message);
+    try {
+      await this.#connection.start(this.#startWaitMs);
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
   }
 
   /**
@@ -374,7 +307,7 @@ export class RedisCacheStore implements CacheStore {
    */
   #send<T>(args: string[]): Promise<T> {
     if (this.#closing !== undefined) return rejectClosed();
-    return this.#deadlines.track(this.#client.sendCommand<T>(args), toStoreError);
+    return this.#deadlines.track(this.#connection.send<T>(args[1], args), toStoreError);
   }
 
   /**
@@ -383,16 +316,18 @@ export class RedisCacheStore implements CacheStore {
    */
   #eval(script: RedisScript, args: string[]): Promise<unknown> {
     if (this.#closing !== undefined) return rejectClosed();
-    const reply = this.#client.sendCommand(args).catch((error: unknown) => {
+    // A script runs on the node of its keys' one slot (every key of a call shares a hash tag).
+    const firstKey = args[2] === '0' ? undefined : args[3];
+    const reply = this.#connection.send(firstKey, args).catch((error: unknown) => {
       if (!(error instanceof ErrorReply && error.message.startsWith('NOSCRIPT'))) throw error;
       args[0] = 'EVAL';
       args[1] = script.source;
-      return this.#client.sendCommand(args);
+      return this.#connection.send(firstKey, args);
     });
     return this.#deadlines.track(reply, toStoreError);
   }
 
-  /** Runs an operation of the typed client (the cold paths), under the same deadline. */
+  /** Runs an operation of the connection (the cold paths), under the same deadline. */
   #run<T>(operation: () => Promise<T>): Promise<T> {
     if (this.#closing !== undefined) return rejectClosed();
     let command: Promise<T>;
@@ -406,14 +341,6 @@ export class RedisCacheStore implements CacheStore {
 
   #key(key: string): string {
     return prefixedKey(this.#prefix, key);
-  }
-}
-
-/** Redis answered the connection's setup (AUTH, SELECT) with an error: retrying cannot help. */
-export class RedisSetupRefusedError extends Error {
-  constructor(reply: string) {
-    super(`Redis refused the connection setup: ${reply}`);
-    this.name = 'RedisSetupRefusedError';
   }
 }
 
@@ -441,20 +368,4 @@ function toStoreError(error: unknown): Error {
   if (error instanceof ErrorReply && !UNAVAILABLE_REPLY.test(error.message)) return error;
   if (error instanceof TypeError || error instanceof RangeError) return error;
   return new CacheUnavailableError('Redis is unreachable', { cause: error });
-}
-
-/** Lets pending replies drain for a moment, then drops the connection: a dead server cannot hold shutdown. */
-async function shutDown(client: RedisClient): Promise<void> {
-  if (!client.isOpen) return;
-  if (!client.isReady) {
-    client.destroy();
-    return;
-  }
-  const grace = new AbortController();
-  const drained = await Promise.race([
-    client.close().then(() => true),
-    delay(CLOSE_GRACE_MS, false, { signal: grace.signal }),
-  ]);
-  grace.abort();
-  if (!drained) client.destroy();
 }

@@ -52,6 +52,17 @@ export interface CacheSubscriberErrorEvent {
   error: unknown;
 }
 
+/**
+ * A pub/sub subscription of the Redis store: `waiting` each time a try fails (the subscriber
+ * connection is down; it is tried again), `subscribed` when one that waited is live.
+ */
+export interface CacheSubscriptionEvent {
+  store: 'redis';
+  channel: string;
+  state: 'waiting' | 'subscribed';
+  error?: unknown;
+}
+
 /** This replica put a deployment in cooldown (published once per cooldown, by the replica that started it). */
 export interface CooldownEvent {
   deploymentId: string;
@@ -153,6 +164,7 @@ export interface ExtensionTrippedEvent {
 export const DIAGNOSTICS = Object.freeze({
   cacheConnectionError: eventChannel<CacheConnectionErrorEvent>('switchyard:cache:connection-error'),
   cacheSubscriberError: eventChannel<CacheSubscriberErrorEvent>('switchyard:cache:subscriber-error'),
+  cacheSubscription: eventChannel<CacheSubscriptionEvent>('switchyard:cache:subscription'),
   routerCooldown: eventChannel<CooldownEvent>('switchyard:router:cooldown'),
   spendFlushError: eventChannel<SpendFlushErrorEvent>('switchyard:limits:spend-flush-error'),
   spendFlushRecovered: eventChannel<Record<string, never>>('switchyard:limits:spend-flush-recovered'),

@@ -8,6 +8,16 @@ import type { Db } from '../store/database.ts';
 export const JOB_LOCK_IDS = Object.freeze({
   /** "sy-part" */
   requestLogPartitions: 0x73792d70617274n,
+  /** "sy-rret" */
+  recordRetention: 0x73792d72726574n,
+  /** "sy-reco" */
+  operationReconcile: 0x73792d7265636fn,
+  /** "sy-aret" */
+  auditRetention: 0x73792d61726574n,
+  /** "sy-rsgc" */
+  responseStateGc: 0x73792d72736763n,
+  /** "sy-uhro" */
+  usageRollup: 0x73792d7568726fn,
 });
 
 export type CycleClaim = { claimed: true } | { claimed: false; reason: 'locked' | 'ran-this-cycle' };

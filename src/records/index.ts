@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/index.ts';
 import type { Logger } from '../diagnostics/logger.ts';
+import { JOB_LOCK_IDS } from '../jobs/job-lock.ts';
 import { runPartitionMaintenance } from '../jobs/partition-job.ts';
 import { PeriodicJob } from '../jobs/periodic-job.ts';
 import { runReconcile } from '../jobs/reconcile-job.ts';
@@ -11,6 +12,7 @@ import type { Database } from '../store/database.ts';
 import type { BatchQueue } from './batch-queue.ts';
 import { RECORD_QUEUE_DEFAULTS, type RecordQueueSettings } from './queue-settings.ts';
 import { captureResponse } from './response-capture.ts';
+import { rollUpUsage } from './usage-rollup.ts';
 import { RequestLogRecorder } from './variant-a/request-log-recorder.ts';
 import { OperationRecorder } from './variant-b/operation-recorder.ts';
 import {
@@ -22,6 +24,9 @@ import {
 /** Variant B's maintenance periods (no SPEC.md variable names them; docs/configuration.md lists them). */
 export const RETENTION_JOB_INTERVAL_MS = 15 * 60_000;
 export const RECONCILE_JOB_INTERVAL_MS = 60_000;
+export const USAGE_ROLLUP_INTERVAL_MS = 5 * 60_000;
+/** An hour is rolled up once it ended this long ago: past the reconcile job's 30-minute stale bound. */
+export const USAGE_ROLLUP_SETTLE_MS = 60 * 60_000;
 
 export interface RecordsDeps {
   config: Config;
@@ -97,6 +102,7 @@ function variantB(deps: RecordsDeps, queue: RecordQueueSettings): Records {
     intervalMs: RETENTION_JOB_INTERVAL_MS,
     runAtStart: true,
     logger,
+    claim: { db: database.background, lockId: JOB_LOCK_IDS.recordRetention },
     run: () =>
       runRetention({
         db: database.background,
@@ -109,9 +115,22 @@ function variantB(deps: RecordsDeps, queue: RecordQueueSettings): Records {
     intervalMs: RECONCILE_JOB_INTERVAL_MS,
     runAtStart: true,
     logger,
+    claim: { db: database.background, lockId: JOB_LOCK_IDS.operationReconcile },
     run: () => runReconcile({ db: database.background, staleAfterMs: deps.reconcileStaleAfterMs }),
   });
-  return assemble([recorder], recorder.queues, [retention, reconcile]);
+  const rollup = new PeriodicJob({
+    name: 'usage-rollup',
+    intervalMs: USAGE_ROLLUP_INTERVAL_MS,
+    runAtStart: true,
+    logger,
+    run: () =>
+      rollUpUsage({
+        db: database.background,
+        settleMs: USAGE_ROLLUP_SETTLE_MS,
+        retentionDays: config.observabilityMetadataRetentionDays,
+      }),
+  });
+  return assemble([recorder], recorder.queues, [retention, reconcile, rollup]);
 }
 
 function assemble(

@@ -6,6 +6,7 @@
  */
 
 import type { Logger } from '../diagnostics/logger.ts';
+import { JOB_LOCK_IDS } from '../jobs/job-lock.ts';
 import { PeriodicJob } from '../jobs/periodic-job.ts';
 import { type Expiry, expire, expireBatch } from '../jobs/retention-job.ts';
 import type { Db } from '../store/database.ts';
@@ -36,6 +37,7 @@ export class ResponseStateGc {
       intervalMs: options.intervalMs,
       runAtStart: true,
       logger: options.logger,
+      claim: { db: options.db, lockId: JOB_LOCK_IDS.responseStateGc },
       run: () => expire(options.db, options.expiry),
     });
   }

@@ -95,6 +95,21 @@ async function assertSchemaReachable(database: Database, url: string): Promise<v
   }
 }
 
+/**
+ * Says at start-up that the cache store is unreachable: the gateway starts anyway (not ready),
+ * its subscriptions wait, and calls that need no shared state are served (DESIGN.md section 6).
+ */
+async function reportCacheAtStart(cache: CacheStore, logger: Logger): Promise<void> {
+  try {
+    await cache.ping();
+  } catch {
+    logger.warn(
+      { store: cache.kind },
+      'cache store unreachable at start-up: starting not ready; subscriptions wait for it and calls needing shared state answer 503 until it answers',
+    );
+  }
+}
+
 export async function openRuntime(initial: Config, logger: Logger): Promise<Runtime> {
   installProcessGuards(logger);
   const lifecycle = new Lifecycle(logger);
@@ -119,7 +134,12 @@ export async function openRuntime(initial: Config, logger: Logger): Promise<Runt
         );
     });
   } else await assertSchemaReachable(database, config.databaseUrl ?? '');
-  const cache = await createCacheStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix });
+  const cache = await createCacheStore({
+    redisUrl: config.redisUrl,
+    redisClusterNodes: config.redisClusterNodes,
+    keyPrefix: config.redisKeyPrefix,
+  });
+  await reportCacheAtStart(cache, logger);
   lifecycle.onShutdown('close-cache', 'cache store', () => cache.close());
   const facts: RuntimeFacts = {
     database: embedded

@@ -1,4 +1,8 @@
-import { type CacheConnectionErrorEvent, DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
+import {
+  type CacheConnectionErrorEvent,
+  type CacheSubscriptionEvent,
+  DIAGNOSTICS,
+} from '../diagnostics/diagnostics-channels.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import type { EventCounter } from './event-counter.ts';
 
@@ -26,6 +30,7 @@ export function subscribeDiagnostics(sinks: DiagnosticsSinks): () => void {
   const { logger, cooldowns } = sinks;
   const stops = [
     DIAGNOSTICS.cacheConnectionError.subscribe(connectionErrorLog(logger, sinks.now ?? Date.now)),
+    DIAGNOSTICS.cacheSubscription.subscribe(subscriptionLog(logger, sinks.now ?? Date.now)),
     // Every time: each one is a lost invalidation.
     DIAGNOSTICS.cacheSubscriberError.subscribe((event) =>
       logger.error(
@@ -101,17 +106,45 @@ export function subscribeDiagnostics(sinks: DiagnosticsSinks): () => void {
   };
 }
 
+/** True at most once per CONNECTION_ERROR_LOG_INTERVAL_MS for each name. */
+function throttle(now: () => number): (name: string) => boolean {
+  const lastLoggedAt = new Map<string, number>();
+  return (name) => {
+    const at = now();
+    const last = lastLoggedAt.get(name);
+    if (last !== undefined && at - last < CONNECTION_ERROR_LOG_INTERVAL_MS) return false;
+    lastLoggedAt.set(name, at);
+    return true;
+  };
+}
+
 /** A warn line per connection, at most one per CONNECTION_ERROR_LOG_INTERVAL_MS. */
 function connectionErrorLog(logger: Logger, now: () => number) {
-  const lastLoggedAt = new Map<string, number>();
+  const due = throttle(now);
   return (event: CacheConnectionErrorEvent) => {
-    const at = now();
-    const last = lastLoggedAt.get(event.connection);
-    if (last !== undefined && at - last < CONNECTION_ERROR_LOG_INTERVAL_MS) return;
-    lastLoggedAt.set(event.connection, at);
+    if (!due(event.connection)) return;
     logger.warn(
       { store: event.store, connection: event.connection, err: describe(event.error) },
       'cache store connection failed; reconnecting',
+    );
+  };
+}
+
+/**
+ * A subscription waiting for Redis: a warn line per channel at most once per
+ * CONNECTION_ERROR_LOG_INTERVAL_MS (each retry fails while the outage lasts); every return to live.
+ */
+function subscriptionLog(logger: Logger, now: () => number) {
+  const due = throttle(now);
+  return (event: CacheSubscriptionEvent) => {
+    if (event.state === 'subscribed') {
+      logger.info({ store: event.store, channel: event.channel }, 'cache store subscription live');
+      return;
+    }
+    if (!due(event.channel)) return;
+    logger.warn(
+      { store: event.store, channel: event.channel, err: describe(event.error) },
+      'cache store subscription waits for Redis; retrying',
     );
   };
 }

@@ -278,6 +278,35 @@ describe('RedisCacheStore during a Redis outage', () => {
     await proxy.close();
   });
 
+  test('a subscription made while Redis is down waits, keeps readiness failing, and delivers once Redis is up', async () => {
+    const channel = `test:${randomUUID()}`;
+    const received: string[] = [];
+    const publisher = await RedisCacheStore.connect({ url: REDIS_URL, keyPrefix: PREFIX });
+    const proxy = await startTcpProxy({ targetHost: REDIS_HOST, targetPort: REDIS_PORT });
+    proxy.cut();
+    const subscriber = await RedisCacheStore.connect({
+      url: `redis://127.0.0.1:${proxy.port}`,
+      keyPrefix: PREFIX,
+    });
+    // Regression: subscribe() threw while the subscriber was offline, so a gateway could not start.
+    const unsubscribe = await subscriber.subscribe(channel, (m) => received.push(m));
+    assert.ok((await rejection(subscriber.ping())) instanceof CacheUnavailableError);
+
+    proxy.restore();
+    await recovered(subscriber);
+    // Ready means subscribed: the first message after it arrives.
+    await publisher.publish(channel, 'after the outage');
+    await eventually(() => received.length > 0, 5000);
+    assert.deepEqual(received, ['after the outage']);
+    await unsubscribe();
+    await publisher.publish(channel, 'after unsubscribe');
+    await sleep(100);
+    assert.deepEqual(received, ['after the outage']);
+    await subscriber.close();
+    await publisher.close();
+    await proxy.close();
+  });
+
   test('close() returns promptly while Redis is unreachable', async () => {
     const proxy = await startTcpProxy({ targetHost: REDIS_HOST, targetPort: REDIS_PORT });
     const store = await RedisCacheStore.connect({

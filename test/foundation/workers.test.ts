@@ -20,7 +20,7 @@ describe('WORKERS', () => {
       (error: unknown) =>
         error instanceof ConfigError &&
         error.message ===
-          'WORKERS above 1 needs DATABASE_URL and REDIS_URL (the embedded database and cache store belong to one process; got WORKERS=2)',
+          'WORKERS above 1 needs DATABASE_URL and REDIS_URL or REDIS_CLUSTER_NODES (the embedded database and cache store belong to one process; got WORKERS=2)',
     );
   });
 

@@ -55,6 +55,7 @@ export interface KeyInput {
   rpmLimit?: number;
   tpmLimit?: number;
   budgetCents?: number;
+  teamId?: string;
 }
 
 /** Issues a virtual key; `key` is its secret. */

@@ -13,6 +13,7 @@ import { sql as responseStates } from './0008-response-states.ts';
 import { sql as teamsAndBudgetPeriods } from './0009-teams-and-budget-periods.ts';
 import { sql as usageIndex } from './0010-usage-index.ts';
 import { sql as configFile } from './0011-config-file.ts';
+import { sql as usageRollups } from './0012-usage-rollups.ts';
 
 export interface Migration {
   version: number;
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 9, name: 'teams-and-budget-periods', sql: teamsAndBudgetPeriods },
   { version: 10, name: 'usage-index', sql: usageIndex },
   { version: 11, name: 'config-file', sql: configFile },
+  { version: 12, name: 'usage-rollups', sql: usageRollups },
 ]);
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
