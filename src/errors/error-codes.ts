@@ -55,7 +55,8 @@ export const ERROR_CODES = {
   upstream_auth_failed: {
     errorClass: 'server',
     message: 'The upstream provider rejected the gateway credentials.',
-    description: "The provider refused the deployment's API key; an operator must fix the deployment.",
+    description:
+      "The provider refused the deployment's API key, or the gateway could not obtain the deployment's cloud credentials (AWS chain or role, Google token); an operator must fix the deployment.",
   },
   model_not_allowed: {
     errorClass: 'permission',

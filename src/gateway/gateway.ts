@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Authenticator } from '../auth/authenticator.ts';
 import { MasterKey } from '../auth/credentials.ts';
 import type { Config } from '../config.ts';
+import { applyAtStart } from '../declarative/apply-at-start.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import { assemblePipeline, type FeatureModule } from '../pipeline/feature-module.ts';
 import { InferencePipeline } from '../pipeline/pipeline.ts';
@@ -43,6 +44,8 @@ export async function buildGateway(
   overrides: GatewayOverrides = {},
 ): Promise<Gateway> {
   const runtime = await openRuntime(config, logger);
+  // Before the directories load, so this process serves the file's configuration from its first call.
+  if (runtime.config.configFile !== undefined) await applyAtStart(runtime, runtime.config.configFile, logger);
   const resources = await openResources(runtime, logger);
   const features = await openFeatures(runtime, resources, logger, overrides);
   // Each module puts its stages in their places (pipeline/feature-module.ts); the observers run,
@@ -103,6 +106,7 @@ function httpSettings(config: Config) {
     http: config.http,
     dependencyTimeoutMs: config.dependencyTimeoutMs,
     upstreamErrorMessages: config.upstreamErrorMessages,
+    corsOrigins: config.corsOrigins,
   };
 }
 

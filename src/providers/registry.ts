@@ -20,6 +20,7 @@ import type {
   OperationTranslator,
   ProviderAdapter,
 } from './types.ts';
+import { vertexProvider } from './vertex/vertex-provider.ts';
 
 const PROVIDERS: readonly ProviderAdapter[] = [
   openAIProvider,
@@ -28,6 +29,7 @@ const PROVIDERS: readonly ProviderAdapter[] = [
   anthropicProvider,
   geminiProvider,
   bedrockProvider,
+  vertexProvider,
 ];
 
 /** Tried in order when a provider lacks an operation natively: one hop, then two. */

@@ -4,6 +4,7 @@
  * an upstream HTTP request description, and upstream answers back into that wire format.
  */
 import type { Readable } from 'node:stream';
+import type { z } from 'zod';
 import type { ErrorClass } from '../errors/error-classes.ts';
 import type { ErrorCode } from '../errors/error-codes.ts';
 import { OPERATIONS, type Operation } from '../formats/operation.ts';
@@ -133,13 +134,55 @@ export interface TokenCountAdapter {
   parseResponse(body: unknown, target: DeploymentTarget): number;
 }
 
+/**
+ * Where a deployment's credential comes from (`POST /admin/deployments/resolve`, `credentialSource`):
+ * the stored key, a cloud's credential chain, or nothing (a keyless OpenAI-compatible server).
+ */
+export const CREDENTIAL_SOURCES = [
+  'static-key',
+  'aws-default-chain',
+  'aws-assume-role',
+  'google-service-account',
+  'google-default',
+  'azure-entra-id',
+  'azure-api-key',
+  'none',
+] as const;
+export type CredentialSource = (typeof CREDENTIAL_SOURCES)[number];
+
+/** What a provider reads of a deployment to name its credential source; the options already valid. */
+export interface CredentialFacts {
+  hasApiKey: boolean;
+  providerOptions: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Turns a built request into an authorized one with a credential that has to be fetched (a cloud
+ * token or role credentials, cached by the provider): the async step after the synchronous
+ * `buildRequest`. Absent for providers whose credential is the deployment's stored key.
+ */
+export type RequestAuthorizer = (
+  request: UpstreamRequest,
+  target: DeploymentTarget,
+) => Promise<UpstreamRequest>;
+
 export interface ProviderAdapter {
   readonly id: string;
+  /**
+   * The deployment's `providerOptions`, checked when it is saved (create, PATCH, resolve): a strict
+   * object, so an unknown or mistyped option is refused by name rather than met by a call.
+   */
+  readonly optionsSchema: z.ZodType<Record<string, unknown>>;
+  /** The credential a deployment of this provider will use. */
+  credentialSource(facts: CredentialFacts): CredentialSource;
+  /** Present when some of the provider's credentials are fetched per call (see RequestAuthorizer). */
+  readonly authorize?: RequestAuthorizer;
   /** Operations this provider serves natively. Others may be reached through a translator. */
   readonly operations: Readonly<Partial<Record<Operation, OperationAdapter>>>;
   /**
    * The operations served natively for one deployment's model, when that depends on the model
-   * (Bedrock: Claude speaks Messages through InvokeModel, other models Chat through Converse);
+   * (Bedrock: Claude speaks Messages through InvokeModel, other models Chat through Converse;
+   * Vertex AI: Claude Messages through rawPredict, Gemini Chat through generateContent);
    * absent: `operations`, whatever the model.
    */
   readonly operationsFor?: (model: DeployedModel) => Readonly<Partial<Record<Operation, OperationAdapter>>>;

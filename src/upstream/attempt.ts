@@ -67,13 +67,16 @@ function multipartOf(input: AttemptInput): MultipartPassThrough | undefined {
  */
 export async function attemptUpstream(client: UpstreamClient, input: AttemptInput): Promise<AttemptResult> {
   const body = upstreamBody(input);
-  const request = input.plan.adapter.buildRequest({
+  const built = input.plan.adapter.buildRequest({
     target: input.target,
     body,
     stream: input.stream,
     multipart: multipartOf(input),
     clientHeaders: input.clientHeaders,
   });
+  // Only providers with fetched credentials pay for the await (the cloud credential chains).
+  const authorize = input.provider.authorize;
+  const request = authorize === undefined ? built : await authorize(built, input.target);
   const native = input.plan.kind === 'native';
   const response = await exchange(client, request, input.signal, input.timeouts, input.provider, native);
   return input.stream

@@ -18,13 +18,11 @@
  * answers (a signed thinking block first when thinking is asked for), and streamed as `chunk`
  * events carrying each Anthropic event base64 in `bytes`.
  */
-import { timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import {
   encodeEventMessage,
   encodeExceptionMessage,
 } from '../../src/providers/bedrock/event-stream-encoder.ts';
-import { type AwsCredentials, computeSignature, sha256Hex } from '../../src/providers/bedrock/sigv4.ts';
+import type { AwsCredentials } from '../../src/providers/bedrock/sigv4.ts';
 import { claudeAnswer, inputTokensOf } from './anthropic-fake.ts';
 import {
   type CacheUsage,
@@ -36,6 +34,7 @@ import {
 import type { FakeReply, FakeResponder } from './fake-responder.ts';
 import { countWords, FakeServer, type RecordedRequest } from './fake-server.ts';
 import { scriptedToolCall } from './scripted-tool-call.ts';
+import { verifySigV4 } from './sigv4-verify.ts';
 
 export const BEDROCK_FAKE_CREDENTIALS: Readonly<AwsCredentials> = Object.freeze({
   accessKeyId: 'AKIDFAKEBEDROCK0001',
@@ -123,7 +122,11 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
   }
 
   #route(request: BedrockRecordedRequest, res: FakeResponder): void | Promise<void> {
-    const authFailure = this.#verifySignature(request);
+    const authFailure = verifySigV4(request, {
+      credentials: this.#credentials,
+      region: this.#region,
+      service: 'bedrock',
+    });
     if (authFailure) return sendError(res, 403, authFailure.type, authFailure.message);
     if (request.method !== 'POST' || request.operation === null) {
       return sendError(res, 404, 'UnknownOperationException', 'Unknown operation');
@@ -178,72 +181,6 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
       });
     });
     return res.frames(frames, { 'content-type': 'application/vnd.amazon.eventstream', ...AMZN_REQUEST });
-  }
-
-  /** SigV4 as Bedrock checks it: known key, scope, body hash, then the recomputed signature. */
-  #verifySignature(req: BedrockRecordedRequest): { type: string; message: string } | null {
-    const authorization = req.headers.authorization;
-    if (!authorization)
-      return { type: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
-    const parsed = parseAuthorization(authorization);
-    const invalid = {
-      type: 'InvalidSignatureException',
-      message: 'The request signature we calculated does not match the signature you provided.',
-    };
-    if (!parsed) return invalid;
-    if (parsed.accessKeyId !== this.#credentials.accessKeyId) {
-      return {
-        type: 'UnrecognizedClientException',
-        message: 'The security token included in the request is invalid.',
-      };
-    }
-    const amzDate = header(req.headers, 'x-amz-date');
-    const [date, region, service, terminator] = parsed.scope;
-    if (
-      !amzDate ||
-      date !== amzDate.slice(0, 8) ||
-      region !== this.#region ||
-      service !== 'bedrock' ||
-      terminator !== 'aws4_request'
-    ) {
-      return invalid;
-    }
-    if (!parsed.signedHeaders.includes('host') || !parsed.signedHeaders.includes('x-amz-date'))
-      return invalid;
-    const payloadHash = sha256Hex(req.rawBody);
-    const declared = header(req.headers, 'x-amz-content-sha256');
-    if (declared !== undefined && declared !== payloadHash) return invalid;
-    if (
-      this.#credentials.sessionToken &&
-      header(req.headers, 'x-amz-security-token') !== this.#credentials.sessionToken
-    ) {
-      return {
-        type: 'UnrecognizedClientException',
-        message: 'The security token included in the request is invalid.',
-      };
-    }
-    const signed: Record<string, string> = {};
-    for (const name of parsed.signedHeaders) {
-      const value = header(req.headers, name);
-      if (value === undefined) return invalid;
-      signed[name] = value;
-    }
-    const target = req.url;
-    const question = target.indexOf('?');
-    const expected = computeSignature(
-      {
-        method: req.method,
-        path: question === -1 ? target : target.slice(0, question),
-        query: question === -1 ? '' : target.slice(question + 1),
-        headers: signed,
-        payloadHash,
-      },
-      { amzDate, region: this.#region, service: 'bedrock' },
-      this.#credentials,
-    ).signature;
-    const given = Buffer.from(parsed.signature);
-    const wanted = Buffer.from(expected);
-    return given.length === wanted.length && timingSafeEqual(given, wanted) ? null : invalid;
   }
 
   #reply(body: ConverseBody): Reply {
@@ -428,33 +365,6 @@ function invokeBodyOf(request: BedrockRecordedRequest): Record<string, unknown> 
 }
 
 /** `AWS4-HMAC-SHA256 Credential=AKID/date/region/service/aws4_request, SignedHeaders=a;b, Signature=hex`. */
-function parseAuthorization(
-  value: string,
-): { accessKeyId: string; scope: string[]; signedHeaders: string[]; signature: string } | null {
-  const prefix = 'AWS4-HMAC-SHA256 ';
-  if (!value.startsWith(prefix)) return null;
-  const fields = new Map<string, string>();
-  for (const part of value.slice(prefix.length).split(',')) {
-    const eq = part.indexOf('=');
-    if (eq !== -1) fields.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
-  }
-  const credential = fields.get('Credential')?.split('/');
-  const signedHeaders = fields.get('SignedHeaders');
-  const signature = fields.get('Signature');
-  if (credential?.length !== 5 || !signedHeaders || !signature) return null;
-  return {
-    accessKeyId: credential[0],
-    scope: credential.slice(1),
-    signedHeaders: signedHeaders.split(';'),
-    signature,
-  };
-}
-
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value.join(',') : value;
-}
-
 function sendError(res: FakeResponder, status: number, type: string, message: string): void {
   res.json(
     status,

@@ -10,21 +10,30 @@ import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
 import type { ChatCompletion, ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type { DeployedModel, OperationAdapter, ProviderAdapter } from '../types.ts';
+import { AwsCredentialSources } from './aws-credentials.ts';
 import { bedrockAnswerMode } from './bedrock-answer-mode.ts';
 import { toChatCompletion } from './bedrock-chat-response.ts';
 import { bedrockClaudeOperation } from './bedrock-claude.ts';
-import { converseUrl, resolveBedrockEndpoint } from './bedrock-config.ts';
+import {
+  bedrockCredentialSource,
+  bedrockProviderOptionsSchema,
+  converseUrl,
+  resolveBedrockEndpoint,
+} from './bedrock-config.ts';
 import { toConverseRequest } from './bedrock-converse-request.ts';
 import { bedrockCountTokens } from './bedrock-count-tokens.ts';
 import { classifyBedrockError } from './bedrock-error.ts';
 import { bedrockSignedRequest } from './bedrock-signed-request.ts';
+import { bedrockAuthorizer } from './bedrock-signing.ts';
 import { BedrockStreamDecoder } from './bedrock-stream-decoder.ts';
 import { isClaudeModel } from './bedrock-tool-config.ts';
 import { bedrockConverseResponseSchema } from './bedrock-wire-types.ts';
 
 export interface BedrockProviderOptions {
-  /** The signing clock (SigV4 dates) and the `created` of answers; injectable for tests. */
+  /** The signing clock (SigV4 dates), the `created` of answers and the role cache's; injectable for tests. */
   now?: () => Date;
+  /** Where credentials come from when the stored key is not the credential; injectable for tests. */
+  credentials?: AwsCredentialSources;
 }
 
 function chatOperation(now: () => Date): OperationAdapter<ChatCompletionRequest, ChatCompletion> {
@@ -64,6 +73,9 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
     operationsFor: (model: DeployedModel) => (claudeThroughInvokeModel(model) ? claude : converse),
     forwardedClientHeaders: Object.freeze(['anthropic-beta']),
     requiresBaseUrl: false,
+    optionsSchema: bedrockProviderOptionsSchema.strict(),
+    credentialSource: bedrockCredentialSource,
+    authorize: bedrockAuthorizer(options.credentials ?? new AwsCredentialSources({ now }), now),
     countTokens: bedrockCountTokens(now),
     classifyError: classifyBedrockError,
   });
