@@ -206,11 +206,23 @@ export function masterKeyMinLength(variant: Variant): number {
   return variant === 'a' ? 8 : 32;
 }
 
+/**
+ * Variant B: different characters a master key must hold. Length alone let 32 identical
+ * characters through; a random key of 32 hex digits holds about 15, so 8 refuses only keys made
+ * by hand from a few characters.
+ */
+export const MASTER_KEY_MIN_DISTINCT_CHARS = 8;
+
 function checkMasterKey(masterKey: string | undefined, variant: Variant): void {
   if (masterKey === undefined) return;
   const min = masterKeyMinLength(variant);
   if (masterKey.length < min) {
     throw new ConfigError(`MASTER_KEY must be at least ${min} characters (GATEWAY_VARIANT=${variant})`);
+  }
+  if (variant === 'b' && new Set(masterKey).size < MASTER_KEY_MIN_DISTINCT_CHARS) {
+    throw new ConfigError(
+      `MASTER_KEY must hold at least ${MASTER_KEY_MIN_DISTINCT_CHARS} different characters (GATEWAY_VARIANT=b): use a random key`,
+    );
   }
 }
 

@@ -1,4 +1,8 @@
-import type { BudgetThresholdEvent, ExtensionTrippedEvent } from '../diagnostics/diagnostics-channels.ts';
+import type {
+  BudgetBoundExceededEvent,
+  BudgetThresholdEvent,
+  ExtensionTrippedEvent,
+} from '../diagnostics/diagnostics-channels.ts';
 import { recordId } from '../records/record-id.ts';
 
 /** A key or team crossing 80% or 100% of its budget: the budget's publication, as published. */
@@ -14,10 +18,14 @@ export interface DeploymentCooldownData {
   until: string;
 }
 
+/** An upstream billed a call past the worst case its budget reserved, as published. */
+export type BudgetBoundExceededData = BudgetBoundExceededEvent;
+
 export type ExtensionTrippedData = Pick<ExtensionTrippedEvent, 'extensionId' | 'critical' | 'reason'>;
 
 interface AlertDataByType {
   'budget.threshold': BudgetThresholdData;
+  'budget.bound_exceeded': BudgetBoundExceededData;
   'deployment.cooldown': DeploymentCooldownData;
   'extension.tripped': ExtensionTrippedData;
 }

@@ -21,6 +21,7 @@ export function subscribeAlertSources(enqueue: (event: AlertEvent) => void): () 
         }),
       ),
     ),
+    DIAGNOSTICS.budgetBoundExceeded.subscribe((m) => enqueue(alertEvent('budget.bound_exceeded', { ...m }))),
     DIAGNOSTICS.routerCooldown.subscribe((m) =>
       enqueue(
         alertEvent('deployment.cooldown', {

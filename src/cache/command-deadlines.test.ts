@@ -117,3 +117,23 @@ test('close() fails the commands still pending', async () => {
   assert.ok(settled.value instanceof CacheUnavailableError);
   assert.match((settled.value as Error).message, /closed/);
 });
+
+test('tells its owner once per check that commands expired, so the connection can be reset', async () => {
+  let resets = 0;
+  const tracker = new CommandDeadlines({
+    timeoutMs: TIMEOUT_MS,
+    checkIntervalMs: CHECK_INTERVAL_MS,
+    now: () => Date.now(),
+    onExpired: () => resets++,
+  });
+  const lost = [1, 2].map(() =>
+    tracker.track(new Promise<string>(() => {}), keepError).catch(() => 'expired'),
+  );
+  assert.equal(await tracker.track(Promise.resolve('OK'), keepError), 'OK');
+  mock.timers.tick(TIMEOUT_MS);
+  assert.deepEqual(await Promise.all(lost), ['expired', 'expired']);
+  assert.equal(resets, 1, 'one reset for the two commands of the same check');
+  mock.timers.tick(CHECK_INTERVAL_MS * 3);
+  assert.equal(resets, 1, 'no reset without an expired command');
+  tracker.close();
+});

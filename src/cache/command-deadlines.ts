@@ -7,6 +7,12 @@ export interface CommandDeadlinesOptions {
   checkIntervalMs: number;
   /** Monotonic clock in ms; replaceable so tests can drive it with mocked timers. */
   now?: () => number;
+  /**
+   * Called once per check that failed at least one command. A command past its deadline may still
+   * be waiting for a reply the connection lost: its owner must reset the connection, or that
+   * command's place in the reply order takes the next command's reply.
+   */
+  onExpired?: () => void;
 }
 
 interface PendingCommand {
@@ -37,8 +43,10 @@ export class CommandDeadlines {
   #queue: PendingCommand[] = [];
   #head = 0;
   #timer: NodeJS.Timeout | undefined;
+  #onExpired: () => void;
 
   constructor(options: CommandDeadlinesOptions) {
+    this.#onExpired = options.onExpired ?? (() => {});
     this.#timeoutMs = options.timeoutMs;
     this.#checkIntervalMs = options.checkIntervalMs;
     this.#now = options.now ?? (() => performance.now());
@@ -99,12 +107,14 @@ export class CommandDeadlines {
     }
     const now = this.#now();
     let head = this.#head;
+    let expired = false;
     while (head < queue.length) {
       const entry = queue[head];
       if (entry.reject !== undefined) {
         if (entry.deadline > now) break;
         entry.reject(new CacheUnavailableError(`Redis did not answer within ${this.#timeoutMs} ms`));
         entry.reject = undefined;
+        expired = true;
       }
       head++;
     }
@@ -117,5 +127,6 @@ export class CommandDeadlines {
     } else {
       this.#head = head;
     }
+    if (expired) this.#onExpired();
   }
 }

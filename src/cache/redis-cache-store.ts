@@ -76,6 +76,7 @@ export class RedisCacheStore implements CacheStore {
   #subscriber: RedisClient;
   #prefix: string;
   #deadlines: CommandDeadlines;
+  #commandTimeoutMs: number;
   #startWaitMs: number;
   #closing: Promise<void> | undefined;
 
@@ -93,6 +94,7 @@ export class RedisCacheStore implements CacheStore {
     this.#deadlines = new CommandDeadlines({
       timeoutMs: commandTimeoutMs,
       checkIntervalMs: Math.max(1, Math.ceil(commandTimeoutMs / DEADLINE_CHECKS_PER_TIMEOUT)),
+      onExpired: () => this.#resetConnection(),
     });
     this.#startWaitMs = options.startWaitMs ?? DEFAULT_START_WAIT_MS;
     const reconnectMaxDelayMs = options.reconnectMaxDelayMs ?? DEFAULT_RECONNECT_MAX_DELAY_MS;
@@ -112,9 +114,50 @@ export class RedisCacheStore implements CacheStore {
       },
     });
     this.#subscriber = this.#client.duplicate();
-    // Without a listener an 'error' event would crash the process; the clients reconnect by themselves.
-    this.#client.on('error', (error: unknown) => publishConnectionError('commands', error));
+    this.#commandTimeoutMs = commandTimeoutMs;
+    this.#watchCommands(this.#client);
     this.#subscriber.on('error', (error: unknown) => publishConnectionError('subscriber', error));
+  }
+
+  /**
+   * Without a listener an 'error' event would crash the process; the client reconnects by itself.
+   * A connection whose setup (node-redis's CLIENT SETINFO, AUTH, SELECT) gets no reply within a
+   * command's deadline lost it: the client would wait for it forever, refusing every command as
+   * offline, so it is reset like a command past its deadline.
+   */
+  #watchCommands(client: RedisClient): void {
+    let setup: NodeJS.Timeout | undefined;
+    client.on('error', (error: unknown) => publishConnectionError('commands', error));
+    client.on('connect', () => {
+      clearTimeout(setup);
+      setup = setTimeout(() => {
+        if (client === this.#client && client.isOpen && !client.isReady) this.#resetConnection();
+      }, this.#commandTimeoutMs).unref();
+    });
+    client.on('ready', () => clearTimeout(setup));
+    client.on('end', () => clearTimeout(setup));
+  }
+
+  /**
+   * A command past its deadline may have lost its request or its reply on the way (a blackhole
+   * drops bytes and keeps the connection open). node-redis pairs replies with commands in order,
+   * so from then on every reply would go to the command before its own: an RPM check would read
+   * another command's answer. The connection is replaced, as the Postgres pool drops a client
+   * whose statement timed out; the old one's pending commands fail (503), none is answered wrong.
+   */
+  #resetConnection(): void {
+    if (this.#closing !== undefined) return;
+    const lost = this.#client;
+    const fresh = lost.duplicate();
+    this.#watchCommands(fresh);
+    // It rejects only when close() or a later reset interrupts it; failures go to 'error'.
+    fresh.connect().catch(() => {});
+    this.#client = fresh;
+    lost.destroy();
+    publishConnectionError(
+      'commands',
+      new CacheUnavailableError('reset after a command passed its deadline'),
+    );
   }
 
   incrBy(key: string, by: number, ttlMs: number): Promise<number> {

@@ -96,6 +96,21 @@ export interface UsageClampedEvent {
   clamped: ReadonlyArray<{ field: string; reported: unknown; kept: number }>;
 }
 
+/**
+ * An upstream billed a call more than the worst case its budget reserved (a tokenizer gap past the
+ * margin, output past the bound it was given): the call is billed in full, and the budget's
+ * overspend bound (one call's worst case) no longer holds by this much.
+ */
+export interface BudgetBoundExceededEvent {
+  requestId: string;
+  keyId: string;
+  deploymentId: string;
+  provider: string;
+  upstreamModel: string;
+  reservedCents: number;
+  billedCents: number;
+}
+
 /** Once per model and process: the served model has no price, so its calls cost 0. */
 export interface UnpricedModelEvent {
   provider: string;
@@ -146,6 +161,7 @@ export const DIAGNOSTICS = Object.freeze({
   settleError: eventChannel<SettleErrorEvent>('switchyard:limits:settle-error'),
   usageClamped: eventChannel<UsageClampedEvent>('switchyard:limits:usage-clamped'),
   unpricedModel: eventChannel<UnpricedModelEvent>('switchyard:limits:unpriced-model'),
+  budgetBoundExceeded: eventChannel<BudgetBoundExceededEvent>('switchyard:budget:bound-exceeded'),
   databaseIdleError: eventChannel<DatabaseIdleErrorEvent>('switchyard:store:idle-connection-error'),
   budgetThreshold: eventChannel<BudgetThresholdEvent>('switchyard:budget:threshold'),
   extensionTripped: eventChannel<ExtensionTrippedEvent>('switchyard:extensions:tripped'),

@@ -2,7 +2,7 @@ import { type Logger, pino } from 'pino';
 import { BatchedLineWriter } from './batched-line-writer.ts';
 import { isoTime } from './iso-time.ts';
 import { type LineDestination, prettyDestination } from './pretty-lines.ts';
-import { isCredentialParameter, REDACTED, scrubSecretText } from './scrub-secrets.ts';
+import { isCredentialParameter, REDACTED, scrubProcessSecrets, scrubSecretText } from './scrub-secrets.ts';
 
 export type { Logger };
 
@@ -82,6 +82,8 @@ export function createLogger(
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       timestamp: () => `,"time":"${isoTime(Date.now())}"`,
       formatters: { level: (label) => ({ level: label }) },
+      // The master key's value, wherever a line holds it (scrub-secrets.ts, rememberProcessSecret).
+      hooks: { streamWrite: scrubProcessSecrets },
     },
     // pino's own type asks for a stream; it only ever calls write and flush.
     (format === 'pretty' ? prettyDestination(lines) : lines) as NodeJS.WritableStream,
@@ -91,7 +93,8 @@ export function createLogger(
 /**
  * A URL fit for a log line: the value of every query parameter named like a credential goes, by
  * its decoded name (`api%5Fkey` and `%61pi_key` are `api_key` to the query parser, so they
- * authenticate), and any value shaped like a credential goes whatever its name (scrub-secrets.ts).
+ * authenticate), and any value shaped like a credential or holding the master key goes whatever
+ * its name (scrub-secrets.ts).
  */
 export function redactUrl(url: string): string {
   const query = url.indexOf('?');
@@ -100,8 +103,9 @@ export function redactUrl(url: string): string {
   let changed = false;
   const kept = new URLSearchParams();
   for (const [name, value] of params) {
-    const cleanName = scrubSecretText(name);
-    const cleanValue = isCredentialParameter(name) ? REDACTED : scrubSecretText(value);
+    const cleanName = scrubProcessSecrets(scrubSecretText(name));
+    // Decoded here, so the master key is found however its characters were percent-encoded.
+    const cleanValue = isCredentialParameter(name) ? REDACTED : scrubProcessSecrets(scrubSecretText(value));
     changed ||= cleanName !== name || cleanValue !== value;
     kept.append(cleanName, cleanValue);
   }

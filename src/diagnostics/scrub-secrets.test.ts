@@ -44,12 +44,32 @@ describe('scrubSecrets', () => {
   });
 
   it('knows each part of a colon-separated credential', () => {
-    assert.deepEqual(credentialSecrets('AKIDEXAMPLE1:secretpart123:tok'), [
-      'AKIDEXAMPLE1:secretpart123:tok',
-      'AKIDEXAMPLE1',
-      'secretpart123',
-    ]);
+    const secrets = credentialSecrets('AKIDEXAMPLE1:secretpart123:tok');
+    for (const part of ['AKIDEXAMPLE1:secretpart123:tok', 'AKIDEXAMPLE1', 'secretpart123']) {
+      assert.ok(secrets.includes(part), part);
+    }
+    assert.ok(!secrets.includes('tok'), 'too short to search for');
     assert.deepEqual(credentialSecrets(null), []);
+  });
+
+  it('scrubs a provider key echoed base64- or hex-encoded or without its prefix', () => {
+    // An upstream error body that echoes the key it was sent, as issue 30 found them.
+    const key = 'sk-ant-api03-Zq8xLr2mNw5pTy7vBc1dFg4hJk6';
+    const known = credentialSecrets(key);
+    const echoes = [
+      `invalid key ${key.slice('sk-ant-api03-'.length)}`,
+      `header was ${Buffer.from(key).toString('hex')}`,
+      `sent ${Buffer.from(`user:${key}`).toString('base64')} as auth`,
+      `echo ${Buffer.from(`x${key}`).toString('base64url')}`,
+      `got ${Buffer.from(`ab${key}`).toString('base64')} instead`,
+    ];
+    for (const echo of echoes) {
+      const scrubbed = scrubSecretText(echo, known);
+      assert.ok(scrubbed.includes('[redacted]'), `${echo} -> ${scrubbed}`);
+      const secretCore = key.slice(13, 30);
+      assert.ok(!scrubbed.includes(secretCore), scrubbed);
+      for (const encoded of [Buffer.from(secretCore).toString('hex')]) assert.ok(!scrubbed.includes(encoded));
+    }
   });
 });
 

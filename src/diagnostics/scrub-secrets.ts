@@ -33,6 +33,29 @@ const SHAPES: ReadonlyArray<readonly [RegExp, string]> = [
 const NAMED_VALUE =
   /((?:api[_-]?key|access[_-]?key|secret(?:[_-]?access[_-]?key)?|(?:access|refresh|id|session|auth)?[_-]?token|password|x-goog-api-key|x-api-key)["']?\s*[:=]\s*["']?)([^\s"'&,;}]{8,})/gi;
 
+/** The process's own secrets (the master key), as written and URL-encoded: see `scrubProcessSecrets`. */
+const processSecrets = new Set<string>();
+
+/**
+ * Remembers a secret this process holds (the master key), so that every log line is cleared of its
+ * value wherever it appears (a query parameter of any name, a header echoed in an error), not only
+ * under the names the logger knows.
+ */
+export function rememberProcessSecret(secret: string | undefined): void {
+  if (secret === undefined || secret.length < MIN_KNOWN_SECRET_CHARS) return;
+  processSecrets.add(secret);
+  processSecrets.add(encodeURIComponent(secret));
+}
+
+/** `line` with every remembered process secret replaced: the logger's last step (logger.ts). */
+export function scrubProcessSecrets(line: string): string {
+  let scrubbed = line;
+  for (const secret of processSecrets) {
+    if (scrubbed.includes(secret)) scrubbed = scrubbed.replaceAll(secret, REDACTED);
+  }
+  return scrubbed;
+}
+
 /** Replaces every credential in `text`; `known` are literal secrets of this process. */
 export function scrubSecretText(text: string, known: readonly string[] = []): string {
   let scrubbed = text;
@@ -69,12 +92,44 @@ export function scrubSecrets(value: unknown, known: readonly string[] = []): unk
 
 /**
  * The literal secrets of a credential: itself, and each `:`-separated part of it (Bedrock's
- * `accessKeyId:secretAccessKey[:sessionToken]`), so an echo of one part is found too.
+ * `accessKeyId:secretAccessKey[:sessionToken]`), so an echo of one part is found too; each also
+ * without its documented prefix (`sk-ant-api03-`...) and as an upstream may echo it encoded:
+ * hex, and base64 or base64url at each of the three alignments it can take inside a longer
+ * encoded text (a Basic header of `user:key`).
  */
 export function credentialSecrets(credential: string | null): string[] {
   if (credential === null || credential === '') return [];
   const parts = credential.split(':').filter((part) => part.length >= MIN_KNOWN_SECRET_CHARS);
-  return parts.length > 1 ? [credential, ...parts] : [credential];
+  const literal = parts.length > 1 ? [credential, ...parts] : [credential];
+  const found = new Set<string>();
+  for (const secret of literal) {
+    for (const form of [secret, withoutPrefix(secret)]) {
+      found.add(form);
+      for (const encoded of encodings(form)) found.add(encoded);
+    }
+  }
+  return [...found].filter((secret) => secret.length >= MIN_KNOWN_SECRET_CHARS);
+}
+
+/** Documented key prefixes, longest first: an echo may leave them out. */
+const KEY_PREFIX = /^(?:sk-ant-(?:api|admin)\d\d-|sk-proj-|sk-ant-|sk-sy-|sk-)/;
+
+function withoutPrefix(secret: string): string {
+  return secret.replace(KEY_PREFIX, '');
+}
+
+function encodings(secret: string): string[] {
+  const bytes = Buffer.from(secret);
+  const forms = [bytes.toString('hex'), bytes.toString('hex').toUpperCase()];
+  for (let offset = 0; offset < 3; offset++) {
+    const shifted = Buffer.concat([Buffer.alloc(offset), bytes]);
+    // Characters that mix the padding bytes, or a final partial group, depend on the neighbours.
+    const start = [0, 2, 3][offset];
+    const end = Math.floor(shifted.length / 3) * 4;
+    const base64 = shifted.toString('base64').slice(start, end);
+    forms.push(base64, base64.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return forms;
 }
 
 /**

@@ -12,6 +12,8 @@ export interface GatewayErrorOptions {
   retryAfterSeconds?: number | null;
   /** Sent as `x-should-retry` (which the official SDKs honour) when set. */
   shouldRetry?: boolean;
+  /** Further headers the answer carries (a spent budget's `x-switchyard-budget-resets-at`). */
+  headers?: Readonly<Record<string, string>>;
   /** Overrides the status (no_deployments_available carries the last failure's status). */
   status?: number;
   /** Overrides the class (an upstream error is classified by the provider adapter). */
@@ -59,6 +61,7 @@ export class GatewayError extends Error {
   /** Undefined: the default wait; null: no Retry-After. */
   readonly retryAfterSeconds: number | null | undefined;
   readonly shouldRetry: boolean | undefined;
+  readonly headers: Readonly<Record<string, string>>;
   readonly upstreamCode: string | undefined;
   readonly tokenCounts: TokenCounts | undefined;
   /** Set where the Anthropic shape answers other than the code says (an exhausted chain). */
@@ -79,6 +82,7 @@ export class GatewayError extends Error {
     this.detail = options.detail;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.shouldRetry = options.shouldRetry;
+    this.headers = options.headers ?? {};
     this.upstreamCode = options.upstreamCode;
     this.tokenCounts = options.tokenCounts;
     this.anthropicAnswer = options.anthropicAnswer;

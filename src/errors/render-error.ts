@@ -77,10 +77,11 @@ export function errorStatus(error: GatewayError, shape: ErrorShape): number {
 
 /**
  * Headers of an error answer: `Retry-After` on 429 and 503 (DESIGN.md section 5, Headers), unless
- * the error says waiting cannot help (a spent budget), and `x-should-retry` where the error sets it.
+ * the error says waiting cannot help (a spent budget), `x-should-retry` where the error sets it, and
+ * the error's own further headers.
  */
 export function errorHeaders(error: GatewayError): Record<string, string> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...error.headers };
   if (error.shouldRetry !== undefined) headers['x-should-retry'] = String(error.shouldRetry);
   if ((error.status === 429 || error.status === 503) && error.retryAfterSeconds !== null) {
     headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 1)));

@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../formats/json-depth.ts';
 import { type Hook, SandboxFailure } from './extension-sandbox.ts';
 
 /** What a hook decided (DESIGN.md section 5, Extensions). */
@@ -25,11 +26,11 @@ export function hookDecisionOf(hook: Hook, result: unknown): HookDecision {
   if ('reject' in result) return rejection(result.reject);
   if ('body' in result && hook === 'beforeUpstream') {
     if (!isObject(result.body)) throw malformed('`body` is not an object');
-    return { kind: 'body', body: result.body };
+    return { kind: 'body', body: withinDepth(result.body, 'body') };
   }
   if ('response' in result && hook === 'afterUpstream') {
     if (!isObject(result.response)) throw malformed('`response` is not an object');
-    return { kind: 'response', response: result.response };
+    return { kind: 'response', response: withinDepth(result.response, 'response') };
   }
   throw malformed(`${hook} may not return \`${keys[0]}\``);
 }
@@ -42,6 +43,16 @@ function rejection(reject: unknown): HookDecision {
   }
   if (typeof message !== 'string' || message.length === 0) throw malformed('`reject.message` is not a text');
   return { kind: 'reject', status, message: message.slice(0, MAX_REJECT_MESSAGE_CHARS) };
+}
+
+/**
+ * A replacement nested deeper than a client's body may be (a 5,000-level body overflowed the stack
+ * of the code that walks it, a 500) is the extension's failure, as for a client's body a 400.
+ */
+function withinDepth(value: Record<string, unknown>, name: string): Record<string, unknown> {
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH))
+    throw malformed(`\`${name}\` nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return value;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

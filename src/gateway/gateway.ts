@@ -4,6 +4,7 @@ import { MasterKey } from '../auth/credentials.ts';
 import type { Config } from '../config.ts';
 import { applyAtStart } from '../declarative/apply-at-start.ts';
 import type { Logger } from '../diagnostics/logger.ts';
+import { rememberProcessSecret } from '../diagnostics/scrub-secrets.ts';
 import { assemblePipeline, type FeatureModule } from '../pipeline/feature-module.ts';
 import { InferencePipeline } from '../pipeline/pipeline.ts';
 import { createPreflightStages } from '../pipeline/stages/preflight.ts';
@@ -68,6 +69,7 @@ export async function buildGateway(
     fallbacks: features.router.fallbacks,
   });
   const routes: RegisteredRoute[] = [];
+  rememberProcessSecret(runtime.config.masterKey);
   const authenticator = new Authenticator(new MasterKey(runtime.config.masterKey ?? ''), resources.keys);
   const docs = new OpenApiRegistry();
   const app = buildApp({

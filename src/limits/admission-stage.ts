@@ -46,7 +46,6 @@ interface AdmissionPlan {
   keyId: string;
   key: ScopePlan;
   team: ScopePlan | null;
-  nowMs: number;
 }
 
 /**
@@ -167,7 +166,6 @@ function planOf(ctx: CallContext, deps: AdmissionDeps): AdmissionPlan | null {
     keyId: key.id,
     key: scopePlan(keyScope(key), key, estimate, cents, nowMs),
     team: team === null ? null : scopePlan(teamScope(team.id), team, estimate, cents, nowMs),
-    nowMs,
   };
 }
 
@@ -251,7 +249,6 @@ function refuse(plan: AdmissionPlan, decision: CallAdmissionDecision): never {
       scope.scope,
       { limit: scope.budget.limit, worstCase: scope.budget.cents, spent: budget.spent, held: budget.held },
       scope.budget.window.resetsAtMs,
-      plan.nowMs,
     );
   }
   throw new Error('admission refused without a refusing limit');

@@ -18,28 +18,29 @@ function cents(value: number): string {
 
 /**
  * The budget's 429 (DESIGN.md section 5, Budget admission and exhaustion), for a key's budget or
- * its team's. Spent (settled spend at or over the budget): `budget_exceeded`; with a budget
- * period, Retry-After until the period resets (`resetsAtMs`), else waiting cannot cure it, so no
- * Retry-After and `x-should-retry: false`. Held (budget left, but reserved by calls in flight):
- * `budget_reserved`, Retry-After 1, since it clears as those calls settle. Both say what is left
- * and the request's worst case.
+ * its team's. Spent (settled spend at or over the budget): `budget_exceeded`, `x-should-retry:
+ * false` and no Retry-After, with or without a period: the official SDKs sit out a Retry-After,
+ * and a monthly period's reset is days away, so the client must fail at once and say why; a
+ * period's reset time goes in the message and in `x-switchyard-budget-resets-at`. Held (budget
+ * left, but reserved by calls in flight): `budget_reserved`, Retry-After 1, since it clears as
+ * those calls settle. Both say what is left and the request's worst case.
  */
 export function budgetRefusal(
   scope: Pick<LimitScope, 'kind' | 'id'>,
   state: BudgetState,
   resetsAtMs: number | null,
-  nowMs: number,
 ): GatewayError {
   const whose = scope.kind === 'team' ? "This key's team's" : "This key's";
   const detail = { [scope.kind === 'team' ? 'teamId' : 'keyId']: scope.id, ...state };
   const worstCase = `this request could cost up to ${cents(state.worstCase)}`;
   if (state.spent >= state.limit) {
-    const resets = resetsAtMs === null ? '' : ` until ${new Date(resetsAtMs).toISOString()}`;
+    const resetsAt = resetsAtMs === null ? null : new Date(resetsAtMs).toISOString();
+    const resets = resetsAt === null ? '' : ` until ${resetsAt}, when its period resets`;
     return new GatewayError('budget_exceeded', {
       message: `${whose} budget is exhausted${resets}: ${cents(state.spent)} spent of ${cents(state.limit)}, nothing left; ${worstCase}.`,
-      ...(resetsAtMs === null
-        ? { retryAfterSeconds: null, shouldRetry: false }
-        : { retryAfterSeconds: Math.max(1, Math.ceil((resetsAtMs - nowMs) / 1000)) }),
+      retryAfterSeconds: null,
+      shouldRetry: false,
+      headers: resetsAt === null ? {} : { 'x-switchyard-budget-resets-at': resetsAt },
       detail,
     });
   }

@@ -6,6 +6,7 @@ import { OPERATION_SPECS } from '../formats/operation-spec.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
 import type { Operation, Usage } from '../providers/types.ts';
 import { exactCents } from './exact-cents.ts';
+import { type InputBoundQuery, inputTokenBound } from './input-bound.ts';
 
 /**
  * What a call costs: the price of a deployment, the cost of a usage, and the worst case a budget
@@ -13,10 +14,12 @@ import { exactCents } from './exact-cents.ts';
  * settlement can be tested without the catalog data.
  */
 
-/** What the limits need from the model catalog (src/catalog/), narrowed to five functions. */
+/** What the limits need from the model catalog (src/catalog/), narrowed to six functions. */
 export interface CostModel {
   /** Pre-call estimate of the request's input tokens. */
   estimateInputTokens(operation: Operation, body: EndpointBody): number;
+  /** The most input tokens a deployment's provider may bill for the call (input-bound.ts). */
+  inputTokenBound(query: InputBoundQuery): number;
   /** The output bound the body asks for (`max_tokens` and its kin); null when it sets none. */
   requestedOutputTokens(operation: Operation, body: EndpointBody): number | null;
   /** The catalog's price of a provider's model; null when the catalog has none. */
@@ -67,6 +70,7 @@ export function computeCostCents(usage: Usage, pricing: ModelPricing | null): nu
  */
 export const catalogCostModel: CostModel = Object.freeze({
   estimateInputTokens,
+  inputTokenBound,
   requestedOutputTokens,
   catalogPricing: (provider: string, upstreamModel: string) =>
     resolveCatalogEntry(provider, upstreamModel).pricing,
@@ -121,9 +125,10 @@ export interface WorstCaseInput {
 }
 
 /**
- * A call's worst-case cost in cents (DESIGN.md section 5, Budget admission): its input estimate
- * plus its output bound on each deployment that may serve it, at that deployment's price, the
- * highest of the pool (the router may pick any of them). Images are counted from `n`. Unpriced
+ * A call's worst-case cost in cents (DESIGN.md section 5, Budget admission): the input the
+ * deployment's provider may bill (the estimate with its family's margin and framing, each part
+ * bounded: input-bound.ts) plus its output bound, at that deployment's price, the highest
+ * of the pool (the router may pick any of them). Images are counted from `n`. Unpriced
  * deployments cost 0.
  */
 export function worstCaseCents(pool: readonly Deployment[], call: WorstCaseInput, model: CostModel): number {
@@ -133,11 +138,17 @@ export function worstCaseCents(pool: readonly Deployment[], call: WorstCaseInput
   for (const deployment of pool) {
     const { pricing } = pricingOf(model, deployment);
     if (pricing === null) continue;
-    const usage: Usage = { inputTokens: call.inputTokens, outputTokens: 0 };
-    if (text) {
-      const limits = model.tokenLimits(deployment.provider, deployment.upstreamModel);
-      usage.outputTokens = outputBound(requested, limits, call.inputTokens);
-    }
+    const limits = model.tokenLimits(deployment.provider, deployment.upstreamModel);
+    const inputTokens = model.inputTokenBound({
+      operation: call.operation,
+      body: call.body,
+      estimate: call.inputTokens,
+      provider: deployment.provider,
+      upstreamModel: deployment.upstreamModel,
+      contextWindow: limits.contextWindow,
+    });
+    const usage: Usage = { inputTokens, outputTokens: 0 };
+    if (text) usage.outputTokens = outputBound(requested, limits, call.inputTokens);
     // Image operations are priced per image; `n` is how many the body asks for (OpenAI's default 1).
     if (call.operation.startsWith('images.')) {
       usage.images = typeof call.body.n === 'number' && call.body.n > 0 ? call.body.n : 1;

@@ -62,6 +62,7 @@ export class SettleObserver implements CallObserver {
     if (ctx.servedBy !== null && ctx.usage !== null) ctx.usage = this.#bounded(ctx, ctx.servedBy, ctx.usage);
     ctx.costCents = this.#costOf(ctx.servedBy, ctx.usage);
     const admission = ADMISSION.get(ctx);
+    if (admission !== undefined && ctx.servedBy !== null) checkBound(ctx, ctx.servedBy, admission);
     if (ctx.principal.kind === 'virtual') this.#charge(ctx.principal.key, ctx.costCents, admission);
     if (admission !== undefined) this.#settle(ctx, admission);
   }
@@ -157,14 +158,27 @@ function publishClamped(servedBy: Deployment, requestId: string, clamped: readon
   channel.publish({ requestId, deploymentId: servedBy.id, upstreamModel: servedBy.upstreamModel, clamped });
 }
 
+/**
+ * A cost past the worst case the call reserved (DESIGN.md section 5, Budget admission) is billed
+ * in full all the same, and published: logged, counted and sent as an alert, since the budget's
+ * overspend bound no longer holds by the difference.
+ */
+function checkBound(ctx: CallContext, servedBy: Deployment, admission: Admission): void {
+  const reserved = admission.scopes[0]?.budget?.cents ?? admission.scopes[1]?.budget?.cents;
+  if (reserved === undefined || ctx.costCents <= reserved) return;
+  const channel = DIAGNOSTICS.budgetBoundExceeded;
+  if (!channel.hasSubscribers) return;
+  const billed = { reservedCents: reserved, billedCents: ctx.costCents };
+  channel.publish({ requestId: ctx.requestId, keyId: admission.keyId, ...servedModel(servedBy), ...billed });
+}
+
 function publishUnpriced(servedBy: Deployment): void {
   const channel = DIAGNOSTICS.unpricedModel;
-  if (!channel.hasSubscribers) return;
-  channel.publish({
-    provider: servedBy.provider,
-    upstreamModel: servedBy.upstreamModel,
-    deploymentId: servedBy.id,
-  });
+  if (channel.hasSubscribers) channel.publish(servedModel(servedBy));
+}
+
+function servedModel(servedBy: Deployment) {
+  return { provider: servedBy.provider, upstreamModel: servedBy.upstreamModel, deploymentId: servedBy.id };
 }
 
 /**

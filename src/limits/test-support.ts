@@ -12,6 +12,8 @@ import type { CostModel } from './cost.ts';
  */
 export const TEST_COST_MODEL: CostModel = {
   estimateInputTokens: (_operation, body) => (typeof body.estimate === 'number' ? body.estimate : 10),
+  // The provider bills what the gateway counts: these tests are about admission, not the margin.
+  inputTokenBound: (query) => query.estimate,
   requestedOutputTokens: (_operation, body) => (typeof body.max_tokens === 'number' ? body.max_tokens : null),
   catalogPricing: (_provider, upstreamModel) =>
     upstreamModel === 'cataloged' ? { inputCentsPerMTok: 100, outputCentsPerMTok: 200 } : null,

@@ -38,3 +38,18 @@ export class StreamedOutput {
     };
   }
 }
+
+/**
+ * The usage to bill for a JSON answer whose upstream reported none (issue 30: it was billed 0):
+ * the answer's text counted as if it had been streamed, the input estimated. Null for an answer
+ * the endpoint's format cannot read (no format, not an object), which stays unbilled.
+ */
+export function countedAnswerUsage(ctx: CallContext, answer: unknown): Usage | null {
+  const format = ctx.endpoint.format;
+  if (format === undefined || ctx.servedBy === null || !isRecord(answer)) return null;
+  const events = format.replay(answer, ctx.body);
+  if (events === null) return null;
+  const output = new StreamedOutput(format);
+  output.observe(events);
+  return output.usage(ctx, null, false);
+}

@@ -25,7 +25,11 @@ export interface CallSummary {
   finishedAtMs: number;
   httpStatus: number;
   status: CallStatus;
-  /** The call's error, else the last failed attempt's (a stream broken by the client has none). */
+  /**
+   * The call's error, else, for a call that failed, the last failed attempt's (a stream broken by
+   * the client has none); null for a call that succeeded, even after failed attempts (retried to
+   * success), whose failures stay on their attempts.
+   */
   error: GatewayError | null;
   inputTokens: number;
   outputTokens: number;
@@ -78,7 +82,7 @@ export function summarizeCall(
     finishedAtMs,
     httpStatus: outcome.status,
     status: outcome.status === CLIENT_CLOSED_STATUS ? 'cancelled' : failed ? 'failure' : 'success',
-    error: outcome.error ?? lastFailure(ctx.attempts),
+    error: outcome.error ?? (failed ? lastFailure(ctx.attempts) : null),
     inputTokens: ctx.usage?.inputTokens ?? 0,
     outputTokens: ctx.usage?.outputTokens ?? 0,
     cachedInputTokens: ctx.usage?.cachedInputTokens ?? null,

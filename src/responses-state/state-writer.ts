@@ -6,6 +6,7 @@
  */
 
 import type { Logger } from '../diagnostics/logger.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
 import { isRecord } from '../formats/json.ts';
 import type { StreamEvent } from '../formats/stream-event.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
@@ -15,6 +16,9 @@ import { inputItems } from './conversation.ts';
 import type { ResponseStateStore } from './state-store.ts';
 
 type ResponseObject = Record<string, unknown>;
+
+/** What a client should wait before retrying a call whose state could not be stored. */
+const STORE_RETRY_AFTER_SECONDS = 2;
 
 /** Events whose response is the answer a plain call would have received (API reference, "Streaming events"). */
 const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete']);
@@ -40,6 +44,8 @@ export class ResponseStateWriter {
     if (result.kind === 'stream') return { ...result, events: this.#presenting(ctx, state, result.events) };
     if (!isRecord(result.answer) || result.textContentType !== undefined) return result;
     const answer = presented(result.answer, state);
+    // The upstream was paid whether or not the state is kept: its usage is billed either way.
+    ctx.usage = result.usage;
     await this.#write(ctx, state, answer);
     // The upstream's text names its own id: the answer is serialised again.
     return { kind: 'json', answer, usage: result.usage };
@@ -65,8 +71,12 @@ export class ResponseStateWriter {
   }
 
   /**
-   * A write that fails (the database is away past DEPENDENCY_TIMEOUT_MS) does not fail the call
-   * the client already has: the answer says `store: false`, and the log says why, never what.
+   * A call that asked to be stored needs the database (SPEC.md: a dependency outage is 503
+   * `service_unavailable` with Retry-After): a write that fails (the database away past
+   * DEPENDENCY_TIMEOUT_MS) fails the call, JSON or stream, rather than answer `store: false` and
+   * keep nothing for the next call's `previous_response_id`. A stream that already said
+   * `store: true` in `response.created` ends with the format's error event, never with a
+   * `response.completed` that contradicts it. The log says why, never what.
    */
   async #write(ctx: CallContext, state: ResponseCallState, response: ResponseObject): Promise<void> {
     if (state.storeAs === null) return;
@@ -81,15 +91,20 @@ export class ResponseStateWriter {
       });
       this.#deps.onWrite();
     } catch (error) {
-      response.store = false;
       this.#deps.logger.warn(
         {
           requestId: ctx.requestId,
           responseId: state.storeAs,
           err: error instanceof Error ? error.message : String(error),
         },
-        'response state not stored; answered with store: false',
+        'response state not stored; the call answers 503',
       );
+      throw new GatewayError('service_unavailable', {
+        message:
+          'The response could not be stored: the database is not answering. Retry shortly, or send store: false.',
+        retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
+        cause: error,
+      });
     }
   }
 }

@@ -103,25 +103,28 @@ export function buildApp(options: AppOptions): FastifyInstance {
     for (const method of [route.method].flat()) options.routes?.push({ method, url: route.url });
   });
 
+  const accessLog = createAccessLog(options.logger);
+  const CLIENT_CLOSED_REQUEST = 499;
+  // One line per request: onResponse for an answer sent whole, the close of one never finished.
+  const logAccess = (request: FastifyRequest, status: number, ms: number) =>
+    accessLog({ requestId: request.id, method: request.method, url: request.url, status, ms });
   // The two hooks every request runs are callback hooks: an async hook costs a promise and a
   // microtask turn per request for work that never waits.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // A client that leaves before the answer ends: fastify's onResponse runs only for an answer
+    // sent whole, so its access line is written here, with 499 (the status nginx gave it).
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) logAccess(request, CLIENT_CLOSED_REQUEST, reply.elapsedTime);
+    });
     done();
   });
   registerBodyAdmission(app, {
     maxBytesInFlight: options.maxBodyBytesInFlight,
     bodyLimitBytes: options.bodyLimitBytes,
   });
-  const accessLog = createAccessLog(options.logger);
   app.addHook('onResponse', (request, reply, done) => {
-    accessLog({
-      requestId: request.id,
-      method: request.method,
-      url: request.url,
-      status: reply.statusCode,
-      ms: reply.elapsedTime,
-    });
+    logAccess(request, reply.statusCode, reply.elapsedTime);
     done();
   });
   const messages = options.upstreamErrorMessages ?? 'generic';

@@ -9,7 +9,7 @@ import {
   renderErrorBody,
   type UpstreamErrorMessages,
 } from '../errors/render-error.ts';
-import { isDatabaseUnavailable } from '../store/database.ts';
+import { isDatabaseUnavailable, isUnstorableText } from '../store/database.ts';
 
 /**
  * `/v1/messages` (and its `count_tokens`) speaks Anthropic; so does `/v1/models` to a caller that
@@ -51,7 +51,7 @@ function fromZod(error: ZodError): GatewayError {
 /** Our words for the client errors fastify and Node.js raise while reading a body; theirs can echo input. */
 const CLIENT_ERROR_MESSAGES: Readonly<Record<number, string>> = {
   413: 'The request body is too large.',
-  415: 'This endpoint does not take this content type.',
+  415: 'This endpoint does not take this content type: send the body as application/json (multipart/form-data where the endpoint takes a file).',
 };
 
 /**
@@ -85,6 +85,12 @@ export function toGatewayError(error: unknown): GatewayError {
     });
   }
   if (error instanceof ZodError) return fromZod(error);
+  if (isUnstorableText(error)) {
+    return new GatewayError('invalid_request', {
+      message: 'The request holds a NUL character (in an id or a field), which no stored value can hold.',
+      detail: String(error),
+    });
+  }
   const clientError = typeof error === 'object' && error !== null ? fromClientError(error) : null;
   if (clientError !== null) return clientError;
   return new GatewayError('internal_error', { detail: String(error), cause: error });

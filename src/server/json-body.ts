@@ -1,43 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
-
-/**
- * The deepest nesting of objects and arrays a JSON body may have. Far above any real request (a
- * tool's JSON schema is a few levels), far below what recursive code downstream (translators,
- * canonical JSON, the database driver) can walk without overflowing the stack.
- */
-export const MAX_JSON_DEPTH = 128;
-
-/**
- * True when `value` nests objects and arrays deeper than `maxDepth`. Recursive but bounded: it
- * stops at `maxDepth + 1` levels, so it cannot overflow the stack; it allocates nothing per node
- * (docs/decisions/hot-path.md, JSON depth bound).
- */
-export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
-  return exceeds(value, maxDepth);
-}
-
-/** `levelsLeft`: how many more levels of objects and arrays `node` may open, itself included. */
-function exceeds(node: unknown, levelsLeft: number): boolean {
-  if (typeof node !== 'object' || node === null) return false;
-  if (levelsLeft === 0) return true;
-  if (Array.isArray(node)) {
-    for (let i = 0; i < node.length; i++) if (exceeds(node[i], levelsLeft - 1)) return true;
-    return false;
-  }
-  // A parsed JSON object's enumerable keys are its own (the parser refuses `__proto__`).
-  for (const key in node) if (exceeds((node as Record<string, unknown>)[key], levelsLeft - 1)) return true;
-  return false;
-}
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../formats/json-depth.ts';
 
 /**
  * fastify's own JSON parser (prototype-poisoning checks included), followed by the depth bound:
  * a 5,000-level body parses fine but overflowed the stack of code that walks it (a 500).
+ *
+ * An empty body with `content-type: application/json` is no body (Python's `openai` sends that for
+ * `responses.delete`, many HTTP helpers for a body-less POST): the route then judges it, as it
+ * would a request without the header. `text/plain` is not taken (fastify parses it by default,
+ * and a JSON body sent as text then failed as "expected object"): it gets 415 saying what to send.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
     parse(request, body as string, (error, value) => {
       if (error) return done(error);
       if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {

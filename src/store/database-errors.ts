@@ -59,6 +59,18 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 /**
+ * SQLSTATEs of a value the database cannot hold as text: a NUL character in a string
+ * (`22021` character_not_in_repertoire; `22P05` untranslatable_character for a `\u0000` in
+ * JSON). They come from what the client sent (an id, a field), so they are its error.
+ */
+const UNSTORABLE_TEXT_CODES: ReadonlySet<string> = new Set(['22021', '22P05']);
+
+export function isUnstorableText(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && UNSTORABLE_TEXT_CODES.has(code);
+}
+
+/**
  * The database of DATABASE_URL could not be reached or refused the connection at start: one line
  * naming the variable and where it points, never its password.
  */

@@ -10,6 +10,7 @@ export {
   DatabaseUnavailableError,
   DependencyTimeoutError,
   isDatabaseUnavailable,
+  isUnstorableText,
   withTimeout,
 } from './database-errors.ts';
 

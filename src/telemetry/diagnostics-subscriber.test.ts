@@ -4,8 +4,8 @@ import { afterEach, describe, it } from 'node:test';
 import { publishConnectionError } from '../cache/cache-diagnostics.ts';
 import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import { createLogger } from '../diagnostics/logger.ts';
-import { CooldownCounter } from './cooldown-metric.ts';
 import { CONNECTION_ERROR_LOG_INTERVAL_MS, subscribeDiagnostics } from './diagnostics-subscriber.ts';
+import { cooldownCounter } from './event-counter.ts';
 
 function capturedLogger() {
   const lines: Record<string, unknown>[] = [];
@@ -27,7 +27,7 @@ describe('subscribeDiagnostics', () => {
   it('logs a dropped Redis connection once per interval per connection', async () => {
     const { logger, lines } = capturedLogger();
     let clock = 1_000;
-    stop = subscribeDiagnostics({ logger, cooldowns: new CooldownCounter(), now: () => clock });
+    stop = subscribeDiagnostics({ logger, cooldowns: cooldownCounter(), now: () => clock });
     const error = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
     publishConnectionError('commands', error);
     publishConnectionError('commands', error);
@@ -48,7 +48,7 @@ describe('subscribeDiagnostics', () => {
 
   it('counts cooldowns in the metric and logs the spend an operator must add by hand', async () => {
     const { logger, lines } = capturedLogger();
-    const cooldowns = new CooldownCounter();
+    const cooldowns = cooldownCounter();
     stop = subscribeDiagnostics({ logger, cooldowns });
     DIAGNOSTICS.routerCooldown.publish({
       deploymentId: 'dep_a',
@@ -72,7 +72,7 @@ describe('subscribeDiagnostics', () => {
 
   it('logs the message and code of an idle database connection that failed, not the error object', async () => {
     const { logger, lines } = capturedLogger();
-    stop = subscribeDiagnostics({ logger, cooldowns: new CooldownCounter() });
+    stop = subscribeDiagnostics({ logger, cooldowns: cooldownCounter() });
     const error = Object.assign(new Error('terminating connection'), {
       code: '57P01',
       client: { password: 'pw' },
@@ -89,7 +89,7 @@ describe('subscribeDiagnostics', () => {
 
   it('stops once unsubscribed', async () => {
     const { logger, lines } = capturedLogger();
-    const cooldowns = new CooldownCounter();
+    const cooldowns = cooldownCounter();
     subscribeDiagnostics({ logger, cooldowns })();
     publishConnectionError('commands', new Error('gone'));
     DIAGNOSTICS.routerCooldown.publish({

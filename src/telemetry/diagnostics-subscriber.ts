@@ -1,6 +1,6 @@
 import { type CacheConnectionErrorEvent, DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import type { Logger } from '../diagnostics/logger.ts';
-import type { CooldownCounter } from './cooldown-metric.ts';
+import type { EventCounter } from './event-counter.ts';
 
 /**
  * While Redis stays unreachable its client reports an error at every reconnect attempt; one line per
@@ -11,7 +11,9 @@ export const CONNECTION_ERROR_LOG_INTERVAL_MS = 30_000;
 export interface DiagnosticsSinks {
   logger: Logger;
   /** Counts `switchyard:router:cooldown` (metric `switchyard.router.cooldowns`). */
-  cooldowns: CooldownCounter;
+  cooldowns: EventCounter;
+  /** Counts `switchyard:budget:bound-exceeded` (metric `switchyard.budget.bound_exceeded`). */
+  boundExceeded?: EventCounter;
   /** The clock of the connection-error throttle. */
   now?: () => number;
 }
@@ -73,6 +75,13 @@ export function subscribeDiagnostics(sinks: DiagnosticsSinks): () => void {
         "upstream usage outside the model's bounds was clamped before billing",
       ),
     ),
+    DIAGNOSTICS.budgetBoundExceeded.subscribe((event) => {
+      sinks.boundExceeded?.add(event.deploymentId, event.upstreamModel);
+      logger.warn(
+        event,
+        'upstream billed past the worst case the budget reserved: billed in full; the overspend bound is exceeded by the difference',
+      );
+    }),
     DIAGNOSTICS.unpricedModel.subscribe((event) =>
       logger.warn(
         { provider: event.provider, upstreamModel: event.upstreamModel, deploymentId: event.deploymentId },

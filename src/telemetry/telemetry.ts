@@ -5,8 +5,8 @@ import type { CallObserver } from '../pipeline/pipeline.ts';
 import { type CallSummary, summarizeCall } from '../records/call-summary.ts';
 import { capturedResponse, requestCapture } from '../records/response-capture.ts';
 import { CallMetrics } from './call-metrics.ts';
-import { CooldownCounter } from './cooldown-metric.ts';
 import { subscribeDiagnostics } from './diagnostics-subscriber.ts';
+import { boundExceededCounter, cooldownCounter } from './event-counter.ts';
 import type { MetricFamily } from './metric-family.ts';
 import type { OtlpExport } from './otlp-export.ts';
 import { toPrometheusText } from './prometheus-text.ts';
@@ -56,7 +56,8 @@ export class Telemetry implements CallObserver {
   readonly name = 'telemetry';
   readonly #options: TelemetryOptions;
   readonly #metrics = new CallMetrics();
-  readonly #cooldowns = new CooldownCounter();
+  readonly #cooldowns = cooldownCounter();
+  readonly #boundExceeded = boundExceededCounter();
   /** Stops turning the diagnostics channels' events into log lines and metrics. */
   readonly #unsubscribeDiagnostics: () => void;
   #export: OtlpExport | null = null;
@@ -81,6 +82,7 @@ export class Telemetry implements CallObserver {
     this.#unsubscribeDiagnostics = subscribeDiagnostics({
       logger: options.logger,
       cooldowns: this.#cooldowns,
+      boundExceeded: this.#boundExceeded,
     });
   }
 
@@ -115,7 +117,7 @@ export class Telemetry implements CallObserver {
   }
 
   #families(): MetricFamily[] {
-    return [...this.#metrics.families(), ...this.#cooldowns.families()];
+    return [...this.#metrics.families(), ...this.#cooldowns.families(), ...this.#boundExceeded.families()];
   }
 
   /** The last call observer; its flush runs in the last shutdown phase, after the database closed. */

@@ -101,4 +101,20 @@ describe('GET /admin/logs/{requestId}/payload (variant B)', () => {
     assert.ok(!page.text.includes('5521'), 'the audit never holds the payload');
     assert.equal((await auditPage(gw, `?resourceId=${requestId}`)).body.data.length, 1);
   });
+
+  it('answers 503 with Retry-After and shows nothing when the audit row cannot be written (issue 30)', async () => {
+    const sql = connect(gw);
+    try {
+      // Every new audit row now fails its check: the write fails with the database up.
+      await sql`alter table audit_events add constraint refuse_all check (false) not valid`;
+      const res = await payload(requestId, '?reason=INC-1');
+      assert.equal(res.status, 503, res.text);
+      assert.equal(res.body.error.code, 'service_unavailable');
+      assert.ok(Number(res.headers.get('retry-after')) >= 1);
+      assert.ok(!res.text.includes('5521'), 'nothing of the payload is shown');
+    } finally {
+      await sql`alter table audit_events drop constraint if exists refuse_all`;
+      await sql.end();
+    }
+  });
 });

@@ -9,6 +9,7 @@ export interface Sent<T = Record<string, unknown>> {
   requestId: string;
   body: T;
   text: string;
+  headers: Headers;
 }
 
 /** One request on a gateway with the master key (or `token`), answering its `x-request-id` too. */
@@ -30,7 +31,13 @@ export async function send<T = Record<string, unknown>>(
   const text = await res.text();
   const requestId = res.headers.get('x-request-id');
   assert.ok(requestId !== null);
-  return { status: res.status, requestId, body: (text === '' ? {} : JSON.parse(text)) as T, text };
+  return {
+    status: res.status,
+    requestId,
+    body: (text === '' ? {} : JSON.parse(text)) as T,
+    text,
+    headers: res.headers,
+  };
 }
 
 export interface AuditPage {

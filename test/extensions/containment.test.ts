@@ -25,6 +25,12 @@ const MISBEHAVING = `export function beforeUpstream(call) {
   if (text.startsWith('throw')) throw new Error('deliberate');
   if (text.startsWith('huge')) return { body: { ...call.body, padding: 'x'.repeat(2e6) } };
   if (text.startsWith('hang')) return new Promise(() => {});
+  if (text.startsWith('deep')) {
+    const root = {};
+    let node = root;
+    for (let i = 0; i < 5000; i++) node = node.x = {};
+    return { body: { ...call.body, metadata: root } };
+  }
 }`;
 
 /** Its own extension, with time enough that the heap limit, not the clock, stops it on a loaded machine. */
@@ -104,6 +110,10 @@ describe('extension containment', () => {
 
   it('refuses a huge result', async () => {
     await containedFailure('huge result', /result is over 1048576 characters/);
+  });
+
+  it('counts a 5,000-level nested body as its failure, not a 500 (issue 30)', async () => {
+    await containedFailure('deep nesting', /nests deeper than 128 levels/);
   });
 
   it('abandons a promise that never settles', async () => {

@@ -47,6 +47,11 @@ describe('configuration', () => {
       'MASTER_KEY must be at least 32 characters (GATEWAY_VARIANT=b)',
     );
     assert.equal(
+      errorOf({ MASTER_KEY: 'a'.repeat(32) }),
+      'MASTER_KEY must hold at least 8 different characters (GATEWAY_VARIANT=b): use a random key',
+      'a variant B master key of 32 identical characters has too little entropy',
+    );
+    assert.equal(
       errorOf({ GATEWAY_VARIANT: 'a', MASTER_KEY: 'short' }),
       'MASTER_KEY must be at least 8 characters (GATEWAY_VARIANT=a)',
     );

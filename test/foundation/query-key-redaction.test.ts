@@ -75,4 +75,17 @@ describe('credentials in the query string are never logged', () => {
       assert.ok(gw.logs.some((line) => line.includes('"url":"/v1/models?limit=5&keyId=key_1"')));
     });
   });
+
+  it('scrubs the master key in a parameter of any name, as written or URL-encoded (issue 30)', async () => {
+    for (const name of ['x', 'q', 'next', 'model']) {
+      for (const value of [masterKey, encodeURIComponent(masterKey).replace(/^mk/, '%6Dk')]) {
+        const path = `/v1/models/${randomBytes(4).toString('hex')}`;
+        const res = await fetch(`${gw.url}${path}?${name}=${value}`, {
+          headers: { authorization: `Bearer ${masterKey}` },
+        });
+        await res.arrayBuffer();
+        await assertNotLogged(path);
+      }
+    }
+  });
 });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { after, before, describe, it } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { BUDGET_THRESHOLD_CHANNEL, type BudgetThresholdEvent } from '../../src/limits/index.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -9,9 +11,9 @@ import { client, createDeployment, failure, hi, waitUntil } from './support.ts';
 
 /**
  * Issue 24 item 1 (DESIGN.md section 5, Governance): calendar budget periods in UTC, read-only
- * period spend and reset time, reset-spend, and the refusal of a spent period carrying
- * Retry-After until the reset. The gateway's clock is injected; the budget rolls over at the
- * boundary with no job.
+ * period spend and reset time, reset-spend, and the refusal of a spent period naming its reset
+ * (issue 30 finding 2: in the message and `x-switchyard-budget-resets-at`, never as Retry-After).
+ * The gateway's clock is injected; the budget rolls over at the boundary with no job.
  */
 
 /** 1 cent a token: a `hi` call (1 prompt token, 2 completion tokens) costs 3 cents. */
@@ -69,7 +71,7 @@ describe('budget periods (Redis and Postgres, injected clock)', () => {
     await fake?.close();
   });
 
-  it('a daily budget refuses with Retry-After until midnight UTC, then admits from the boundary on', async () => {
+  it('a spent daily budget refuses at once, naming its reset at midnight UTC, then admits from the boundary on', async () => {
     nowMs = Date.UTC(2031, 0, 15, 23, 59, 0);
     const key = await issueKey(gw, { budgetCents: 5, budgetPeriod: 'daily' });
     assert.equal(key.budgetPeriod, 'daily');
@@ -77,8 +79,9 @@ describe('budget periods (Redis and Postgres, injected clock)', () => {
     const refusal = await spendUntilRefused(gw, key.key);
     assert.equal(refusal.status, 429);
     assert.equal(refusal.code, 'budget_exceeded');
-    assert.equal(refusal.headers?.get('retry-after'), '60', 'seconds until 00:00 UTC');
-    assert.equal(refusal.headers?.get('x-should-retry'), null, 'waiting for the reset does help');
+    assert.equal(refusal.headers?.get('retry-after'), null, 'no SDK sits out a wait until the reset');
+    assert.equal(refusal.headers?.get('x-should-retry'), 'false');
+    assert.equal(refusal.headers?.get('x-switchyard-budget-resets-at'), '2031-01-16T00:00:00.000Z');
     assert.match(refusal.message, /until 2031-01-16T00:00:00\.000Z/);
     const spent = await keyInfo(gw, key.key);
     assert.equal(
@@ -101,6 +104,31 @@ describe('budget periods (Redis and Postgres, injected clock)', () => {
       const row = await admin<KeyView>(gw, 'GET', `/admin/keys/${key.id}`);
       return row.body.spendCents === 3 * CALL_CENTS && row.body.periodSpendCents === CALL_CENTS;
     }, 'the period spend written to the database');
+  });
+
+  it('a spent monthly budget makes the official SDKs fail at once with the reset, not wait for days', async () => {
+    nowMs = Date.UTC(2031, 2, 5, 12);
+    const key = await issueKey(gw, { budgetCents: 5, budgetPeriod: 'monthly' });
+    await spendUntilRefused(gw, key.key);
+    const requests: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      requests.push(String(input instanceof Request ? input.url : input));
+      return fetch(input, init);
+    };
+    // The SDKs' default retries: they would sit out a Retry-After, or back off and retry a 429.
+    const openai = new OpenAI({ apiKey: key.key, baseURL: `${gw.url}/v1`, fetch: counting });
+    const openaiError = await failure(openai.chat.completions.create(hi('chat')));
+    assert.equal(openaiError.code, 'budget_exceeded');
+    assert.match(openaiError.message, /until 2031-04-01T00:00:00\.000Z/);
+    const anthropic = new Anthropic({ apiKey: key.key, baseURL: gw.url, fetch: counting });
+    const anthropicError = await anthropic.messages
+      .create({ model: 'chat', max_tokens: 2, messages: [{ role: 'user', content: 'hi' }] })
+      .then(() => assert.fail('the spent budget admitted a Messages call'))
+      .catch((error: unknown) => error);
+    assert.ok(anthropicError instanceof Anthropic.RateLimitError, String(anthropicError));
+    assert.match(anthropicError.message, /until 2031-04-01T00:00:00\.000Z/);
+    assert.equal(anthropicError.headers?.get('x-switchyard-budget-resets-at'), '2031-04-01T00:00:00.000Z');
+    assert.equal(requests.length, 2, `one request per SDK, no retry: ${requests.join(', ')}`);
   });
 
   it('weekly and monthly periods reset on Monday and on the first of the month, UTC', async () => {

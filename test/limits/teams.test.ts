@@ -165,7 +165,9 @@ describe('teams (Redis and Postgres)', () => {
     const refusal = await failure(client(gw, keys[0].key).chat.completions.create(hi('chat')));
     assert.equal(refusal.code, 'budget_exceeded');
     assert.match(refusal.message, /team's budget/);
-    assert.ok(Number(refusal.headers?.get('retry-after')) >= 1, 'a daily budget resets at midnight');
+    assert.equal(refusal.headers?.get('retry-after'), null, 'nobody should wait until midnight');
+    assert.equal(refusal.headers?.get('x-should-retry'), 'false');
+    assert.match(refusal.headers?.get('x-switchyard-budget-resets-at') ?? '', /T00:00:00\.000Z$/);
     const spent = served * 3;
     assert.ok(spent >= budget, `spent ${spent} of ${budget}`);
     assert.ok(

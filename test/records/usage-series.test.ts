@@ -14,6 +14,7 @@ interface UsageReport {
   to: string | null;
   totals: Series;
   data: (Series & { group: string | null })[];
+  nextCursor: string | null;
 }
 interface ErrorBody {
   error: { code: string; param: string | null; message: string };
@@ -73,6 +74,7 @@ describe('GET /admin/usage: totals, series, from/to (variant B)', () => {
       from: '2030-01-01T00:00:00.000Z',
       to: '2030-01-03T00:00:00.000Z',
       totals: figures(5, 1500, 120, 150, 4.05, 2),
+      nextCursor: null,
       data: [
         { group: 'm1', ...figures(3, 700, 70, 150, 3.85, 1) },
         { group: 'm2', ...figures(2, 800, 50, 0, 0.2, 1) },
@@ -194,11 +196,38 @@ describe('GET /admin/usage: totals, series, from/to (variant B)', () => {
       ['from=2030-01-01T00:00:00Z&since=2030-01-01T00:00:00Z', 'since'],
       ['to=2030-01-01T00:00:00Z&until=2030-01-01T00:00:00Z', 'until'],
       ['interval=hour', 'interval'],
+      ['limit=0', 'limit'],
+      ['limit=1001', 'limit'],
+      ['cursor=bm9wZQ', 'cursor'],
     ] as const) {
       const res = await admin<ErrorBody>(gw, 'GET', `/admin/usage?${query}`);
       assert.equal(res.status, 400, `${query}: ${res.text}`);
       assert.equal(res.body.error.code, 'invalid_request', query);
       assert.equal(res.body.error.param, param, query);
     }
+  });
+
+  it('answers at most 1,000 groups a page by tag, the rest behind nextCursor (issue 30: 30k tags made 5.4 MB)', async () => {
+    await sql`insert into gateway_operations (id, request_id, started_at, status, operation, public_model, tags)
+      select 'op_tags' || n, 'req-tags' || n, '2031-05-01T00:00:00Z', 'success', 'chat.completions', 'm1',
+             array['tag-' || lpad(n::text, 4, '0')]
+        from generate_series(1, 1005) as n`;
+    const range = 'from=2031-05-01T00:00:00Z&to=2031-05-02T00:00:00Z';
+    const first = await usage(`groupBy=tag&${range}`);
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.body.data.length, 1000);
+    assert.equal(first.body.totals.requests, 1005, 'the totals count every call');
+    assert.ok(first.body.nextCursor);
+    const rest = await usage(`groupBy=tag&${range}&cursor=${first.body.nextCursor}`);
+    assert.deepEqual(
+      rest.body.data.map((row) => row.group),
+      ['tag-1001', 'tag-1002', 'tag-1003', 'tag-1004', 'tag-1005'],
+    );
+    assert.equal(rest.body.nextCursor, null);
+    const small = await usage(`groupBy=tag&${range}&limit=2`);
+    assert.deepEqual(
+      small.body.data.map((row) => row.group),
+      ['tag-0001', 'tag-0002'],
+    );
   });
 });

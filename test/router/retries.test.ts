@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
+import { waitUntil } from '../helpers/eventually.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { connectSql } from '../helpers/sql.ts';
 import {
   chat,
   createDeployment,
@@ -62,6 +64,35 @@ describe('retries and timeouts', () => {
     assert.equal(answer.status, 200);
     assert.equal(times.length, 3);
     for (const gap of [times[1] - times[0], times[2] - times[1]]) assert.ok(gap >= 290, `gap ${gap} ms`);
+  });
+
+  it('a call retried to success keeps no error_code; its failed attempt keeps its own (issue 30)', async () => {
+    const model = modelName('retried-success');
+    await createDeployment(gw, { publicModel: model, baseUrl: first.baseUrl });
+    await putRouterSettings(gw, { retries: { maxAttempts: 2, backoffMs: 0 } });
+    first.failNext(1, { status: 502, body: upstreamError(null) });
+    const answer = await chat(gw, model);
+    assert.equal(answer.status, 200);
+    const requestId = answer.headers.get('x-request-id') ?? '';
+    const sql = connectSql(gw.database?.url ?? '', 1);
+    try {
+      await waitUntil(async () => {
+        const [row] = await sql<{ status: string }>`
+          select status from gateway_operations where request_id = ${requestId}`;
+        return row?.status === 'success';
+      }, 'the record written');
+      const [operation] = await sql<{ error_code: string | null; error_class: string | null }>`
+        select error_code, error_class from gateway_operations where request_id = ${requestId}`;
+      assert.deepEqual(operation, { error_code: null, error_class: null });
+      const attempts = await sql<{ error_code: string | null }>`
+        select error_code from upstream_attempts
+         where request_id = ${requestId} order by attempt_index`;
+      assert.equal(attempts.length, 2);
+      assert.notEqual(attempts[0].error_code, null, 'the failed attempt keeps its error');
+      assert.equal(attempts[1].error_code, null);
+    } finally {
+      await sql.end();
+    }
   });
 
   it('retries on a deployment not tried yet', async () => {

@@ -72,7 +72,7 @@ export function registerPayloadRoute(
           message: `No payload sample for request id '${params.requestId}'.`,
         });
       }
-      await writeAuditEvents(db, [
+      await auditOrRefuse(db, [
         {
           id: recordId('aud'),
           kind: 'payload_access',
@@ -93,4 +93,25 @@ export function registerPayloadRoute(
       };
     },
   });
+}
+
+/** What a client should wait before asking again when the access could not be audited. */
+const AUDIT_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * No audit row, no payload: a read whose payload-access row cannot be written, for whatever
+ * reason (the database away, a constraint, a full disk), answers 503 with Retry-After and shows
+ * nothing, never a 500.
+ */
+async function auditOrRefuse(db: Db, events: Parameters<typeof writeAuditEvents>[1]): Promise<void> {
+  try {
+    await writeAuditEvents(db, events);
+  } catch (error) {
+    throw new GatewayError('service_unavailable', {
+      message: 'The access could not be audited, so nothing is shown; retry shortly.',
+      retryAfterSeconds: AUDIT_RETRY_AFTER_SECONDS,
+      detail: error instanceof Error ? error.message : String(error),
+      cause: error,
+    });
+  }
 }

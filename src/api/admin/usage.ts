@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { encodeCursor, pageQuerySchema, pageRequest } from '../../admin-kit/pagination.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
 import { queryUsage, USAGE_BUCKETS, USAGE_GROUPS } from '../../records/queries/usage-query.ts';
 import type { RouteModule } from '../../server/app.ts';
 import type { Db } from '../../store/database.ts';
@@ -27,6 +29,25 @@ function oneNamePerBound(
   }
 }
 
+/**
+ * Groups in one answer at most: by `tag` a report has as many groups as tags, and 30,000 tags made
+ * a 5.4 MB answer; the rest come page by page.
+ */
+const MAX_USAGE_GROUPS = 1000;
+
+/** Where the page starts: the cursor holds the offset of its first group. */
+function offsetOf(query: { limit: number; cursor?: string }): number {
+  const { afterId } = pageRequest(query);
+  if (afterId === null) return 0;
+  if (!/^\d{1,9}$/.test(afterId)) {
+    throw new GatewayError('invalid_request', {
+      param: 'cursor',
+      message: "Invalid value for 'cursor': use the nextCursor of a previous page.",
+    });
+  }
+  return Number(afterId);
+}
+
 const usageQuery = z
   .strictObject({
     groupBy: z.enum(USAGE_GROUPS).default('model').meta({
@@ -43,6 +64,14 @@ const usageQuery = z
       description:
         'With `hour` or `day` (UTC), every group and the totals also carry `series`, one point per bucket with calls.',
     }),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_USAGE_GROUPS)
+      .default(MAX_USAGE_GROUPS)
+      .meta({ description: `Groups per page, 1 to ${MAX_USAGE_GROUPS} (default ${MAX_USAGE_GROUPS}).` }),
+    cursor: pageQuerySchema.shape.cursor,
   })
   .superRefine(oneNamePerBound)
   .transform(({ since, until, ...query }) => ({ ...query, from: query.from ?? since, to: query.to ?? until }))
@@ -84,6 +113,10 @@ const usageReport = z
     totals: z.object({ ...figures, series }).meta({
       description: 'Every call in the range once (by `tag`, a call with two tags counts once here).',
     }),
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Pass as `cursor` for the next page of groups; null on the last page.' }),
     data: z.array(
       z.object({
         group: z.string().nullable().meta({
@@ -114,13 +147,17 @@ export function usageModule(db: Db): RouteModule {
         handle: async ({ query }) => {
           const from = dateOf(query.from);
           const to = dateOf(query.to);
+          const offset = offsetOf(query);
           const report = await queryUsage(db, { groupBy: query.groupBy, from, to, bucket: query.bucket });
+          const end = offset + query.limit;
           return {
             groupBy: query.groupBy,
             bucket: query.bucket ?? null,
             from: from?.toISOString() ?? null,
             to: to?.toISOString() ?? null,
-            ...report,
+            totals: report.totals,
+            data: report.data.slice(offset, end),
+            nextCursor: end < report.data.length ? encodeCursor(String(end)) : null,
           };
         },
       });

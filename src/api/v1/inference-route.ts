@@ -10,7 +10,7 @@ import { newCallSlots } from '../../pipeline/call-slot.ts';
 import { mergeTags, parseTagsHeader, TAGS_HEADER } from '../../pipeline/call-tags.ts';
 import { type Endpoint, type EndpointBody, MULTIPART_UPLOAD } from '../../pipeline/endpoint.ts';
 import type { InferencePipeline } from '../../pipeline/pipeline.ts';
-import { StreamedOutput } from '../../pipeline/streamed-output.ts';
+import { countedAnswerUsage, StreamedOutput } from '../../pipeline/streamed-output.ts';
 import { FORWARDED_CLIENT_HEADERS } from '../../providers/registry.ts';
 import { toGatewayError, writeRawError } from '../../server/error-response.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
@@ -217,7 +217,7 @@ async function writeResult(
   messages: UpstreamErrorMessages,
 ): Promise<CallOutcome> {
   if (result.kind === 'json') {
-    ctx.usage = result.usage;
+    ctx.usage = result.usage ?? countedAnswerUsage(ctx, result.answer);
     if (result.textContentType !== undefined && typeof result.answer === 'string') {
       writeText(res, ctx.responseHeaders, result.answer, result.textContentType);
     } else {

@@ -27,13 +27,17 @@ const chatToolCall = z.looseObject({
   function: z.looseObject({ name: text, arguments: text }),
 });
 
+/** OpenAI's roles; another one is refused here, not left for an adapter to trip on (a 500). */
+const CHAT_ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
+const chatRole = z.enum(CHAT_ROLES, { error: `role must be one of ${CHAT_ROLES.join(', ')}` });
+
 /**
  * Content may be left out (or null) only by an assistant message, which carries tool calls
  * instead (OpenAI's own rule); a tool message names the call it answers.
  */
 const chatMessage = z
   .looseObject({
-    role: text,
+    role: chatRole,
     content: chatContent.nullish(),
     name: text.optional(),
     tool_calls: listOf(chatToolCall, 'tool_calls').nullish(),

@@ -98,6 +98,9 @@ export class OperationRecorder implements CallObserver {
   onCallFinished(ctx: CallContext, outcome: CallOutcome): void {
     try {
       const state = this.#stateOf(ctx);
+      // The body as the call ended: an extension's beforeUpstream may have replaced the one it
+      // started with (a redactor), and the original is kept nowhere (DESIGN.md section 5).
+      state.prompt = promptOf(ctx.endpoint.operation, ctx.body, this.#maxPromptLength);
       const call = summarizeCall(ctx, outcome);
       this.#queue.push({
         id: state.id,
@@ -117,7 +120,8 @@ export class OperationRecorder implements CallObserver {
       state = {
         id: recordId('op'),
         startedAt: isoTime(ctx.startedAtMs),
-        prompt: promptOf(ctx.endpoint.operation, ctx.body, this.#maxPromptLength),
+        // Known when the call ends: until then an extension may still replace the body.
+        prompt: null,
         sampleIfSuccessful: this.#sampler.wantsSuccess(),
       };
       CALL_STATE.set(ctx, state);

@@ -57,7 +57,7 @@ export const ATTEMPT_COLUMNS = [
   'error_detail',
 ] as const satisfies readonly (keyof AttemptRow)[];
 
-/** What every row of a call takes from its start, made once per call. */
+/** What every row of a call takes from its start, made once per call; the prompt is set when it ends. */
 export interface OperationStart {
   id: string;
   startedAt: Timestamp;

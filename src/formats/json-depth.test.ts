@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nestsDeeperThan } from './json-body.ts';
+import { nestsDeeperThan } from './json-depth.ts';
 
 function nested(levels: number, open: (inner: unknown) => unknown): unknown {
   let value: unknown = 'leaf';
