@@ -7,9 +7,10 @@ import {
 
 /**
  * The fakes and gateway of support.ts, with the deployments the agent CLIs are pointed at, named
- * after the real model ids (what docs/clients.md advises, so a CLI picks the right limits):
- *   claude-sonnet-4-5           anthropic  claude-sonnet-4-5
- *   bedrock/claude-sonnet-4-5   bedrock    us.anthropic.claude-sonnet-4-5-...  (InvokeModel)
+ * after the real model ids (what docs/clients.md advises, so a CLI picks the right limits; Opus
+ * 4.5, which Claude Code gives a fixed thinking budget and does not announce as retiring soon):
+ *   claude-opus-4-5             anthropic  claude-opus-4-5
+ *   bedrock/claude-opus-4-5     bedrock    us.anthropic.claude-opus-4-5-...  (InvokeModel)
  *   bedrock/nova-pro            bedrock    amazon.nova-pro-v1:0                (Converse)
  */
 export async function startAgentUpstreams(): Promise<Upstreams> {
@@ -17,16 +18,16 @@ export async function startAgentUpstreams(): Promise<Upstreams> {
   const bedrock = { provider: 'bedrock', baseUrl: up.bedrock.baseUrl, apiKey: up.bedrock.apiKey };
   const region = { region: up.bedrock.region };
   await createDeployment(up.gw, {
-    publicModel: 'claude-sonnet-4-5',
+    publicModel: 'claude-opus-4-5',
     provider: 'anthropic',
-    upstreamModel: 'claude-sonnet-4-5',
+    upstreamModel: 'claude-opus-4-5',
     baseUrl: up.anthropic.url,
     apiKey: ANTHROPIC_UPSTREAM_KEY,
   });
   await createDeployment(up.gw, {
     ...bedrock,
-    publicModel: 'bedrock/claude-sonnet-4-5',
-    upstreamModel: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+    publicModel: 'bedrock/claude-opus-4-5',
+    upstreamModel: 'us.anthropic.claude-opus-4-5-20251101-v1:0',
     providerOptions: region,
   });
   await createDeployment(up.gw, {

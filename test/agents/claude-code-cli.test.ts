@@ -51,7 +51,7 @@ describe('Claude Code (claude -p) on every kind of upstream', { timeout: 900_000
 
   it('Anthropic: the betas, the thinking budget and the cache breakpoints reach Claude as sent', async () => {
     up.anthropic.reset();
-    await session('claude-sonnet-4-5');
+    await session('claude-opus-4-5');
     const requests = up.anthropic.requests;
     assert.ok(requests.length >= 2);
     const first = requests[0];
@@ -64,7 +64,7 @@ describe('Claude Code (claude -p) on every kind of upstream', { timeout: 900_000
 
   it('Bedrock Claude (InvokeModel): betas in the body, the exact budget, the signed thinking sent back', async () => {
     up.bedrock.reset();
-    await session('bedrock/claude-sonnet-4-5');
+    await session('bedrock/claude-opus-4-5');
     const invokes = up.bedrock.requests.filter((request) => request.operation?.startsWith('invoke'));
     assert.ok(invokes.length >= 2, `InvokeModel calls: ${invokes.length}`);
     const first = invokes[0].body as Json;

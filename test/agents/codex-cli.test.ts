@@ -55,7 +55,7 @@ describe('Codex (codex exec) on every kind of upstream', { timeout: 900_000 }, (
   for (const [model, fakeOf, marker, quotes] of [
     ['compat', (up: Upstreams) => up.openai, /"role":"tool"/, true],
     ['claude', (up: Upstreams) => up.anthropic, /"tool_result"/, true],
-    ['bedrock/claude-sonnet-4-5', (up: Upstreams) => up.bedrock, /"tool_result"/, true],
+    ['bedrock/claude-opus-4-5', (up: Upstreams) => up.bedrock, /"tool_result"/, true],
     ['bedrock/nova-pro', (up: Upstreams) => up.bedrock, /"toolResult"/, false],
     ['gemini', (up: Upstreams) => up.gemini, /"functionResponse"/, false],
   ] as const) {
