@@ -3,8 +3,10 @@
  * stops the start with one line naming the variable and the rule. Defaults are documented in
  * docs/configuration.md; keep the two in step.
  */
+
 import { cpus } from 'node:os';
 import { REDIS_URL_FORM, redisUrlProblem } from './cache/redis-url.ts';
+import type { LogFormat } from './diagnostics/logger.ts';
 import { ConfigError } from './errors/config-error.ts';
 import type { UpstreamErrorMessages } from './errors/render-error.ts';
 
@@ -15,6 +17,8 @@ export interface Config {
   port: number;
   host: string;
   logLevel: string;
+  /** LOG_FORMAT; unset: chosen by whether stdout is a terminal (resolveLogFormat). */
+  logFormat: LogFormat | undefined;
   /** Unset: embedded PGlite under dataDir. */
   databaseUrl: string | undefined;
   /** Unset: in-process cache store. */
@@ -63,7 +67,14 @@ export interface Config {
   alertWebhookUrl: string | undefined;
   /** Signs every alert body; required with alertWebhookUrl. */
   alertWebhookSecret: string | undefined;
+  /** CORS_ORIGINS: browser origins allowed on `/v1` (`'*'`: any); unset: no CORS headers at all. */
+  corsOrigins: CorsOrigins | undefined;
+  /** CONFIG_FILE: a configuration file applied at start (docs/configuration.md, Configuration file). */
+  configFile: string | undefined;
 }
+
+/** Origins a browser may call `/v1` from: a list of exact origins, or any. */
+export type CorsOrigins = '*' | readonly string[];
 
 /** How long the HTTP server waits on a client, and how much one connection may carry. */
 export interface HttpServerLimits {
@@ -145,6 +156,39 @@ function redisUrlOf(env: Env): string | undefined {
   return raw;
 }
 
+/**
+ * `*`, or a comma-separated list of origins (`https://app.example.com`): scheme, host and port
+ * only, as a browser sends them in `Origin`, so the comparison is exact.
+ */
+function corsOriginsOf(env: Env): CorsOrigins | undefined {
+  const raw = text(env, 'CORS_ORIGINS');
+  if (raw === undefined) return undefined;
+  if (raw.trim() === '*') return '*';
+  const origins = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const origin of origins) {
+    if (originOf(origin) !== origin) {
+      throw new ConfigError(
+        `CORS_ORIGINS must be * or a comma-separated list of origins such as https://app.example.com (no path, no trailing slash; got "${origin}")`,
+      );
+    }
+  }
+  if (origins.length === 0) throw new ConfigError('CORS_ORIGINS must be * or list at least one origin');
+  return origins;
+}
+
+/** The origin of an http(s) URL as a browser writes it, or undefined. */
+function originOf(value: string): string | undefined {
+  try {
+    const parsed = new URL(value);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function variantOf(env: Env): Variant {
   const raw = text(env, 'GATEWAY_VARIANT') ?? 'b';
   if (raw !== 'a' && raw !== 'b') throw new ConfigError(`GATEWAY_VARIANT must be a or b (got "${raw}")`);
@@ -216,6 +260,8 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'PORT', 4000, 0, 65_535),
     host: text(env, 'HOST') ?? '0.0.0.0',
     logLevel: logLevelOf(env),
+    logFormat:
+      text(env, 'LOG_FORMAT') === undefined ? undefined : choice(env, 'LOG_FORMAT', LOG_FORMATS, 'json'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: redisUrlOf(env),
     redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'sy:',
@@ -260,6 +306,8 @@ export function loadConfig(env: Env = process.env): Config {
     upstreamErrorMessages: choice(env, 'UPSTREAM_ERROR_MESSAGES', UPSTREAM_ERROR_MESSAGE_MODES, 'generic'),
     alertWebhookUrl: url(env, 'ALERT_WEBHOOK_URL', ['http:', 'https:']),
     alertWebhookSecret: text(env, 'ALERT_WEBHOOK_SECRET'),
+    corsOrigins: corsOriginsOf(env),
+    configFile: text(env, 'CONFIG_FILE'),
   };
   checkMasterKey(config.masterKey, variant);
   checkSecretsPresent(config);
@@ -289,6 +337,7 @@ function httpLimitsOf(env: Env): HttpServerLimits {
   return limits;
 }
 
+const LOG_FORMATS = ['json', 'pretty'] as const satisfies LogFormat[];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const UPSTREAM_ERROR_MESSAGE_MODES = ['generic', 'passthrough'] as const satisfies UpstreamErrorMessages[];
 

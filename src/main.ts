@@ -1,23 +1,18 @@
 /**
- * Entry point: `serve` (default), `migrate`, `encryption:rotate` (DESIGN.md section 8). Every
- * start-up failure prints one line naming the cause and exits with status 1.
+ * Entry point of the `switchyard` CLI (DESIGN.md section 5, CLI and declarative configuration):
+ * `serve` (the default), `migrate`, `apply`, `export`, `encryption:rotate`, `keys`, `teams`,
+ * `doctor`. Every failure prints one line naming the cause; exit statuses are in
+ * commands/exit-codes.ts.
  */
-import { loadConfig } from './config.ts';
+// First: on an old Node.js it stops with what to do before anything else runs.
+import './node-version.ts';
+import { CommanderError } from 'commander';
+import { CommandError, EXIT } from './commands/exit-codes.ts';
+import { buildProgram } from './commands/program.ts';
 import { KeyringConfigError } from './crypto/index.ts';
+import { ConfigFileError } from './declarative/config-file-error.ts';
 import { ConfigError } from './errors/config-error.ts';
 import { DatabaseConnectError, SchemaBehindError } from './store/database-errors.ts';
-
-const COMMANDS = {
-  serve: () => import('./commands/serve.ts').then((m) => m.serveCommand),
-  migrate: () => import('./commands/migrate.ts').then((m) => m.migrateCommand),
-  'encryption:rotate': () => import('./commands/rotate.ts').then((m) => m.rotateCommand),
-} as const;
-
-type CommandName = keyof typeof COMMANDS;
-
-function isCommand(name: string): name is CommandName {
-  return Object.hasOwn(COMMANDS, name);
-}
 
 /** Errors whose message is already the one line an operator needs. */
 function isOperatorError(error: unknown): error is Error {
@@ -25,25 +20,27 @@ function isOperatorError(error: unknown): error is Error {
     error instanceof ConfigError ||
     error instanceof KeyringConfigError ||
     error instanceof SchemaBehindError ||
-    error instanceof DatabaseConnectError
+    error instanceof DatabaseConnectError ||
+    error instanceof CommandError
   );
 }
 
 async function main(): Promise<void> {
-  const name = process.argv[2] ?? 'serve';
-  if (!isCommand(name)) {
-    process.stderr.write(`unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})\n`);
-    process.exit(2);
-  }
   try {
-    const command = await COMMANDS[name]();
-    await command(loadConfig(process.env));
+    // No command serves (DESIGN.md section 3); not commander's default command, which would
+    // take a mistyped command for serve's argument.
+    const args = process.argv.slice(2);
+    await buildProgram().parseAsync(args.length === 0 ? ['serve'] : args, { from: 'user' });
   } catch (error) {
-    const line = isOperatorError(error)
-      ? error.message
-      : `start failed: ${(error as Error).message ?? error}`;
+    // Commander printed the help, the version or the usage error already.
+    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);
+    if (error instanceof ConfigFileError) {
+      for (const problem of error.problems) process.stderr.write(`${problem}\n`);
+      process.exit(EXIT.invalidFile);
+    }
+    const line = isOperatorError(error) ? error.message : `failed: ${(error as Error).message ?? error}`;
     process.stderr.write(`switchyard: ${line}\n`);
-    process.exit(1);
+    process.exit(error instanceof CommandError ? error.exitCode : EXIT.failed);
   }
 }
 

@@ -17,7 +17,7 @@ export interface Change {
  * committed, and the others catch up on their own (periodic reload, cache expiry).
  */
 export async function announceChange(
-  deps: { cache: CacheStore; logger: Logger },
+  deps: { cache: Pick<CacheStore, 'publish'>; logger: Logger },
   change: Change,
 ): Promise<void> {
   try {

@@ -131,6 +131,12 @@ const RULES = [
   { prefix: 'gemini-embedding', capabilities: NONE },
   { prefix: 'imagen-', capabilities: NONE },
 
+  // Amazon Nova on Bedrock (`amazon.nova-pro-v1:0` once normalised): https://docs.aws.amazon.com/nova/
+  // The first generation does not reason (no reasoning control in Converse); Micro reads text only.
+  { prefix: 'nova-', capabilities: MULTIMODAL },
+  { prefix: 'nova-micro', capabilities: { ...MULTIMODAL, vision: false } },
+  { prefix: 'nova-2', capabilities: MULTIMODAL_REASONING },
+
   // Meta Llama (also Bedrock's `meta.llama3-...` once normalised).
   { prefix: 'llama', capabilities: OPEN_WEIGHTS },
   { prefix: 'llama-3.2-11b-vision', capabilities: OPEN_WEIGHTS_VISION },

@@ -41,6 +41,13 @@ const QUERIES_BY_PROVIDER: ReadonlyMap<string, (model: string) => LibraryQuery[]
       }
       return queries;
     },
+    // The library's `google` provider holds Vertex AI's own prices, Claude's `@version` ids included.
+    vertex: (model) => {
+      const queries: LibraryQuery[] = [{ providerId: 'google', model }];
+      if (model.startsWith('claude-'))
+        queries.push({ providerId: 'anthropic', model: normalizeModelName(model) });
+      return queries;
+    },
     'openai-compatible': (model) => {
       const queries: LibraryQuery[] = [{ model }];
       const lastSegment = model.slice(model.lastIndexOf('/') + 1);

@@ -15,6 +15,25 @@ describe('lookupCatalogEntry: prices and context windows from genai-prices', () 
     assert.deepEqual(entry.source, { pricing: 'catalog', capabilities: 'overlay' });
   });
 
+  test('Vertex AI: Gemini and Claude (`@version` ids) at Vertex prices, with their capabilities', () => {
+    const gemini = lookupCatalogEntry('vertex', 'gemini-2.5-flash');
+    assert.equal(gemini.pricing?.inputCentsPerMTok, 30);
+    assert.equal(gemini.pricing?.outputCentsPerMTok, 250);
+    const claude = lookupCatalogEntry('vertex', 'claude-sonnet-4-5@20250929');
+    assert.equal(claude.pricing?.inputCentsPerMTok, 300);
+    assert.equal(claude.pricing?.outputCentsPerMTok, 1500);
+    assert.equal(claude.capabilities.reasoning, true, 'the overlay knows the family behind @version');
+    assert.equal(claude.source.capabilities, 'overlay');
+  });
+
+  test('Bedrock: regional (us.) and global (global.) inference profiles at their own prices', () => {
+    const regional = lookupCatalogEntry('bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0');
+    const global = lookupCatalogEntry('bedrock', 'global.anthropic.claude-sonnet-4-5-20250929-v1:0');
+    assert.equal(regional.pricing?.inputCentsPerMTok, 330, 'regional endpoints cost 10% more');
+    assert.equal(global.pricing?.inputCentsPerMTok, 300);
+    assert.equal(global.capabilities.reasoning, true);
+  });
+
   test('a dated snapshot resolves to its family price', () => {
     assert.equal(lookupCatalogEntry('openai', 'gpt-4o-2024-08-06').pricing?.inputCentsPerMTok, 250);
   });

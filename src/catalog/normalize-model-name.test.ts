@@ -25,3 +25,8 @@ test('normalizeModelName leaves dotted version numbers alone', () => {
   assert.equal(normalizeModelName('gpt-4.1'), 'gpt-4.1');
   assert.equal(normalizeModelName('gemini-2.5-pro'), 'gemini-2.5-pro');
 });
+
+test("normalizeModelName strips Vertex AI's @version", () => {
+  assert.equal(normalizeModelName('claude-sonnet-4-5@20250929'), 'claude-sonnet-4-5');
+  assert.equal(normalizeModelName('claude-3-5-haiku@20241022'), 'claude-3-5-haiku');
+});

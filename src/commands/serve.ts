@@ -1,15 +1,16 @@
 import cluster from 'node:cluster';
 import type { Config } from '../config.ts';
-import { createLogger, exitAfterFlush, type Logger } from '../diagnostics/logger.ts';
+import { createLogger, exitAfterFlush, type Logger, resolveLogFormat } from '../diagnostics/logger.ts';
 import { reportListening, runPrimary } from '../server/cluster.ts';
 import { guardServingProcess } from '../server/fatal-errors.ts';
+import type { RuntimeFacts } from '../server/runtime.ts';
 
 /**
  * `npm start`: a primary that supervises `WORKERS` gateway workers (src/server/cluster.ts). Each
  * worker serves until SIGTERM or SIGINT, then drains and closes in order (SPEC.md rule 3).
  */
 export async function serveCommand(config: Config): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat));
   if (cluster.isPrimary) await runPrimary(config, logger);
   else await serveWorker(config, logger);
 }
@@ -27,6 +28,7 @@ async function serveWorker(config: Config, logger: Logger): Promise<void> {
     { address, variant: config.variant, embedded: gateway.runtime.embedded },
     'switchyard listening',
   );
+  announceStart(logger, gateway.runtime.facts, address);
   reportListening();
   let stopping = false;
   // `on`, not `once`: Ctrl-C reaches the primary and the worker, and the primary passes it on too;
@@ -42,4 +44,17 @@ async function serveWorker(config: Config, logger: Logger): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+/**
+ * The start-up lines for whoever started it (issue 33): where state and secrets live and where
+ * the console is, each its own log line, so JSON mode stays one object per line.
+ */
+function announceStart(logger: Logger, facts: RuntimeFacts, address: string): void {
+  // A wildcard address is not one a browser can open; the machine's own name for itself is.
+  const url = `http://${address.replace(/^(0\.0\.0\.0|\[::\]):/, 'localhost:')}`;
+  logger.info({ database: facts.database }, `database: ${facts.database}`);
+  logger.info({ cacheStore: facts.cacheStore }, `cache store: ${facts.cacheStore}`);
+  logger.info({ masterKeySource: facts.masterKey }, `master key: ${facts.masterKey}`);
+  logger.info({ console: `${url}/console/` }, `console: ${url}/console/`);
 }

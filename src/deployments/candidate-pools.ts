@@ -57,7 +57,7 @@ function poolFor(deployments: readonly Deployment[], operation: Operation): Cand
   const candidates: Candidate[] = [];
   for (const deployment of deployments) {
     if (!servesOperation(deployment, operation)) continue;
-    const plan = planOperation(deployment.provider, operation);
+    const plan = planOperation(deployment.provider, operation, deployment);
     const provider = getProviderAdapter(deployment.provider);
     if (plan !== null && provider !== null) candidates.push({ deployment, provider, plan });
   }

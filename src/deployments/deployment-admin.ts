@@ -14,8 +14,10 @@ import type { DeploymentCreateInput, DeploymentPatchInput } from './deployment-s
 export interface DeploymentAdminDeps {
   db: Db;
   keyring: Keyring;
-  cache: CacheStore;
-  directory: DeploymentDirectory;
+  /** Where changes are announced; `apply` holds them until its transaction commits. */
+  cache: Pick<CacheStore, 'publish'>;
+  /** Reloaded after each change, so this replica's next call sees it. */
+  directory: Pick<DeploymentDirectory, 'load'>;
   catalog: CatalogLookup;
   logger: Logger;
 }
@@ -37,8 +39,8 @@ export class DeploymentAdmin extends ResourceAdmin<DeploymentRow> {
     this.#repository = repository;
   }
 
-  resolve(input: DeploymentCreateInput): ResolvedDeployment {
-    return resolveDeployment(input, this.#deps.catalog);
+  resolve(input: DeploymentCreateInput, hasStoredKey = false): ResolvedDeployment {
+    return resolveDeployment(input, this.#deps.catalog, hasStoredKey);
   }
 
   async create(input: DeploymentCreateInput): Promise<DeploymentRow> {
@@ -65,11 +67,14 @@ export class DeploymentAdmin extends ResourceAdmin<DeploymentRow> {
   async update(id: string, patch: DeploymentPatchInput): Promise<DeploymentRow | undefined> {
     const row = await this.#repository.update(id, (current) => {
       const { providerOptions, ...fields } = definedFields(patch);
-      this.resolve({
-        ...createInputOf(current),
-        ...fields,
-        providerOptions: providerOptions === undefined ? current.provider_options : (providerOptions ?? {}),
-      } as DeploymentCreateInput);
+      this.resolve(
+        {
+          ...createInputOf(current),
+          ...fields,
+          providerOptions: providerOptions === undefined ? current.provider_options : (providerOptions ?? {}),
+        } as DeploymentCreateInput,
+        patch.apiKey === undefined && current.api_key_envelope !== null,
+      );
       return this.#updateColumns(patch);
     });
     return this.changed(id, row);

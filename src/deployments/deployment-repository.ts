@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Db } from '../store/database.ts';
+import { inTransaction } from '../store/in-transaction.ts';
 import type { DeploymentsTable } from '../store/tables.ts';
 import type { DeploymentRow } from './deployment.ts';
 
@@ -55,7 +56,7 @@ export class DeploymentRepository {
    * `change` sees the current row and returns the columns to write; undefined when there is no such row.
    */
   update(id: string, change: (row: DeploymentRow) => DeploymentUpdate): Promise<DeploymentRow | undefined> {
-    return this.#db.transaction().execute(async (trx) => {
+    return inTransaction(this.#db, async (trx) => {
       const row = await trx
         .selectFrom('deployments')
         .selectAll()

@@ -1,7 +1,14 @@
 import { GatewayError } from '../errors/gateway-error.ts';
+import { invalidFieldError, issueParam } from '../errors/invalid-field.ts';
 import { OPERATION_SPECS } from '../formats/operation-spec.ts';
 import { getProviderAdapter, planOperation, providerIds } from '../providers/registry.ts';
-import { OPERATIONS, type Operation, type ProviderAdapter, type Transport } from '../providers/types.ts';
+import {
+  type CredentialSource,
+  OPERATIONS,
+  type Operation,
+  type ProviderAdapter,
+  type Transport,
+} from '../providers/types.ts';
 import type { OperationProfile, ParamRule } from './deployment.ts';
 import type { DeploymentCreateInput } from './deployment-schemas.ts';
 
@@ -34,6 +41,8 @@ export interface ResolvedDeployment {
   provider: string;
   publicModel: string;
   upstreamModel: string;
+  /** Where the credential of a call comes from: the stored key, a cloud credential chain, or none. */
+  credentialSource: CredentialSource;
   operations: Partial<Record<Operation, ResolvedOperation>>;
 }
 
@@ -44,10 +53,16 @@ function invalid(param: string, message: string): GatewayError {
 /**
  * Validates a deployment against what its provider can do and resolves its operation profile:
  * the provider is known, `baseUrl` is present where the provider needs one, each profiled
- * operation is served natively or by translation, and each transport is possible. Throws a 400
- * naming the field; saves nothing. Create, PATCH and `POST /admin/deployments/resolve` all run it.
+ * operation is served natively or by translation, each transport is possible, and the
+ * `providerOptions` are the provider's (its `optionsSchema`). Throws a 400 naming the field; saves
+ * nothing. Create, PATCH and `POST /admin/deployments/resolve` all run it. `hasStoredKey`: a PATCH
+ * that leaves the stored credential in place.
  */
-export function resolveDeployment(input: DeploymentCreateInput, catalog: CatalogLookup): ResolvedDeployment {
+export function resolveDeployment(
+  input: DeploymentCreateInput,
+  catalog: CatalogLookup,
+  hasStoredKey = false,
+): ResolvedDeployment {
   const provider = getProviderAdapter(input.provider);
   if (provider === null) {
     throw invalid('provider', `unknown provider "${input.provider}" (known: ${providerIds().join(', ')}).`);
@@ -55,6 +70,7 @@ export function resolveDeployment(input: DeploymentCreateInput, catalog: Catalog
   if (provider.requiresBaseUrl && (input.baseUrl ?? null) === null) {
     throw invalid('baseUrl', `provider "${input.provider}" needs a baseUrl.`);
   }
+  checkProviderOptions(provider, input.providerOptions);
   const profiled = input.profile?.operations;
   const operations: Partial<Record<Operation, ResolvedOperation>> = {};
   for (const operation of OPERATIONS) {
@@ -73,8 +89,20 @@ export function resolveDeployment(input: DeploymentCreateInput, catalog: Catalog
     provider: input.provider,
     publicModel: input.publicModel,
     upstreamModel: input.upstreamModel,
+    credentialSource: provider.credentialSource({
+      hasApiKey: (input.apiKey ?? null) !== null || hasStoredKey,
+      providerOptions: input.providerOptions,
+    }),
     operations,
   };
+}
+
+/** The provider's own schema, at save time, so no call meets an option its adapter cannot use. */
+function checkProviderOptions(provider: ProviderAdapter, options: Readonly<Record<string, unknown>>): void {
+  const result = provider.optionsSchema.safeParse(options);
+  if (result.success) return;
+  const issue = result.error.issues[0];
+  throw invalidFieldError(issue, issueParam(issue, ['providerOptions']));
 }
 
 function resolveOperation(
@@ -84,7 +112,7 @@ function resolveOperation(
   input: DeploymentCreateInput,
   catalog: CatalogLookup,
 ): ResolvedOperation | null {
-  const plan = planOperation(provider.id, operation);
+  const plan = planOperation(provider.id, operation, input);
   if (plan === null) return null;
   const possible = possibleTransports(operation, plan.adapter.createStreamDecoder !== undefined);
   for (const [index, transport] of (profile.transports ?? []).entries()) {

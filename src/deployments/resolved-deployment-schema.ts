@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OPERATIONS, TRANSPORTS } from '../providers/types.ts';
+import { CREDENTIAL_SOURCES, OPERATIONS, TRANSPORTS } from '../providers/types.ts';
 import { paramRuleSchema } from './deployment-schemas.ts';
 
 /** The answer of `POST /admin/deployments/resolve`, for the OpenAPI document (shape of ResolvedDeployment). */
@@ -8,6 +8,10 @@ export const resolvedDeploymentSchema = z
     provider: z.string(),
     publicModel: z.string(),
     upstreamModel: z.string(),
+    credentialSource: z.enum(CREDENTIAL_SOURCES).meta({
+      description:
+        'Where a call gets its credential: the stored key, a cloud credential chain (AWS default chain, an assumed role, Google service account or default credentials, Azure Entra ID), or none.',
+    }),
     operations: z.partialRecord(
       z.enum(OPERATIONS),
       z.object({

@@ -1,6 +1,7 @@
 import { type Logger, pino } from 'pino';
 import { BatchedLineWriter } from './batched-line-writer.ts';
 import { isoTime } from './iso-time.ts';
+import { type LineDestination, prettyDestination } from './pretty-lines.ts';
 import { isCredentialParameter, REDACTED, scrubSecretText } from './scrub-secrets.ts';
 
 export type { Logger };
@@ -56,8 +57,24 @@ export function exitAfterFlush(logger: Logger, code: number): void {
   logger.flush(() => process.exit(code));
 }
 
-/** JSON logs, one object per line, on stdout (SPEC.md, Events). */
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+/** LOG_FORMAT: `json` (SPEC.md, Events), or `pretty` for a person at a terminal. */
+export type LogFormat = 'json' | 'pretty';
+
+/** LOG_FORMAT unset: pretty for a person at a terminal, JSON for everything else (a pipe, a collector). */
+export function resolveLogFormat(
+  configured: LogFormat | undefined,
+  stream: { isTTY?: boolean } = process.stdout,
+): LogFormat {
+  return configured ?? (stream.isTTY === true ? 'pretty' : 'json');
+}
+
+/** JSON logs, one object per line, on stdout (SPEC.md, Events); `pretty` renders each line for people. */
+export function createLogger(
+  level: string,
+  destination?: NodeJS.WritableStream,
+  format: LogFormat = 'json',
+): Logger {
+  const lines: LineDestination = destination ?? stdoutDestination();
   return pino(
     {
       level,
@@ -66,7 +83,8 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       timestamp: () => `,"time":"${isoTime(Date.now())}"`,
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination ?? stdoutDestination(),
+    // pino's own type asks for a stream; it only ever calls write and flush.
+    (format === 'pretty' ? prettyDestination(lines) : lines) as NodeJS.WritableStream,
   );
 }
 

@@ -55,7 +55,8 @@ export const ERROR_CODES = {
   upstream_auth_failed: {
     errorClass: 'server',
     message: 'The upstream provider rejected the gateway credentials.',
-    description: "The provider refused the deployment's API key; an operator must fix the deployment.",
+    description:
+      "The provider refused the deployment's API key, or the gateway could not obtain the deployment's cloud credentials (AWS chain or role, Google token); an operator must fix the deployment.",
   },
   model_not_allowed: {
     errorClass: 'permission',
@@ -128,7 +129,7 @@ export const ERROR_CODES = {
     anthropicStatus: 529,
     message: 'The upstream provider is overloaded. Retry later.',
     description:
-      'The provider is temporarily overloaded (Anthropic 529 `overloaded_error`); 529 `overloaded_error` in the Anthropic shape. Retried and rerouted like upstream_error.',
+      'The provider is temporarily overloaded (Anthropic 529 `overloaded_error`, any 503, Gemini `UNAVAILABLE`, Bedrock `ServiceUnavailableException`); 529 `overloaded_error` in the Anthropic shape. Retried and rerouted like upstream_error.',
   },
   upstream_error: {
     errorClass: 'server',

@@ -44,6 +44,8 @@ export interface AnthropicAnswer {
 export interface TokenCounts {
   inputTokens: number;
   limitTokens: number;
+  /** The `max_tokens` asked for, when the refusal counted it with the input (Anthropic's "X + Y > Z"). */
+  outputTokens?: number;
 }
 
 /** The one error type of the gateway: class, code, status, public message, param, private detail. */

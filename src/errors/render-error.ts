@@ -22,15 +22,25 @@ export interface AnthropicErrorBody {
 
 /**
  * Anthropic's own wording for a context-window refusal, with the counts when known: Claude
- * Code's automatic compaction looks for `prompt is too long` (and reads the counts).
+ * Code's automatic compaction looks for `prompt is too long` (and reads the counts); for input
+ * and `max_tokens` together over the window, it lowers `max_tokens` on Anthropic's `input length
+ * and \`max_tokens\` exceed context limit: X + Y > Z` instead of compacting.
  */
 function promptTooLong(counts: TokenCounts | undefined): string {
   if (counts === undefined) return 'prompt is too long';
+  if (counts.outputTokens !== undefined) {
+    const sum = `${counts.inputTokens} + ${counts.outputTokens} > ${counts.limitTokens}`;
+    return `input length and \`max_tokens\` exceed context limit: ${sum}, decrease input length or \`max_tokens\` and try again`;
+  }
   return `prompt is too long: ${counts.inputTokens} tokens > ${counts.limitTokens} maximum`;
 }
 
+function hasUpstreamMessage(error: GatewayError, messages: UpstreamErrorMessages): boolean {
+  return messages === 'passthrough' && error.upstreamMessage !== undefined && error.upstreamMessage !== '';
+}
+
 function publicMessage(error: GatewayError, messages: UpstreamErrorMessages): string {
-  if (messages === 'passthrough' && error.upstreamMessage !== undefined && error.upstreamMessage !== '') {
+  if (hasUpstreamMessage(error, messages) && error.upstreamMessage !== undefined) {
     // Scrubbed of the deployment's key at the attempt (scrubbedFailure); of credential shapes again here.
     return scrubSecretText(error.upstreamMessage);
   }
@@ -43,8 +53,9 @@ export function renderErrorBody(
   messages: UpstreamErrorMessages = 'generic',
 ): OpenAIErrorBody | AnthropicErrorBody {
   if (shape === 'anthropic') {
+    // Passthrough keeps the upstream's own wording, counts and all, for a context window too.
     const message =
-      error.errorClass === 'context_window'
+      error.errorClass === 'context_window' && !hasUpstreamMessage(error, messages)
         ? promptTooLong(error.tokenCounts)
         : publicMessage(error, messages);
     return { type: 'error', error: { type: error.anthropicType, message } };

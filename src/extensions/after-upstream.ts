@@ -1,12 +1,11 @@
+import { whenAssembled } from '../pipeline/answer-assembly.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import type { AnswerStage } from '../pipeline/stage.ts';
-import type { StreamEvent } from '../providers/types.ts';
 import type { ExtensionRuntime, LoadedExtension } from './extension-runtime.ts';
 import { disabledError, hookCall, recordRun, rejection, runHook } from './hook-call.ts';
 
 type JsonResult = Extract<AttemptResult, { kind: 'json' }>;
-type StreamResult = Extract<AttemptResult, { kind: 'stream' }>;
 
 export const AFTER_UPSTREAM_STAGE = 'extensions.afterUpstream';
 
@@ -25,8 +24,10 @@ export function afterUpstreamStage(runtime: ExtensionRuntime): AnswerStage {
       if (source !== 'route') return result;
       const applying = runtime.applying(ctx.publicModel, 'afterUpstream');
       if (applying.length === 0) return result;
-      if (result.kind === 'stream')
-        return { ...result, events: observedAtEnd(ctx, runtime, applying, result) };
+      if (result.kind === 'stream') {
+        whenAssembled(ctx, (answer) => observeAtEnd(ctx, runtime, applying, answer));
+        return result;
+      }
       if (result.textContentType !== undefined) return result;
       return afterJson(ctx, runtime, applying, result);
     },
@@ -54,20 +55,13 @@ async function afterJson(
   return replaced ? { ...result, answer, json: undefined } : result;
 }
 
-/** Passes the stream on untouched; once it ended whole, the hooks observe the assembled answer. */
-async function* observedAtEnd(
+/** Once a stream ended whole, the hooks observe the assembled answer. */
+async function observeAtEnd(
   ctx: CallContext,
   runtime: ExtensionRuntime,
   applying: readonly LoadedExtension[],
-  stream: StreamResult,
-): AsyncGenerator<readonly StreamEvent[]> {
-  const assembler = ctx.endpoint.format?.createAssembler() ?? null;
-  for await (const batch of stream.events) {
-    if (assembler !== null) for (const event of batch) assembler.push(event);
-    yield batch;
-  }
-  const answer = assembler?.answer(stream.usage()) ?? null;
-  if (answer === null || ctx.signal.aborted) return;
+  answer: unknown,
+): Promise<void> {
   for (const loaded of applying) {
     if (runtime.stateOf(loaded) !== 'active') continue;
     try {

@@ -2,11 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { Authenticator } from '../auth/authenticator.ts';
 import { MasterKey } from '../auth/credentials.ts';
 import type { Config } from '../config.ts';
+import { applyAtStart } from '../declarative/apply-at-start.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import { assemblePipeline, type FeatureModule } from '../pipeline/feature-module.ts';
 import { InferencePipeline } from '../pipeline/pipeline.ts';
 import { createPreflightStages } from '../pipeline/stages/preflight.ts';
 import { buildApp, type RegisteredRoute } from '../server/app.ts';
+import { registerConsoleRoute } from '../server/console-route.ts';
 import { registerMetricsRoute } from '../server/metrics-route.ts';
 import { OpenApiRegistry } from '../server/openapi.ts';
 import { openRuntime, type Runtime } from '../server/runtime.ts';
@@ -28,6 +30,8 @@ export interface Gateway {
 export interface GatewayOverrides {
   /** The clock budget periods are read on (ms since the epoch); Date.now by default. */
   now?(): number;
+  /** Where the built console is read from; `dist/console/` by default (server/console-route.ts). */
+  consoleDir?: string;
 }
 
 /**
@@ -40,6 +44,8 @@ export async function buildGateway(
   overrides: GatewayOverrides = {},
 ): Promise<Gateway> {
   const runtime = await openRuntime(config, logger);
+  // Before the directories load, so this process serves the file's configuration from its first call.
+  if (runtime.config.configFile !== undefined) await applyAtStart(runtime, runtime.config.configFile, logger);
   const resources = await openResources(runtime, logger);
   const features = await openFeatures(runtime, resources, logger, overrides);
   // Each module puts its stages in their places (pipeline/feature-module.ts); the observers run,
@@ -74,6 +80,7 @@ export async function buildGateway(
     modules: routeModules(runtime, resources, features, pipeline, logger, overrides),
   });
   registerMetricsRoute(app, docs, authenticator, features.telemetry);
+  await registerConsoleRoute(app, docs, overrides.consoleDir);
   for (const step of modules.flatMap((module) => module.shutdown ?? [])) {
     runtime.lifecycle.onShutdown(step.phase, step.name, step.run);
   }
@@ -99,6 +106,7 @@ function httpSettings(config: Config) {
     http: config.http,
     dependencyTimeoutMs: config.dependencyTimeoutMs,
     upstreamErrorMessages: config.upstreamErrorMessages,
+    corsOrigins: config.corsOrigins,
   };
 }
 

@@ -44,6 +44,7 @@ export function routeModules(
       directory,
       keys,
       routerSettings,
+      cooldownRemainingMs: (deploymentId) => features.router.cooldownRemainingMs(deploymentId),
       variant: config.variant,
       auditLog: features.audit.log,
       extensions: features.extensions.admin,

@@ -21,8 +21,9 @@ import type {
 
 export interface VirtualKeyAdminDeps {
   db: Db;
-  cache: CacheStore;
-  resolver: CachedKeyResolver;
+  /** Where changes are announced; `apply` holds them until its transaction commits. */
+  cache: Pick<CacheStore, 'publish'>;
+  resolver: Pick<CachedKeyResolver, 'clear'>;
   logger: Logger;
   /** The clock reset-spend starts a period at; Date.now by default. */
   now?(): number;
@@ -44,9 +45,14 @@ export class VirtualKeyAdmin extends ResourceAdmin<VirtualKeyRow> {
     this.#repository = repository;
   }
 
-  /** Returns the stored row and the secret, which nothing keeps. */
-  async create(input: VirtualKeyCreateInput): Promise<{ row: VirtualKeyRow; secret: string }> {
-    const secret = generateKeySecret();
+  /**
+   * Returns the stored row and the secret, which nothing keeps. `secret`: a pre-shared one (a
+   * configuration file's, by reference); by default one is generated.
+   */
+  async create(
+    input: VirtualKeyCreateInput,
+    secret = generateKeySecret(),
+  ): Promise<{ row: VirtualKeyRow; secret: string }> {
     const row = await withTeamChecked(input.teamId, () =>
       this.#repository.insert({
         name: input.name,
@@ -95,8 +101,8 @@ export class VirtualKeyAdmin extends ResourceAdmin<VirtualKeyRow> {
   async rotate(
     id: string,
     input: VirtualKeyRotateInput,
+    secret = generateKeySecret(),
   ): Promise<{ row: VirtualKeyRow; secret: string } | undefined> {
-    const secret = generateKeySecret();
     const graceMs = input.gracePeriodSeconds * 1000;
     const previousUntil = graceMs === 0 ? null : new Date(Date.now() + graceMs);
     const row = await this.#repository.rotate(id, hashKeySecret(secret), previousUntil);

@@ -1,3 +1,4 @@
+import { assembleOnce } from './answer-assembly.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import type { CallContext } from './call-context.ts';
 
@@ -24,7 +25,9 @@ export type AnswerSource = 'route' | 'stage';
  * return it as it is, replace a JSON answer (a copy of the result: `answer`, and `json` when it
  * changes the text), or wrap a stream's `events` to observe or rewrite its batches as they pass
  * (it must yield every batch it does not mean to drop, and sees the end of the stream only if the
- * client reads it whole). A stage that only concerns upstream answers (the response-cache write)
+ * client reads it whole). A stage that wants a streamed answer whole asks for it with
+ * `whenAssembled` (answer-assembly.ts) rather than assembling its own copy: the stream is
+ * assembled once for all of them. A stage that only concerns upstream answers (the response-cache write)
  * returns a `stage` answer untouched. It must not throw, the answer being decided, with one
  * exception: an extension's `afterUpstream` may refuse a JSON answer with a GatewayError, which the
  * call then answers (never rerouted: extensions/after-upstream.ts).
@@ -34,7 +37,10 @@ export interface AnswerStage {
   run(ctx: CallContext, result: AttemptResult, source: AnswerSource): AttemptResult | Promise<AttemptResult>;
 }
 
-/** Passes the answer through the answer stages in order; synchronous stages are not awaited. */
+/**
+ * Passes the answer through the answer stages in order (synchronous stages are not awaited), then
+ * assembles a stream once for the stages that asked for it whole.
+ */
 export async function runAnswerStages(
   stages: readonly AnswerStage[],
   ctx: CallContext,
@@ -46,7 +52,7 @@ export async function runAnswerStages(
     const passed = stage.run(ctx, answer, source);
     answer = passed instanceof Promise ? await passed : passed;
   }
-  return answer;
+  return assembleOnce(ctx, answer);
 }
 
 /**

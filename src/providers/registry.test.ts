@@ -52,6 +52,20 @@ describe('provider registry', () => {
     assert.equal(plan.adapter, getProviderAdapter('anthropic')?.operations.messages);
   });
 
+  test('Bedrock plans by model: Claude speaks Messages through InvokeModel, others Chat through Converse', () => {
+    const claude = { upstreamModel: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', providerOptions: {} };
+    const nova = { upstreamModel: 'amazon.nova-pro-v1:0', providerOptions: {} };
+    const viaConverse = { ...claude, providerOptions: { claudeApi: 'converse' } };
+    const kinds = (model: typeof claude) =>
+      (['messages', 'chat.completions', 'responses'] as const).map((operation) => {
+        const plan = planOperation('bedrock', operation, model);
+        return plan?.kind === 'translated' ? `via ${plan.translator.to}` : plan?.kind;
+      });
+    assert.deepEqual(kinds(claude), ['native', 'via messages', 'via messages']);
+    assert.deepEqual(kinds(nova), ['via chat.completions', 'native', 'via chat.completions']);
+    assert.deepEqual(kinds(viaConverse), kinds(nova));
+  });
+
   test('every provider operation is an operation of the contract', () => {
     for (const id of providerIds()) {
       for (const operation of Object.keys(getProviderAdapter(id)!.operations)) {

@@ -13,7 +13,14 @@ import { chatViaMessages } from './translate/chat-via-messages/translator.ts';
 import { composeTranslators } from './translate/compose-translators.ts';
 import { messagesViaChat } from './translate/messages-via-chat/translator.ts';
 import { responsesViaChat } from './translate/responses-via-chat/translator.ts';
-import type { Operation, OperationAdapter, OperationTranslator, ProviderAdapter } from './types.ts';
+import type {
+  DeployedModel,
+  Operation,
+  OperationAdapter,
+  OperationTranslator,
+  ProviderAdapter,
+} from './types.ts';
+import { vertexProvider } from './vertex/vertex-provider.ts';
 
 const PROVIDERS: readonly ProviderAdapter[] = [
   openAIProvider,
@@ -22,6 +29,7 @@ const PROVIDERS: readonly ProviderAdapter[] = [
   anthropicProvider,
   geminiProvider,
   bedrockProvider,
+  vertexProvider,
 ];
 
 /** Tried in order when a provider lacks an operation natively: one hop, then two. */
@@ -59,16 +67,28 @@ export const FORWARDED_CLIENT_HEADERS: readonly string[] = Object.freeze([
   ...new Set(PROVIDERS.flatMap((provider) => provider.forwardedClientHeaders ?? [])),
 ]);
 
-/** Null when the provider is unknown or can serve the operation neither natively nor translated. */
-export function planOperation(providerId: string, operation: Operation): OperationPlan | null {
+/**
+ * Null when the provider is unknown or can serve the operation neither natively nor translated.
+ * `model` picks the operations of a provider whose native ones depend on the deployment's model
+ * (ProviderAdapter.operationsFor); without it, the provider's `operations`.
+ */
+export function planOperation(
+  providerId: string,
+  operation: Operation,
+  model?: DeployedModel,
+): OperationPlan | null {
   const provider = BY_ID.get(providerId);
   if (provider === undefined) return null;
-  const native = provider.operations[operation];
+  const operations =
+    model !== undefined && provider.operationsFor !== undefined
+      ? provider.operationsFor(model)
+      : provider.operations;
+  const native = operations[operation];
   if (native !== undefined) return { kind: 'native', adapter: native };
   for (const translators of [TRANSLATORS, TWO_HOP_TRANSLATORS]) {
     for (const translator of translators) {
       if (translator.from !== operation) continue;
-      const adapter = provider.operations[translator.to];
+      const adapter = operations[translator.to];
       if (adapter !== undefined) return { kind: 'translated', translator, adapter };
     }
   }

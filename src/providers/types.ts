@@ -4,6 +4,7 @@
  * an upstream HTTP request description, and upstream answers back into that wire format.
  */
 import type { Readable } from 'node:stream';
+import type { z } from 'zod';
 import type { ErrorClass } from '../errors/error-classes.ts';
 import type { ErrorCode } from '../errors/error-codes.ts';
 import { OPERATIONS, type Operation } from '../formats/operation.ts';
@@ -32,6 +33,12 @@ export interface DeploymentTarget {
    * asks such a model for its encrypted reasoning (stateless-responses.ts).
    */
   knownReasoning?: boolean;
+}
+
+/** What an operation plan may depend on of a deployment: its model and provider options. */
+export interface DeployedModel {
+  upstreamModel: string;
+  providerOptions: Readonly<Record<string, unknown>>;
 }
 
 /** A multipart body passed through to the upstream: the raw client stream and its content type. */
@@ -107,7 +114,7 @@ export interface UpstreamErrorInfo {
   /** The upstream's code when it is one a client may see (errors/upstream-codes.ts). */
   upstreamCode?: string;
   /** Input and window tokens, when a context-window refusal gave them. */
-  tokenCounts?: { inputTokens: number; limitTokens: number };
+  tokenCounts?: { inputTokens: number; limitTokens: number; outputTokens?: number };
 }
 
 /**
@@ -127,10 +134,58 @@ export interface TokenCountAdapter {
   parseResponse(body: unknown, target: DeploymentTarget): number;
 }
 
+/**
+ * Where a deployment's credential comes from (`POST /admin/deployments/resolve`, `credentialSource`):
+ * the stored key, a cloud's credential chain, or nothing (a keyless OpenAI-compatible server).
+ */
+export const CREDENTIAL_SOURCES = [
+  'static-key',
+  'aws-default-chain',
+  'aws-assume-role',
+  'google-service-account',
+  'google-default',
+  'azure-entra-id',
+  'azure-api-key',
+  'none',
+] as const;
+export type CredentialSource = (typeof CREDENTIAL_SOURCES)[number];
+
+/** What a provider reads of a deployment to name its credential source; the options already valid. */
+export interface CredentialFacts {
+  hasApiKey: boolean;
+  providerOptions: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Turns a built request into an authorized one with a credential that has to be fetched (a cloud
+ * token or role credentials, cached by the provider): the async step after the synchronous
+ * `buildRequest`. Absent for providers whose credential is the deployment's stored key.
+ */
+export type RequestAuthorizer = (
+  request: UpstreamRequest,
+  target: DeploymentTarget,
+) => Promise<UpstreamRequest>;
+
 export interface ProviderAdapter {
   readonly id: string;
+  /**
+   * The deployment's `providerOptions`, checked when it is saved (create, PATCH, resolve): a strict
+   * object, so an unknown or mistyped option is refused by name rather than met by a call.
+   */
+  readonly optionsSchema: z.ZodType<Record<string, unknown>>;
+  /** The credential a deployment of this provider will use. */
+  credentialSource(facts: CredentialFacts): CredentialSource;
+  /** Present when some of the provider's credentials are fetched per call (see RequestAuthorizer). */
+  readonly authorize?: RequestAuthorizer;
   /** Operations this provider serves natively. Others may be reached through a translator. */
   readonly operations: Readonly<Partial<Record<Operation, OperationAdapter>>>;
+  /**
+   * The operations served natively for one deployment's model, when that depends on the model
+   * (Bedrock: Claude speaks Messages through InvokeModel, other models Chat through Converse;
+   * Vertex AI: Claude Messages through rawPredict, Gemini Chat through generateContent);
+   * absent: `operations`, whatever the model.
+   */
+  readonly operationsFor?: (model: DeployedModel) => Readonly<Partial<Record<Operation, OperationAdapter>>>;
   /** True when a deployment must name `baseUrl` (openai-compatible, azure). */
   readonly requiresBaseUrl: boolean;
   /**
@@ -142,6 +197,11 @@ export interface ProviderAdapter {
   readonly countTokens?: TokenCountAdapter;
   /** Classifies a non-2xx answer (status, parsed JSON body or text, headers). */
   classifyError(status: number, body: unknown, headers: Readonly<Record<string, string>>): UpstreamErrorInfo;
+}
+
+/** What the pipeline already knows of a call when a stream translator starts. */
+export interface StreamTranslatorContext {
+  inputTokens?: number;
 }
 
 /** What a translator may know of the model it translates for (the deployment's catalog entry). */
@@ -167,8 +227,14 @@ export interface OperationTranslator<
   /** `target` is absent where no deployment is known (tests, a cached answer's replay). */
   request(body: FromBody, target?: TranslationTarget): ToBody;
   response(answer: ToAnswer, request: FromBody): FromAnswer;
-  /** Incremental: each `to` event becomes zero or more `from` events; never buffers the whole answer. */
-  createStreamTranslator(request: FromBody): {
+  /**
+   * Incremental: each `to` event becomes zero or more `from` events; never buffers the whole
+   * answer. `known.inputTokens`: the call's input estimate, when the pipeline already made one.
+   */
+  createStreamTranslator(
+    request: FromBody,
+    known?: StreamTranslatorContext,
+  ): {
     push(event: StreamEvent): StreamEvent[];
     finish(): StreamEvent[];
   };

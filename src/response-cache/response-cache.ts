@@ -1,6 +1,7 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import { OPERATION_SPECS } from '../formats/operation-spec.ts';
+import { whenAssembled } from '../pipeline/answer-assembly.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import { callSlot } from '../pipeline/call-slot.ts';
@@ -95,7 +96,10 @@ export class ResponseCache {
         this.#write(pending.key, json);
         return { ...result, json };
       }
-      return { ...result, events: this.#assembling(ctx, pending.key, result) };
+      whenAssembled(ctx, (answer) => {
+        if (!ctx.signal.aborted) this.#write(pending.key, JSON.stringify(answer));
+      });
+      return result;
     },
   };
 
@@ -154,21 +158,6 @@ export class ResponseCache {
       () => this.#recovered(),
       (error: unknown) => this.#failed(error),
     );
-  }
-
-  /** Passes the stream on untouched; once it ended whole, stores the answer it assembled. */
-  async *#assembling(
-    ctx: CallContext,
-    key: string,
-    stream: Extract<AttemptResult, { kind: 'stream' }>,
-  ): AsyncGenerator<readonly StreamEvent[]> {
-    const assembler = ctx.endpoint.format?.createAssembler() ?? null;
-    for await (const batch of stream.events) {
-      if (assembler !== null) for (const event of batch) assembler.push(event);
-      yield batch;
-    }
-    const answer = assembler?.answer(stream.usage()) ?? null;
-    if (answer !== null && !ctx.signal.aborted) this.#write(key, JSON.stringify(answer));
   }
 
   /** One warning when the store starts failing, one line when it answers again: not one per call. */

@@ -59,6 +59,7 @@ export async function runAttempt(
       signal: attempt.deadline.signal,
       timeouts: upstreamTimeouts(settings),
       clientHeaders: ctx.clientHeaders,
+      inputTokens: ctx.estimatedInputTokens,
     });
     if (result.kind === 'json') {
       attempt.handOver(null);

@@ -70,6 +70,11 @@ export class Router {
     this.fallbacks = fallbackPolicy(deps.settings);
   }
 
+  /** Milliseconds until the deployment is back in its pool on this replica; 0 when it is in it. */
+  cooldownRemainingMs(deploymentId: string): number {
+    return this.#cooldowns.remainingMs(deploymentId);
+  }
+
   /**
    * Stops listening to other replicas' cooldowns. Optional at shutdown: closing the cache store
    * ends the subscription too.

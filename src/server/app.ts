@@ -8,7 +8,7 @@ import Fastify, {
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { CredentialSources } from '../auth/credentials.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { HttpServerLimits, Variant } from '../config.ts';
+import type { CorsOrigins, HttpServerLimits, Variant } from '../config.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import type { ReadinessProbe } from '../diagnostics/readiness-probe.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
@@ -21,6 +21,7 @@ import {
 import { createAccessLog } from '../telemetry/access-log.ts';
 import { registerBodyAdmission } from './body-admission.ts';
 import { createClientErrorHandler, frameworkError } from './client-errors.ts';
+import { registerCors } from './cors.ts';
 import { errorShapeFor, toGatewayError } from './error-response.ts';
 import { registerHealthRoutes } from './health-routes.ts';
 import { registerJsonBodyParser } from './json-body.ts';
@@ -63,6 +64,8 @@ export interface AppOptions {
   routes?: RegisteredRoute[];
   /** UPSTREAM_ERROR_MESSAGES (render-error.ts); `generic` when unset. */
   upstreamErrorMessages?: UpstreamErrorMessages;
+  /** CORS_ORIGINS (cors.ts): enables CORS on `/v1`; undefined: none. */
+  corsOrigins?: CorsOrigins;
 }
 
 function credentialSources(request: FastifyRequest): CredentialSources {
@@ -170,6 +173,7 @@ function registerSurface(
 ): void {
   app.register(
     async (scope) => {
+      if (surface === 'v1' && options.corsOrigins !== undefined) registerCors(scope, options.corsOrigins);
       scope.addHook('onRequest', async (request) => {
         request.principal = await authenticate(request);
       });

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { ZodError } from 'zod';
+import { ZodError, type z } from 'zod';
 import { CacheUnavailableError } from '../cache/cache-store.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import {
@@ -24,8 +24,25 @@ export function errorShapeFor(url: string, anthropicVersion?: string | string[])
 /** Seconds a client should wait while a dependency is down. */
 const DEPENDENCY_RETRY_AFTER_SECONDS = 2;
 
+/**
+ * The issue to report: for a value no member of a union accepts (a list where a text or a list of
+ * items belongs), the issue of the member that got deepest into it, so that the error names the
+ * failing item (`input.3.content`), not the whole field; the union's own message when none got in.
+ */
+function reportedIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union') return issue;
+  let deepest: z.core.$ZodIssue | null = null;
+  for (const branch of issue.errors) {
+    const first = branch[0];
+    if (first !== undefined && first.path.length > (deepest?.path.length ?? 0)) deepest = first;
+  }
+  if (deepest === null) return issue;
+  const inner = reportedIssue(deepest);
+  return { ...inner, path: [...issue.path, ...inner.path] };
+}
+
 function fromZod(error: ZodError): GatewayError {
-  const issue = error.issues[0];
+  const issue = reportedIssue(error.issues[0]);
   const param = issue.path.map(String).join('.') || null;
   const message = param === null ? issue.message : `Invalid value for '${param}': ${issue.message}`;
   return new GatewayError('invalid_request', { param, message, detail: error.issues });

@@ -1,5 +1,8 @@
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 
+/** The gateway's version, as package.json and the OpenAPI document's `info.version` say. */
+export const GATEWAY_VERSION = '0.1.0';
+
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface RouteDoc {
@@ -41,7 +44,7 @@ export class OpenApiRegistry {
       openapi: '3.1.0',
       info: {
         title: 'Switchyard',
-        version: '0.1.0',
+        version: GATEWAY_VERSION,
         description:
           'Model routing gateway: inference under /v1 (OpenAI and Anthropic formats), administration under /admin.',
       },

@@ -25,6 +25,10 @@ export interface DeploymentsTable {
   provider_options: Json<Record<string, unknown>>;
   created_at: Generated<Timestamp>;
   updated_at: Generated<Timestamp>;
+  /** Migration 0011: the name a configuration file gives the object; null: made through the admin API. */
+  config_name: string | null;
+  /** Migration 0011: where the secret came from in the configuration file, never the secret. */
+  secret_ref: string | null;
 }
 
 /** Variant B extensions (migration 0007); the source only as an envelope. */
@@ -68,6 +72,10 @@ export interface VirtualKeysTable {
   budget_reset_at: Timestamp | null;
   period_start: Timestamp | null;
   period_spend_cents: Generated<number>;
+  /** Migration 0011: the name a configuration file gives the object; null: made through the admin API. */
+  config_name: string | null;
+  /** Migration 0011: where the secret came from in the configuration file, never the secret. */
+  secret_ref: string | null;
 }
 
 /** Migration 0009: null is a lifetime budget. */
@@ -89,6 +97,8 @@ export interface TeamsTable {
   metadata: Json<Record<string, unknown>>;
   created_at: Generated<Timestamp>;
   updated_at: Generated<Timestamp>;
+  /** Migration 0011: the name a configuration file gives the object; null: made through the admin API. */
+  config_name: string | null;
 }
 
 export interface RouterSettingsTable {

@@ -15,8 +15,9 @@ import type { TeamCreateInput, TeamDeleteQuery, TeamPatchInput } from './team-sc
 
 export interface TeamAdminDeps {
   db: Db;
-  cache: CacheStore;
-  resolver: CachedKeyResolver;
+  /** Where changes are announced; `apply` holds them until its transaction commits. */
+  cache: Pick<CacheStore, 'publish'>;
+  resolver: Pick<CachedKeyResolver, 'clear'>;
   logger: Logger;
   /** The clock reset-spend starts a period at; Date.now by default. */
   now?(): number;

@@ -33,6 +33,8 @@ export interface AttemptInput {
   timeouts: UpstreamTimeouts;
   /** The client's headers a provider may forward (CallContext.clientHeaders). */
   clientHeaders?: Readonly<Record<string, string>>;
+  /** The call's input estimate when a stage already made it, for a stream translator's first event. */
+  inputTokens?: number;
 }
 
 /**
@@ -65,13 +67,16 @@ function multipartOf(input: AttemptInput): MultipartPassThrough | undefined {
  */
 export async function attemptUpstream(client: UpstreamClient, input: AttemptInput): Promise<AttemptResult> {
   const body = upstreamBody(input);
-  const request = input.plan.adapter.buildRequest({
+  const built = input.plan.adapter.buildRequest({
     target: input.target,
     body,
     stream: input.stream,
     multipart: multipartOf(input),
     clientHeaders: input.clientHeaders,
   });
+  // Only providers with fetched credentials pay for the await (the cloud credential chains).
+  const authorize = input.provider.authorize;
+  const request = authorize === undefined ? built : await authorize(built, input.target);
   const native = input.plan.kind === 'native';
   const response = await exchange(client, request, input.signal, input.timeouts, input.provider, native);
   return input.stream
@@ -131,7 +136,9 @@ function streamResult(
   const decoder = input.plan.adapter.createStreamDecoder?.(input.target, sentBody);
   if (decoder === undefined) throw new Error(`adapter for ${input.target.provider} cannot stream`);
   const translator =
-    input.plan.kind === 'translated' ? input.plan.translator.createStreamTranslator(input.body) : null;
+    input.plan.kind === 'translated'
+      ? input.plan.translator.createStreamTranslator(input.body, { inputTokens: input.inputTokens })
+      : null;
   const publicModel = input.body.model;
   const format = input.format;
   const publish = (events: StreamEvent[]): StreamEvent[] => {

@@ -22,12 +22,14 @@ export interface TokenCountInput {
  * credential scrubbed from anything the upstream echoed.
  */
 export async function countUpstreamTokens(client: UpstreamClient, input: TokenCountInput): Promise<number> {
-  const request = input.counter.buildRequest({
+  const built = input.counter.buildRequest({
     target: input.target,
     body: input.body,
     clientHeaders: input.clientHeaders,
   });
+  const authorize = input.provider.authorize;
   try {
+    const request = authorize === undefined ? built : await authorize(built, input.target);
     const response = await exchange(client, request, input.signal, input.timeouts, input.provider, true);
     const text = await readAnswerText(response, input.signal, client.maxAnswerBytes);
     return input.counter.parseResponse(parseUpstreamBody(text), input.target);

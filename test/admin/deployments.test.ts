@@ -126,6 +126,104 @@ for (const storage of ['postgres', 'embedded'] as const) {
       }
     });
 
+    it('refuses a bad provider option at save time for every provider, naming it', async () => {
+      const base = { apiKey: UPSTREAM_KEY, baseUrl: fake.baseUrl };
+      const cases: Array<[Json, string]> = [
+        [{ provider: 'openai', providerOptions: { organization: 7 } }, 'providerOptions.organization'],
+        [{ provider: 'openai', providerOptions: { organisation: 'org-1' } }, 'providerOptions.organisation'],
+        [{ provider: 'azure', providerOptions: { apiVersion: '' } }, 'providerOptions.apiVersion'],
+        [{ provider: 'openai-compatible', providerOptions: { region: 'x' } }, 'providerOptions.region'],
+        [{ provider: 'anthropic', providerOptions: { betas: ['ok', ''] } }, 'providerOptions.betas.1'],
+        [{ provider: 'gemini', providerOptions: { apiVersion: 'v1' } }, 'providerOptions.apiVersion'],
+        [{ provider: 'bedrock', providerOptions: {} }, 'providerOptions.region'],
+        [{ provider: 'bedrock', providerOptions: { region: 'us-east-1/evil' } }, 'providerOptions.region'],
+        [
+          { provider: 'bedrock', providerOptions: { region: 'us-east-1', roleArn: 'role/x' } },
+          'providerOptions.roleArn',
+        ],
+        [
+          { provider: 'bedrock', providerOptions: { region: 'us-east-1', externalId: 'ext-1' } },
+          'providerOptions.externalId',
+        ],
+      ];
+      const count = await deploymentCount(gw);
+      for (const [fields, param] of cases) {
+        for (const res of [
+          await create({ ...base, ...fields }),
+          await admin.post('/admin/deployments/resolve', {
+            publicModel: 'r',
+            upstreamModel: 'm',
+            ...base,
+            ...fields,
+          }),
+        ]) {
+          assert.equal(res.status, 400, `${JSON.stringify(fields)} -> ${res.raw}`);
+          assert.equal(errorOf(res).code, 'invalid_request');
+          assert.equal(errorOf(res).param, param, JSON.stringify(fields));
+        }
+      }
+      assert.equal(await deploymentCount(gw), count, 'nothing saved');
+    });
+
+    it('betas "not-a-list": refused when saved, not 201 and then 500 on every call', async () => {
+      const created = await create({ provider: 'anthropic', providerOptions: { betas: 'not-a-list' } });
+      assert.equal(created.status, 400, created.raw);
+      assert.equal(errorOf(created).param, 'providerOptions.betas');
+      const id = String((await create({ publicModel: 'betas', provider: 'anthropic' })).body.id);
+      const patched = await admin.patch(`/admin/deployments/${id}`, {
+        providerOptions: { betas: 'not-a-list' },
+      });
+      assert.equal(patched.status, 400, patched.raw);
+      assert.equal(errorOf(patched).param, 'providerOptions.betas');
+      assert.deepEqual(
+        (await admin.get(`/admin/deployments/${id}`)).body.providerOptions,
+        {},
+        'nothing saved',
+      );
+      const switched = await admin.patch(`/admin/deployments/${id}`, { provider: 'openai' });
+      assert.equal(switched.status, 200, 'no options: any provider takes them');
+      const kept = await admin.patch(`/admin/deployments/${id}`, {
+        provider: 'anthropic',
+        providerOptions: { betas: ['context-1m-2025-08-07'] },
+      });
+      assert.equal(kept.status, 200, kept.raw);
+      const moved = await admin.patch(`/admin/deployments/${id}`, { provider: 'openai' });
+      assert.equal(
+        errorOf(moved).param,
+        'providerOptions.betas',
+        'the kept options are checked against the new provider',
+      );
+    });
+
+    it('resolve names the credential source a deployment will use', async () => {
+      const source = async (fields: Json) => {
+        const res = await admin.post('/admin/deployments/resolve', {
+          publicModel: 'r',
+          upstreamModel: 'm',
+          ...fields,
+        });
+        assert.equal(res.status, 200, res.raw);
+        return res.body.credentialSource;
+      };
+      const region = { region: 'us-east-1' };
+      const roleArn = 'arn:aws:iam::123456789012:role/gateway';
+      assert.equal(await source({ provider: 'openai', apiKey: UPSTREAM_KEY }), 'static-key');
+      assert.equal(await source({ provider: 'openai-compatible', baseUrl: fake.baseUrl }), 'none');
+      assert.equal(
+        await source({ provider: 'azure', baseUrl: fake.baseUrl, apiKey: UPSTREAM_KEY }),
+        'azure-api-key',
+      );
+      assert.equal(
+        await source({ provider: 'bedrock', apiKey: 'AKID:SECRET', providerOptions: region }),
+        'static-key',
+      );
+      assert.equal(await source({ provider: 'bedrock', providerOptions: region }), 'aws-default-chain');
+      assert.equal(
+        await source({ provider: 'bedrock', providerOptions: { ...region, roleArn, externalId: 'ext-1' } }),
+        'aws-assume-role',
+      );
+    });
+
     it('pages through the list with limit and cursor, in creation order', async () => {
       const created: string[] = [];
       for (let i = 0; i < 5; i++) created.push(String((await create({ publicModel: `page-${i}` })).body.id));

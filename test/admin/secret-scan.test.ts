@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { CredentialEchoFake, type EchoShape } from '../fakes/credential-echo-fake.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import type { TestSql } from '../helpers/sql.ts';
+import { assertAbsent, assertNowhere, everyStoredValue, pieces } from './secret-scan-support.ts';
 import { AdminClient, chat, eventually, sqlFor } from './support.ts';
 
 /**
@@ -69,20 +69,7 @@ for (const variant of ['b', 'a'] as const) {
       await gw.gateway.shutdown(); // flushes queued records, so the tables hold everything
 
       const needles = [providerKey, replacement, ...pieces(core)];
-      for (const answer of admin.answers) assertAbsent(answer, needles, 'an admin answer');
-      assert.ok(gw.logs.length > 10, 'the scan reads the logs it should');
-      assertAbsent(gw.logs.join('\n'), needles, 'the logs');
-      const sql = sqlFor(gw.database?.url ?? '');
-      try {
-        const values = await everyStoredValue(sql);
-        assert.ok(
-          values.some(({ text }) => text.includes('scanned')),
-          'the scan reads the rows it should',
-        );
-        for (const { where, text } of values) assertAbsent(text, needles, where);
-      } finally {
-        await sql.end();
-      }
+      await assertNowhere(gw, admin.answers, needles, 'scanned');
     });
   });
 }
@@ -213,48 +200,4 @@ for (const variant of ['b', 'a'] as const) {
       }
     });
   });
-}
-
-/** Every 12-character window of the key's random part: "any part of it". */
-function pieces(core: string): string[] {
-  const found: string[] = [];
-  for (let i = 0; i + 12 <= core.length; i += 6) found.push(core.slice(i, i + 12));
-  return found;
-}
-
-function assertAbsent(haystack: string, needles: readonly string[], where: string): void {
-  for (const needle of needles)
-    assert.ok(!haystack.includes(needle), `a piece of the provider key is in ${where}`);
-}
-
-/** An identifier as SQL text. */
-function quoted(identifier: string): string {
-  return `"${identifier.replaceAll('"', '""')}"`;
-}
-
-/** Every text-like and binary value of every table of the schema, as text (bytea decoded as UTF-8 and latin1). */
-async function everyStoredValue(sql: TestSql): Promise<Array<{ where: string; text: string }>> {
-  const columns = await sql<{ table_name: string; column_name: string; data_type: string }>`
-    select c.table_name, c.column_name, c.data_type
-    from information_schema.columns c
-    join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
-    where c.table_schema = current_schema() and t.table_type = 'BASE TABLE'
-      and c.data_type in ('text', 'character varying', 'character', 'json', 'jsonb', 'bytea', 'ARRAY', 'USER-DEFINED')`;
-  assert.ok(columns.some((c) => c.table_name === 'deployments' && c.column_name === 'api_key_envelope'));
-  const values: Array<{ where: string; text: string }> = [];
-  for (const column of columns) {
-    const where = `${column.table_name}.${column.column_name}`;
-    const [name, table] = [quoted(column.column_name), quoted(column.table_name)];
-    const rows = await sql.unsafe<{ value: unknown }>(
-      `select ${name} as value from ${table} where ${name} is not null`,
-    );
-    for (const { value } of rows) {
-      if (Buffer.isBuffer(value)) {
-        values.push({ where, text: value.toString('utf8') }, { where, text: value.toString('latin1') });
-      } else {
-        values.push({ where, text: typeof value === 'string' ? value : JSON.stringify(value) });
-      }
-    }
-  }
-  return values;
 }

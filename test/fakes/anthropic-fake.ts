@@ -16,6 +16,7 @@
 import type { StreamEvent } from '../../src/providers/types.ts';
 import type { FakeResponder } from './fake-responder.ts';
 import { countWords, FakeServer, type RecordedRequest } from './fake-server.ts';
+import { scriptedToolCall } from './scripted-tool-call.ts';
 
 export interface AnthropicFakeOptions {
   apiKey?: string;
@@ -144,6 +145,23 @@ function planMessage(body: Json, sequence: number): Plan {
   const tools = (body.tools as Json[] | undefined) ?? [];
   const choice = body.tool_choice as Json | undefined;
   const forced = choice?.type === 'any' || choice?.type === 'tool';
+  const scripted =
+    toolResult === undefined && choice?.type !== 'none'
+      ? scriptedToolCall(
+          lastUserText,
+          tools.map((tool) => String(tool.name)),
+        )
+      : null;
+  if (scripted !== null) {
+    return {
+      text: '',
+      toolUse: { id: `toolu_fake${sequence}`, name: scripted.name, input: scripted.input },
+      stopReason: 'tool_use',
+      stopSequence: null,
+      inputTokens,
+      outputTokens: ANTHROPIC_TOOL_USE_TOKENS,
+    };
+  }
   if (
     toolResult === undefined &&
     tools.length > 0 &&
@@ -255,4 +273,44 @@ function messageEvents(plan: Plan, model: string, sequence: number): StreamEvent
   });
   emit('message_stop', {});
   return events;
+}
+
+/** The signed thinking block a Claude fake puts first when a request asks for thinking. */
+export function fakeThinkingBlock(sequence: number): Json {
+  return { type: 'thinking', thinking: 'Considering the request.', signature: `c2lnbmVkLWZha2U${sequence}` };
+}
+
+/**
+ * Claude's answer to `body`, as a message and as stream events, for fakes of the platforms that
+ * serve Claude (bedrock-fake.ts: InvokeModel). With thinking asked for (`thinking.type: enabled`),
+ * a signed thinking block comes first, as Claude answers.
+ */
+export function claudeAnswer(
+  body: Json,
+  model: string,
+  sequence: number,
+): { message: Json; events: StreamEvent[] } {
+  const plan = planMessage(body, sequence);
+  const answer = message(plan, model, sequence);
+  const events = messageEvents(plan, model, sequence);
+  if ((body.thinking as Json | undefined)?.type !== 'enabled') return { message: answer, events };
+  const block = fakeThinkingBlock(sequence);
+  answer.content = [block, ...(answer.content as Json[])];
+  const shifted = events.map((event) => {
+    const data = event.data as Json;
+    return typeof data.index === 'number' ? { ...event, data: { ...data, index: data.index + 1 } } : event;
+  });
+  const thinking: StreamEvent[] = [
+    { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
+    { index: 0, delta: { type: 'thinking_delta', thinking: block.thinking } },
+    { index: 0, delta: { type: 'signature_delta', signature: block.signature } },
+    { index: 0 },
+  ].map((fields, i) => {
+    const type = ['content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop'][
+      i
+    ];
+    return { event: type, data: { type, ...fields } };
+  });
+  // After message_start and ping.
+  return { message: answer, events: [...shifted.slice(0, 2), ...thinking, ...shifted.slice(2)] };
 }

@@ -12,15 +12,18 @@
  *
  * CountTokens (`POST /model/{id}/count-tokens`) takes an `invokeModel` body for Claude foundation
  * models only, as Bedrock does, and counts the words of its system prompt and messages.
+ *
+ * InvokeModel and InvokeModelWithResponseStream (`/invoke`, `/invoke-with-response-stream`) serve
+ * Claude models: the body Claude takes on Bedrock is checked, answered as the Anthropic fake
+ * answers (a signed thinking block first when thinking is asked for), and streamed as `chunk`
+ * events carrying each Anthropic event base64 in `bytes`.
  */
-import { timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import {
   encodeEventMessage,
   encodeExceptionMessage,
 } from '../../src/providers/bedrock/event-stream-encoder.ts';
-import { type AwsCredentials, computeSignature, sha256Hex } from '../../src/providers/bedrock/sigv4.ts';
-import { inputTokensOf } from './anthropic-fake.ts';
+import type { AwsCredentials } from '../../src/providers/bedrock/sigv4.ts';
+import { claudeAnswer, inputTokensOf } from './anthropic-fake.ts';
 import {
   type CacheUsage,
   type ConverseBody,
@@ -30,6 +33,8 @@ import {
 } from './bedrock-fake-converse.ts';
 import type { FakeReply, FakeResponder } from './fake-responder.ts';
 import { countWords, FakeServer, type RecordedRequest } from './fake-server.ts';
+import { scriptedToolCall } from './scripted-tool-call.ts';
+import { verifySigV4 } from './sigv4-verify.ts';
 
 export const BEDROCK_FAKE_CREDENTIALS: Readonly<AwsCredentials> = Object.freeze({
   accessKeyId: 'AKIDFAKEBEDROCK0001',
@@ -57,7 +62,13 @@ interface Reply {
 
 const AMZN_REQUEST = { 'x-amzn-requestid': 'fake-request' };
 
-const OPERATIONS = ['converse', 'converse-stream', 'count-tokens'] as const;
+const OPERATIONS = [
+  'converse',
+  'converse-stream',
+  'count-tokens',
+  'invoke',
+  'invoke-with-response-stream',
+] as const;
 type Operation = (typeof OPERATIONS)[number];
 
 export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
@@ -65,6 +76,7 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
   readonly #region: string;
   readonly #cache = new FakePromptCache();
   #toolCalls = 0;
+  #invocations = 0;
 
   constructor(options: BedrockFakeOptions = {}) {
     super(
@@ -110,12 +122,19 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
   }
 
   #route(request: BedrockRecordedRequest, res: FakeResponder): void | Promise<void> {
-    const authFailure = this.#verifySignature(request);
+    const authFailure = verifySigV4(request, {
+      credentials: this.#credentials,
+      region: this.#region,
+      service: 'bedrock',
+    });
     if (authFailure) return sendError(res, 403, authFailure.type, authFailure.message);
     if (request.method !== 'POST' || request.operation === null) {
       return sendError(res, 404, 'UnknownOperationException', 'Unknown operation');
     }
     if (request.operation === 'count-tokens') return countTokens(request, res);
+    if (request.operation === 'invoke' || request.operation === 'invoke-with-response-stream') {
+      return this.#invoke(request, res);
+    }
     const body = request.body as ConverseBody | undefined;
     if (!body || !Array.isArray(body.messages) || body.messages.length === 0) {
       return sendError(
@@ -135,70 +154,33 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
     });
   }
 
-  /** SigV4 as Bedrock checks it: known key, scope, body hash, then the recomputed signature. */
-  #verifySignature(req: BedrockRecordedRequest): { type: string; message: string } | null {
-    const authorization = req.headers.authorization;
-    if (!authorization)
-      return { type: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
-    const parsed = parseAuthorization(authorization);
-    const invalid = {
-      type: 'InvalidSignatureException',
-      message: 'The request signature we calculated does not match the signature you provided.',
-    };
-    if (!parsed) return invalid;
-    if (parsed.accessKeyId !== this.#credentials.accessKeyId) {
-      return {
-        type: 'UnrecognizedClientException',
-        message: 'The security token included in the request is invalid.',
-      };
-    }
-    const amzDate = header(req.headers, 'x-amz-date');
-    const [date, region, service, terminator] = parsed.scope;
-    if (
-      !amzDate ||
-      date !== amzDate.slice(0, 8) ||
-      region !== this.#region ||
-      service !== 'bedrock' ||
-      terminator !== 'aws4_request'
-    ) {
-      return invalid;
-    }
-    if (!parsed.signedHeaders.includes('host') || !parsed.signedHeaders.includes('x-amz-date'))
-      return invalid;
-    const payloadHash = sha256Hex(req.rawBody);
-    const declared = header(req.headers, 'x-amz-content-sha256');
-    if (declared !== undefined && declared !== payloadHash) return invalid;
-    if (
-      this.#credentials.sessionToken &&
-      header(req.headers, 'x-amz-security-token') !== this.#credentials.sessionToken
-    ) {
-      return {
-        type: 'UnrecognizedClientException',
-        message: 'The security token included in the request is invalid.',
-      };
-    }
-    const signed: Record<string, string> = {};
-    for (const name of parsed.signedHeaders) {
-      const value = header(req.headers, name);
-      if (value === undefined) return invalid;
-      signed[name] = value;
-    }
-    const target = req.url;
-    const question = target.indexOf('?');
-    const expected = computeSignature(
-      {
-        method: req.method,
-        path: question === -1 ? target : target.slice(0, question),
-        query: question === -1 ? '' : target.slice(question + 1),
-        headers: signed,
-        payloadHash,
-      },
-      { amzDate, region: this.#region, service: 'bedrock' },
-      this.#credentials,
-    ).signature;
-    const given = Buffer.from(parsed.signature);
-    const wanted = Buffer.from(expected);
-    return given.length === wanted.length && timingSafeEqual(given, wanted) ? null : invalid;
+  /**
+   * InvokeModel for Claude: the body Claude takes on Bedrock (`anthropic_version`
+   * `bedrock-2023-05-31`, betas as `anthropic_beta`, no `model`, no `stream`), answered as Claude
+   * answers (anthropic-fake.ts); the stream is an event stream of `chunk` events, each one
+   * Anthropic stream event as base64 JSON in `bytes`, with Bedrock's invocation metrics on
+   * message_stop.
+   */
+  #invoke(request: BedrockRecordedRequest, res: FakeResponder): void | Promise<void> {
+    const refusal = invokeRefusal(request);
+    if (refusal !== null) return sendError(res, 400, 'ValidationException', refusal);
+    const { message, events } = claudeAnswer(
+      request.body as Record<string, unknown>,
+      request.modelId ?? '',
+      ++this.#invocations,
+    );
+    if (request.operation === 'invoke') return res.json(200, message, AMZN_REQUEST);
+    const frames = events.map(({ data }) => {
+      const event = data as Record<string, unknown>;
+      const withMetrics =
+        event.type === 'message_stop'
+          ? { ...event, 'amazon-bedrock-invocationMetrics': { inputTokenCount: 1, outputTokenCount: 1 } }
+          : event;
+      return encodeEventMessage('chunk', {
+        bytes: Buffer.from(JSON.stringify(withMetrics)).toString('base64'),
+      });
+    });
+    return res.frames(frames, { 'content-type': 'application/vnd.amazon.eventstream', ...AMZN_REQUEST });
   }
 
   #reply(body: ConverseBody): Reply {
@@ -214,13 +196,18 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
       body.additionalModelRequestFields?.tool_choice?.type !== 'none' &&
       (choice?.any !== undefined || choice?.tool !== undefined || /\btool\b/i.test(lastText));
     const name = choice?.tool?.name ?? tools[0]?.toolSpec?.name;
+    const scripted =
+      body.additionalModelRequestFields?.tool_choice?.type === 'none'
+        ? null
+        : scriptedToolCall(
+            lastText,
+            tools.map((tool) => String(tool.toolSpec?.name)),
+          );
+    const call = scripted ?? (wantsTool && name ? { name, input: { echo: lastText } } : null);
     return {
       text: `echo: ${lastText}`,
       reasoning: fakeReasoning(body, lastText),
-      tool:
-        wantsTool && name
-          ? { toolUseId: `tooluse_fake${++this.#toolCalls}`, name, input: { echo: lastText } }
-          : null,
+      tool: call === null ? null : { toolUseId: `tooluse_fake${++this.#toolCalls}`, ...call },
       cache: this.#cache.usage(body),
     };
   }
@@ -311,6 +298,36 @@ function parseRoute(url: string): { modelId: string; operation: Operation } | nu
   return { modelId: decodeURIComponent(segments[2]), operation };
 }
 
+/** First-party betas Bedrock answers 400 "invalid beta flag" to (what Claude Code sends it as they are). */
+const REFUSED_BETAS =
+  /^(advanced-tool-use-|thinking-token-count-|prompt-caching-scope-|oauth-|token-counting-)/;
+
+/** Why Bedrock would refuse an InvokeModel body for Claude, or null. */
+function invokeRefusal(request: BedrockRecordedRequest): string | null {
+  if (!/(^|\.)anthropic\.claude-/.test(request.modelId ?? ''))
+    return 'This fake serves InvokeModel for Claude only.';
+  const body = request.body as Record<string, unknown> | undefined;
+  if (body === undefined || body.anthropic_version !== 'bedrock-2023-05-31') {
+    return 'Malformed input request: #: required key [anthropic_version] not found';
+  }
+  for (const key of ['model', 'stream']) {
+    if (key in body) return `Malformed input request: #: extraneous key [${key}] is not permitted`;
+  }
+  if (typeof body.max_tokens !== 'number' || !Array.isArray(body.messages)) {
+    return 'Malformed input request: #: required key [max_tokens] not found';
+  }
+  const betas = body.anthropic_beta;
+  if (betas !== undefined && !(Array.isArray(betas) && betas.every((beta) => typeof beta === 'string'))) {
+    return 'Malformed input request: #/anthropic_beta: expected type: JSONArray';
+  }
+  if (Array.isArray(betas) && betas.some((beta) => REFUSED_BETAS.test(String(beta))))
+    return 'invalid beta flag';
+  if (JSON.stringify(body.system ?? '').includes('x-anthropic-billing-header')) {
+    return 'x-anthropic-billing-header is a reserved keyword and may not be used in the system prompt.';
+  }
+  return null;
+}
+
 /**
  * CountTokens with an InvokeModel body: a Claude foundation model (not an inference profile), and
  * the body Claude takes on Bedrock (`anthropic_version`, `max_tokens`, no `model`).
@@ -348,33 +365,6 @@ function invokeBodyOf(request: BedrockRecordedRequest): Record<string, unknown> 
 }
 
 /** `AWS4-HMAC-SHA256 Credential=AKID/date/region/service/aws4_request, SignedHeaders=a;b, Signature=hex`. */
-function parseAuthorization(
-  value: string,
-): { accessKeyId: string; scope: string[]; signedHeaders: string[]; signature: string } | null {
-  const prefix = 'AWS4-HMAC-SHA256 ';
-  if (!value.startsWith(prefix)) return null;
-  const fields = new Map<string, string>();
-  for (const part of value.slice(prefix.length).split(',')) {
-    const eq = part.indexOf('=');
-    if (eq !== -1) fields.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
-  }
-  const credential = fields.get('Credential')?.split('/');
-  const signedHeaders = fields.get('SignedHeaders');
-  const signature = fields.get('Signature');
-  if (credential?.length !== 5 || !signedHeaders || !signature) return null;
-  return {
-    accessKeyId: credential[0],
-    scope: credential.slice(1),
-    signedHeaders: signedHeaders.split(';'),
-    signature,
-  };
-}
-
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value.join(',') : value;
-}
-
 function sendError(res: FakeResponder, status: number, type: string, message: string): void {
   res.json(
     status,

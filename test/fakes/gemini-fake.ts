@@ -12,10 +12,11 @@
  */
 import type { FakeReply, FakeResponder } from './fake-responder.ts';
 import { countWords, FakeServer, type RecordedRequest } from './fake-server.ts';
+import { scriptedToolCall } from './scripted-tool-call.ts';
 
 export const GEMINI_FAKE_API_KEY = 'fake-gemini-key-0001';
 
-const METHODS = ['generateContent', 'streamGenerateContent', 'batchEmbedContents'] as const;
+const METHODS = ['generateContent', 'streamGenerateContent', 'batchEmbedContents', 'countTokens'] as const;
 
 export interface GeminiRecordedRequest extends RecordedRequest {
   /** `models/<name>` from the path. */
@@ -97,6 +98,7 @@ export class GeminiFake extends FakeServer<GeminiRecordedRequest> {
       return sendError(res, 400, 'INVALID_ARGUMENT', 'The fake streams only with alt=sse.');
     }
     if (request.rpc === 'batchEmbedContents') return res.json(200, embedAnswer(request.body), JSON_TYPE);
+    if (request.rpc === 'countTokens') return countTokens(request.body, res);
     const body = request.body as GenerateBody | undefined;
     if (!body || !Array.isArray(body.contents) || body.contents.length === 0) {
       return sendError(
@@ -143,8 +145,19 @@ function generateAnswer(body: GenerateBody, model: string): Answer {
   const texts = Array.from({ length: count }, (_, i) =>
     i === 0 ? `echo: ${lastText}` : `echo ${i}: ${lastText}`,
   );
+  const scripted =
+    config?.mode === 'NONE'
+      ? null
+      : scriptedToolCall(
+          lastText,
+          declarations.map((declaration) => declaration.name),
+        );
   const call =
-    wantsCall && functionName ? { functionCall: { name: functionName, args: { echo: lastText } } } : null;
+    scripted !== null
+      ? { functionCall: { name: scripted.name, args: scripted.input } }
+      : wantsCall && functionName
+        ? { functionCall: { name: functionName, args: { echo: lastText } } }
+        : null;
   const outputTokens = texts.reduce((sum, text) => sum + countWords(text), 0);
   const usage = {
     promptTokenCount: promptTokens,
@@ -211,6 +224,23 @@ function embedAnswer(body: unknown): unknown {
       };
     }),
   };
+}
+
+/**
+ * countTokens with a `generateContentRequest` (Gemini API reference, "Counting tokens"): the
+ * words of its system instruction and contents, as the fake counts a prompt.
+ */
+function countTokens(body: unknown, res: FakeResponder): void {
+  const request = (body as { generateContentRequest?: GenerateBody } | undefined)?.generateContentRequest;
+  if (request === undefined || !Array.isArray(request.contents) || request.contents.length === 0) {
+    sendError(res, 400, 'INVALID_ARGUMENT', '* CountTokensRequest.contents: contents is not specified');
+    return;
+  }
+  const parts = [
+    ...(request.systemInstruction?.parts ?? []),
+    ...request.contents.flatMap((content) => content.parts ?? []),
+  ];
+  res.json(200, { totalTokens: countWords(parts.map((part) => part.text ?? '').join(' ')) }, JSON_TYPE);
 }
 
 /** `/v1beta/models/<name>:<method>` (the query, such as `alt=sse`, aside). */

@@ -7,6 +7,7 @@
  * answer's length cuts it and reports `length` / `incomplete`.
  */
 import { countWords } from './fake-server.ts';
+import { scriptedToolCall } from './scripted-tool-call.ts';
 
 export const FAKE_CREATED = 1_700_000_000;
 /** Completion tokens a tool call counts for, whatever its arguments. */
@@ -51,6 +52,20 @@ export function decide(options: {
   promptText: string;
 }): Plan {
   const promptTokens = countWords(options.promptText);
+  const scripted =
+    options.toolResult === null && !options.toolsDisabled
+      ? scriptedToolCall(options.lastUserText, options.toolNames)
+      : null;
+  if (scripted !== null) {
+    const toolCall = { name: scripted.name, arguments: JSON.stringify(scripted.input) };
+    return {
+      text: '',
+      toolCall,
+      finishReason: 'tool_calls',
+      promptTokens,
+      completionTokens: TOOL_CALL_TOKENS,
+    };
+  }
   const wantsTool =
     options.toolResult === null &&
     options.toolNames.length > 0 &&

@@ -91,10 +91,28 @@ function outputItem(plan: Plan, sequence: number, status: string): Json {
   };
 }
 
+/**
+ * A reasoning model's reasoning item, opaque (`encrypted_content`), when the call asks for
+ * reasoning and for its encrypted content, as stateless callers do (Codex, the gateway itself).
+ */
+function reasoningItem(body: Json, sequence: number): Json | null {
+  const include = body.include;
+  if (body.reasoning == null || !Array.isArray(include) || !include.includes('reasoning.encrypted_content'))
+    return null;
+  return {
+    id: `rs_fake${sequence}`,
+    type: 'reasoning',
+    summary: [],
+    encrypted_content: `gAAAAfake${sequence}==`,
+  };
+}
+
 export function response(body: Json, model: string, sequence: number): Json {
   const plan = planResponses(body);
   const status = plan.finishReason === 'length' ? 'incomplete' : 'completed';
-  return responseObject(body, model, sequence, plan, status, [outputItem(plan, sequence, status)]);
+  const reasoning = reasoningItem(body, sequence);
+  const output = [...(reasoning ? [reasoning] : []), outputItem(plan, sequence, status)];
+  return responseObject(body, model, sequence, plan, status, output);
 }
 
 export function responseEvents(body: Json, model: string, sequence: number): StreamEvent[] {
@@ -107,11 +125,17 @@ export function responseEvents(body: Json, model: string, sequence: number): Str
   const started = responseObject(body, model, sequence, plan, 'in_progress', []);
   emit('response.created', { response: started });
   emit('response.in_progress', { response: started });
+  const reasoning = reasoningItem(body, sequence);
+  if (reasoning) {
+    emit('response.output_item.added', { output_index: 0, item: { ...reasoning, encrypted_content: null } });
+    emit('response.output_item.done', { output_index: 0, item: reasoning });
+  }
+  const at = reasoning ? 1 : 0;
   const item = outputItem(plan, sequence, status);
-  const where = { item_id: item.id, output_index: 0 };
+  const where = { item_id: item.id, output_index: at };
   if (plan.toolCall) {
     emit('response.output_item.added', {
-      output_index: 0,
+      output_index: at,
       item: { ...item, status: 'in_progress', arguments: '' },
     });
     for (const delta of halves(plan.toolCall.arguments))
@@ -123,7 +147,7 @@ export function responseEvents(body: Json, model: string, sequence: number): Str
     });
   } else {
     emit('response.output_item.added', {
-      output_index: 0,
+      output_index: at,
       item: { ...item, status: 'in_progress', content: [] },
     });
     const part = { type: 'output_text', text: '', annotations: [] };
@@ -134,8 +158,11 @@ export function responseEvents(body: Json, model: string, sequence: number): Str
     emit('response.output_text.done', { ...where, content_index: 0, text: plan.text, logprobs: [] });
     emit('response.content_part.done', { ...where, content_index: 0, part: { ...part, text: plan.text } });
   }
-  emit('response.output_item.done', { output_index: 0, item });
-  const final = responseObject(body, model, sequence, plan, status, [item]);
+  emit('response.output_item.done', { output_index: at, item });
+  const final = responseObject(body, model, sequence, plan, status, [
+    ...(reasoning ? [reasoning] : []),
+    item,
+  ]);
   emit(status === 'completed' ? 'response.completed' : 'response.incomplete', { response: final });
   return events;
 }

@@ -18,6 +18,20 @@ function errorOf(env: Record<string, string>): string {
 }
 
 describe('configuration', () => {
+  it('reads CORS_ORIGINS as * or a list of exact origins', () => {
+    assert.equal(loadConfig({}).corsOrigins, undefined);
+    assert.equal(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins, '*');
+    assert.deepEqual(
+      loadConfig({ CORS_ORIGINS: 'https://a.example.com, http://localhost:5173' }).corsOrigins,
+      ['https://a.example.com', 'http://localhost:5173'],
+    );
+    assert.match(
+      errorOf({ CORS_ORIGINS: 'https://a.example.com/' }),
+      /^CORS_ORIGINS must be \* or .*got "https:\/\/a.example.com\/"/,
+    );
+    assert.match(errorOf({ CORS_ORIGINS: 'a.example.com' }), /^CORS_ORIGINS must be/);
+  });
+
   it('defaults to variant b, port 4000, embedded storage', () => {
     const config = loadConfig({});
     assert.equal(config.variant, 'b');

@@ -40,12 +40,20 @@ describe('embedded start (no DATABASE_URL, no REDIS_URL, no MASTER_KEY)', () => 
     return child.output();
   }
 
-  it('generates a master key once, prints it once, and is ready', async () => {
+  // Piped, the output is JSON log lines, which never hold a secret: the start that generated the
+  // key says where it is kept (LOG_FORMAT=pretty, a terminal's default, prints the key itself:
+  // test/operations/startup-lines.test.ts).
+  it('generates a master key once, says where it is kept without printing it, and is ready', async () => {
     const first = await start();
-    const secrets = JSON.parse(await readFile(join(dataDir, 'secrets.json'), 'utf8')) as {
+    const file = join(dataDir, 'secrets.json');
+    const secrets = JSON.parse(await readFile(file, 'utf8')) as {
       masterKey: string;
     };
-    assert.ok(first.child.output().includes(secrets.masterKey), 'printed on the start that generated it');
+    assert.ok(!first.child.output().includes(secrets.masterKey), 'never in a JSON log line');
+    assert.ok(
+      first.child.output().includes(`"masterKeySource":"generated on this start, kept in ${file}"`),
+      'the start that generated it says so, and where',
+    );
     const ready = await fetch(`http://127.0.0.1:${first.port}/health/ready`);
     assert.equal(ready.status, 200);
     const authed = await fetch(`http://127.0.0.1:${first.port}/v1/chat/completions`, {
@@ -58,6 +66,7 @@ describe('embedded start (no DATABASE_URL, no REDIS_URL, no MASTER_KEY)', () => 
 
     const second = await start();
     assert.ok(!second.child.output().includes(secrets.masterKey), 'not printed again');
+    assert.ok(second.child.output().includes(`"masterKeySource":"kept in ${file}"`), 'not generated again');
     assert.equal((await fetch(`http://127.0.0.1:${second.port}/health/ready`)).status, 200);
     assert.match(await interrupt(second.child), /"msg":"shutdown complete"/);
   });

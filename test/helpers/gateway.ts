@@ -20,6 +20,8 @@ export interface TestGatewayOptions {
   database?: TestDatabase;
   /** The clock budget periods are read on (ms since the epoch). */
   now?(): number;
+  /** The built console to serve (a test's own build); `dist/console/` by default. */
+  consoleDir?: string;
 }
 
 export interface TestGateway {
@@ -62,7 +64,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       done();
     },
   });
-  const gateway = await buildGateway(config, createLogger(config.logLevel, sink), { now: options.now });
+  const gateway = await buildGateway(config, createLogger(config.logLevel, sink), {
+    now: options.now,
+    consoleDir: options.consoleDir,
+  });
   const address = await gateway.listen();
   return {
     url: `http://${address}`,

@@ -95,7 +95,8 @@ describe('bad input is a 4xx in the endpoint shape', () => {
           ...chat([{ role: 'user', content: [{ type: 'image_url', image_url: { url: null } }] }]),
           model: 'gemini',
         },
-        'messages.0.content',
+        // The deepest failing field, not the union around it.
+        'messages.0.content.0.image_url.url',
       ],
       [
         '/chat/completions',

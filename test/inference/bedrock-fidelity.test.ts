@@ -53,7 +53,8 @@ describe('Bedrock through the official clients', () => {
       upstreamModel: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
       baseUrl: up.bedrock.baseUrl,
       apiKey: up.bedrock.apiKey,
-      providerOptions: { region: up.bedrock.region },
+      // The Converse path for Claude; InvokeModel, the default, is bedrock-claude.test.ts's.
+      providerOptions: { region: up.bedrock.region, claudeApi: 'converse' },
     });
     // Each injected failure is the call's answer: no retry, no cooldown.
     await admin(up.gw, 'PUT', '/router-settings', {

@@ -95,4 +95,33 @@ describe('conformance: Chat -> Anthropic', () => {
     );
     assert.ok(error instanceof OpenAI.APIError, String(error));
   });
+
+  it('an image in a tool message stays an image inside the tool_result Claude reads', async () => {
+    const png = 'iVBORw0KGgo=';
+    await openai.chat.completions.create({
+      model: 'claude',
+      messages: [
+        { role: 'user', content: 'take a screenshot' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'screenshot', arguments: '{}' } }],
+        },
+        {
+          role: 'tool',
+          tool_call_id: 'call_1',
+          // LiteLLM's convention; the OpenAI SDK's types allow text parts only.
+          content: [
+            { type: 'text', text: 'the screen:' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+          ] as never,
+        },
+      ],
+    });
+    const result = ((lastJson(up.anthropic).messages as Json[])[2].content as Json[])[0];
+    assert.deepEqual(result.content, [
+      { type: 'text', text: 'the screen:' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+    ]);
+  });
 });

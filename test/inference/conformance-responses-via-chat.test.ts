@@ -88,12 +88,28 @@ describe('conformance: Responses -> Chat', () => {
     assert.ok(completed?.usage && completed.usage.input_tokens > 0, 'usage reaches the Responses client');
   });
 
-  it('what Chat cannot express is a 400 naming it (a built-in tool)', async () => {
+  it('a built-in tool is left out of the offer; forcing one is a 400 naming tool_choice', async () => {
+    await openai.responses.create({
+      model: 'compat',
+      input: 'hi',
+      tools: [
+        { type: 'web_search_preview' },
+        { type: 'function', name: 'f', parameters: null, strict: null },
+      ],
+    });
+    const offered = (lastJson(up.openai).tools as Json[]).map((tool) => (tool.function as Json).name);
+    assert.deepEqual(offered, ['f']);
+    up.openai.reset();
     const error = await rejection<InstanceType<typeof OpenAI.APIError>>(
-      openai.responses.create({ model: 'compat', input: 'hi', tools: [{ type: 'web_search_preview' }] }),
+      openai.responses.create({
+        model: 'compat',
+        input: 'hi',
+        tools: [{ type: 'web_search_preview' }],
+        tool_choice: { type: 'web_search_preview' },
+      }),
     );
     assert.equal(error.status, 400);
-    assert.match(String(error.param), /^tools/);
+    assert.equal(error.param, 'tool_choice');
     assert.equal(up.openai.requests.length, 0);
   });
 
@@ -173,7 +189,7 @@ describe('conformance: Responses -> Chat', () => {
     assert.deepEqual(message.content[0].logprobs, expected);
   });
 
-  it('a Chat stream broken mid-way by openai-stream-server-error-chunk.sse ends the Responses stream in an error the SDK raises', async () => {
+  it('a Chat stream broken mid-way by openai-stream-server-error-chunk.sse ends the Responses stream with response.failed', async () => {
     up.openai.faultNextStream({
       afterEvents: 2,
       action: { raw: recordedText('openai', 'openai-stream-server-error-chunk.sse') },
@@ -183,11 +199,14 @@ describe('conformance: Responses -> Chat', () => {
       input: 'one two three four',
       stream: true,
     });
-    const failed = await rejection(
-      (async () => {
-        for await (const _event of stream);
-      })(),
-    );
-    assert.ok(failed instanceof Error);
+    const types: string[] = [];
+    let failed: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === 'response.failed') failed = event.response;
+    }
+    assert.equal(types.at(-1), 'response.failed', `the last event: ${types.join(', ')}`);
+    assert.equal(failed?.status, 'failed');
+    assert.ok(failed?.error?.code, 'the failure says its code');
   });
 });

@@ -43,7 +43,7 @@ export interface Upstreams {
  *   gpt      openai     gpt-4o-mini                 (chat, responses, embeddings, images, audio: see below)
  *   claude   anthropic  claude-sonnet-4-5
  *   gemini   gemini     gemini-2.5-flash
- *   nova     bedrock    anthropic.claude-3-5-sonnet (Converse)
+ *   nova     bedrock    anthropic.claude-3-5-sonnet (Converse: `claudeApi: 'converse'`)
  *   compat   openai-compatible gpt-4o-mini          (chat, embeddings; responses translated)
  *   embed    openai     text-embedding-3-small
  *   image    openai     gpt-image-1
@@ -96,7 +96,8 @@ export async function startUpstreams(): Promise<Upstreams> {
     upstreamModel: 'anthropic.claude-3-5-sonnet-20241022-v2:0',
     baseUrl: bedrock.baseUrl,
     apiKey: bedrock.apiKey,
-    providerOptions: { region: bedrock.region },
+    // Converse, which these tests exercise; Claude's default, InvokeModel, is bedrock-claude.test.ts's.
+    providerOptions: { region: bedrock.region, claudeApi: 'converse' },
   });
   const key = await createKey(gw);
   return {

@@ -67,6 +67,30 @@ describe('cooldown', () => {
     assert.equal(fake.requests.length, 3);
   });
 
+  it('lists a cooling deployment at GET /admin/deployments/cooldowns until it is back', async () => {
+    const model = modelName('listed');
+    const cooling = await createDeployment(gw, { publicModel: model, baseUrl: fake.baseUrl });
+    const other = await createDeployment(gw, { publicModel: modelName('other'), baseUrl: fake.baseUrl });
+    fake.reset();
+    fake.failNext(2, BROKEN);
+    for (let i = 0; i < 2; i++) assert.equal((await chat(gw, model)).status, 502);
+    const { data } = await admin<{
+      data: { deploymentId: string; publicModel: string; remainingMs: number }[];
+    }>(gw, 'GET', '/deployments/cooldowns');
+    const listed = data.find((entry) => entry.deploymentId === cooling);
+    assert.ok(listed, 'the cooling deployment is listed');
+    assert.equal(listed.publicModel, model);
+    assert.ok(
+      listed.remainingMs > 0 && listed.remainingMs <= COOLDOWN.durationMs,
+      String(listed.remainingMs),
+    );
+    assert.ok(!data.some((entry) => entry.deploymentId === other), 'a deployment in its pool is not');
+    await eventually(async () => {
+      const later = await admin<{ data: { deploymentId: string }[] }>(gw, 'GET', '/deployments/cooldowns');
+      assert.ok(!later.data.some((entry) => entry.deploymentId === cooling), 'back in its pool');
+    });
+  });
+
   it('skips the cooling deployment of a pool while another serves', async () => {
     const model = modelName('pool');
     const brokenFake = await new OpenAIFake().start();

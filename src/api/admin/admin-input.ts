@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { invalidFieldError, issueParam } from '../../errors/invalid-field.ts';
 
 /** Where an admin input comes from; a query or path field is named as it is, a body field by its path. */
 export type InputLocation = 'body' | 'query' | 'path';
@@ -22,18 +23,12 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown, location: In
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const path = issue.path.map(String);
-  if (issue.code === 'unrecognized_keys') path.push(issue.keys[0]);
-  const param = path.join('.');
+  const param = issueParam(issue);
   if (param === '') {
     const what = location === 'body' ? 'The request body' : `The ${location} parameters`;
     throw new GatewayError('invalid_request', { message: `${what}: ${issue.message}` });
   }
-  const message =
-    issue.code === 'unrecognized_keys'
-      ? `Unknown field '${param}'.`
-      : `Invalid value for '${param}': ${issue.message}`;
-  throw new GatewayError('invalid_request', { param, message });
+  throw invalidFieldError(issue, param);
 }
 
 /** Text Postgres refuses: NUL in `text`, and an unpaired surrogate (`\ud800`) in `jsonb`. */

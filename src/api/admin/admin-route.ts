@@ -18,7 +18,14 @@ export interface AdminRoute<Params, Query, Body> {
   status?: number;
   response: z.ZodType;
   responseDescription: string;
-  handle(input: { params: Params; query: Query; body: Body; caller: AdminCaller }): Promise<unknown>;
+  handle(input: {
+    params: Params;
+    query: Query;
+    body: Body;
+    caller: AdminCaller;
+    /** Adds a header to the answer. */
+    header(name: string, value: string): void;
+  }): Promise<unknown>;
 }
 
 /** Where an admin request came from, for the routes that audit what they show (payload access). */
@@ -51,6 +58,7 @@ export function registerAdminRoute<Params, Query, Body>(
         query: (route.query ? parseInput(route.query, request.query ?? {}, 'query') : undefined) as Query,
         body: (route.body ? parseInput(route.body, request.body, 'body') : undefined) as Body,
         caller: { requestId: request.id, sourceAddress: request.ip },
+        header: (name: string, value: string) => void reply.header(name, value),
       };
       const answer = await route.handle(input);
       reply.code(status);

@@ -46,6 +46,8 @@ export interface CrudResource<Row extends { id: string }, Create, Patch> {
   patch: OperationText & { body: z.ZodType<Patch> };
   /** `query`: options of the delete (a team's `cascade`), passed to the service. */
   delete: Pick<OperationText, 'summary'> & { query?: z.ZodType };
+  /** The name a configuration file gives the row (null: not managed by one); see managedWarning. */
+  configName?(row: Row): string | null;
   /** Registers the resource's other collection routes right after create, where the document lists them. */
   afterCreate?(): void;
 }
@@ -119,7 +121,11 @@ function registerItemRoutes<Row extends { id: string }, Create, Patch>(
     tag,
     params: idParamsSchema,
     response: view.schema,
-    handle: async ({ params, body }) => shown(params.id, await service.update(params.id, body)),
+    handle: async ({ params, body, header }) => {
+      const row = await service.update(params.id, body);
+      warnIfManaged(resource, row, header);
+      return shown(params.id, row);
+    },
   });
   registerAdminRoute<IdParams, unknown, never>(scope, docs, {
     method: 'delete',
@@ -129,11 +135,30 @@ function registerItemRoutes<Row extends { id: string }, Create, Patch>(
     params: idParamsSchema,
     response: deletedSchema,
     responseDescription: 'Deleted.',
-    handle: async ({ params, query }) => {
+    handle: async ({ params, query, header }) => {
+      if (resource.configName !== undefined) warnIfManaged(resource, await service.get(params.id), header);
       if (!(await service.delete(params.id, query))) notFound(resource.noun, params.id);
       return { id: params.id, deleted: true };
     },
   });
+}
+
+/**
+ * An admin edit of an object a configuration file manages is made, and answered with a warning:
+ * the next apply of the file puts the file's values back (docs/configuration.md, Configuration file).
+ */
+function warnIfManaged<Row extends { id: string }>(
+  resource: CrudResource<Row, unknown, unknown>,
+  row: Row | undefined,
+  header: (name: string, value: string) => void,
+): void {
+  const name = row === undefined ? null : (resource.configName?.(row) ?? null);
+  if (name === null) return;
+  header('x-switchyard-managed-by', 'config-file');
+  header(
+    'x-switchyard-warning',
+    `${resource.noun} "${name}" is managed by a configuration file: the next apply overwrites this change`,
+  );
 }
 
 /** The 404 of a resource route: `No ${noun} with id '...'.` */

@@ -24,6 +24,7 @@ export function registerDeploymentRoutes(
     tag: TAG,
     noun: 'deployment',
     service: admin,
+    configName: (row) => row.config_name,
     view: { schema: deploymentViewSchema, pageId: 'DeploymentPage', render: deploymentView },
     create: {
       summary: 'Create a deployment',

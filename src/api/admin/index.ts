@@ -15,11 +15,13 @@ import type { RouteModule } from '../../server/app.ts';
 import type { Db } from '../../store/database.ts';
 import { TeamAdmin } from '../../teams/team-admin.ts';
 import { auditModule } from './audit.ts';
+import { type CooldownRemaining, registerCooldownRoute } from './cooldown-route.ts';
 import { registerDeploymentRoutes } from './deployment-routes.ts';
 import { registerExtensionRoutes } from './extension-routes.ts';
 import { logsModule } from './logs.ts';
 import { registerPayloadRoute } from './payload-route.ts';
 import { registerRouterSettingsRoutes } from './router-settings-routes.ts';
+import { registerStatusRoute } from './status.ts';
 import { registerTeamRoutes } from './team-routes.ts';
 import { usageModule } from './usage.ts';
 import { registerVirtualKeyRoutes } from './virtual-key-routes.ts';
@@ -32,6 +34,8 @@ export interface AdminDeps {
   directory: DeploymentDirectory;
   keys: CachedKeyResolver;
   routerSettings: RouterSettingsStore;
+  /** The router's view of each deployment's cooldown on this replica. */
+  cooldownRemainingMs: CooldownRemaining;
   /** Variant B also serves the records: `/admin/logs`, `/admin/usage` and the payload samples. */
   variant: Variant;
   /** Where the audit module queues the admin surface's mutations. */
@@ -57,11 +61,13 @@ export function adminModules(deps: AdminDeps): RouteModule[] {
   const resources: RouteModule = {
     surface: 'admin',
     register: (scope, docs) => {
+      registerCooldownRoute(scope, docs, deps.directory, deps.cooldownRemainingMs);
       registerDeploymentRoutes(scope, docs, deployments);
       registerVirtualKeyRoutes(scope, docs, keys);
       registerTeamRoutes(scope, docs, teams);
       registerRouterSettingsRoutes(scope, docs, deps.routerSettings);
       registerExtensionRoutes(scope, docs, deps.extensions);
+      registerStatusRoute(scope, docs, deps.variant);
     },
   };
   if (deps.variant === 'a') return [resources, auditModule({ db, log: deps.auditLog })];

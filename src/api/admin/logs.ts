@@ -15,6 +15,7 @@ const logsQuery = z
   .strictObject({
     requestId: id.optional().meta({ description: 'The `x-request-id` of the call.' }),
     keyId: id.optional().meta({ description: 'Virtual key id (`key_…`).' }),
+    teamId: id.optional().meta({ description: "Team id (`team_…`) of the calling key at the call's time." }),
     publicModel: id.optional(),
     deploymentId: id
       .optional()

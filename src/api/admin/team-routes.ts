@@ -15,6 +15,7 @@ export function registerTeamRoutes(scope: FastifyInstance, docs: OpenApiRegistry
     tag: 'teams',
     noun: NOUN,
     service: admin,
+    configName: (row) => row.config_name,
     view: { schema: teamViewSchema, pageId: 'TeamPage', render: (row) => teamView(row, admin.now()) },
     create: {
       summary: 'Create a team',

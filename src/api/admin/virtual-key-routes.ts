@@ -26,6 +26,7 @@ export function registerVirtualKeyRoutes(
     tag: 'keys',
     noun: NOUN,
     service: admin,
+    configName: (row) => row.config_name,
     view: {
       schema: virtualKeyViewSchema,
       pageId: 'VirtualKeyPage',

@@ -1,20 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { messagesBody } from '../../formats/messages/body-schema.ts';
 import { ROUTING_HEADERS } from '../../pipeline/pipeline.ts';
 import { type CountTokensDeps, countTokens } from '../../router/count-tokens.ts';
 import { toGatewayError } from '../../server/error-response.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
 import { forwardedHeaders } from './inference-route.ts';
 
-export const countTokensBody = z
-  .looseObject({
-    model: z.string().min(1, 'model is required'),
-    messages: z.array(z.looseObject({ role: z.string() })).min(1, 'messages must have at least one message'),
-  })
-  .meta({
-    id: 'CountTokensRequest',
-    description: 'Anthropic count-tokens request: a Messages body without `max_tokens`.',
-  });
+/**
+ * Checked as a Messages body is (but for `max_tokens`): a provider that counts a translation of
+ * it (Gemini) must get a body the translator can read, and a malformed one is the client's 400.
+ */
+export const countTokensBody = messagesBody.omit({ max_tokens: true, stream: true }).meta({
+  id: 'CountTokensRequest',
+  description: 'Anthropic count-tokens request: a Messages body without `max_tokens`.',
+});
 
 const countTokensAnswer = z.object({ input_tokens: z.number().int() }).meta({ id: 'CountTokensAnswer' });
 

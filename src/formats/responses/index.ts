@@ -2,8 +2,13 @@
  * The Responses format (OpenAI API reference, "Responses"): served natively by OpenAI and through
  * the Chat translator elsewhere.
  */
+import { randomUUID } from 'node:crypto';
 import type { GatewayError } from '../../errors/gateway-error.ts';
-import { renderErrorBody, type UpstreamErrorMessages } from '../../errors/render-error.ts';
+import {
+  type OpenAIErrorBody,
+  renderErrorBody,
+  type UpstreamErrorMessages,
+} from '../../errors/render-error.ts';
 import type { ClientFormat } from '../format.ts';
 import { isRecord, type Json, setModel } from '../json.ts';
 import type { StreamEvent } from '../stream-event.ts';
@@ -35,8 +40,23 @@ export const responsesFormat: ClientFormat = Object.freeze({
     return event;
   },
   streamedText,
-  /** An `error` object in a data event. */
+  /**
+   * `response.failed`, the event the API ends a failed response with, its response `failed` with
+   * the error's code and message: clients that read typed events (Codex) stop on it and read
+   * `response.error`, where an untyped `{error}` chunk is an event they cannot parse.
+   */
   errorEvent(error: GatewayError, messages: UpstreamErrorMessages = 'generic'): StreamEvent {
-    return { data: renderErrorBody(error, 'openai', messages) };
+    const { message, code } = (renderErrorBody(error, 'openai', messages) as OpenAIErrorBody).error;
+    const response = {
+      id: `resp_failed_${randomUUID().replaceAll('-', '')}`,
+      object: 'response',
+      created_at: Math.floor(Date.now() / 1000),
+      status: 'failed',
+      error: { code, message },
+      incomplete_details: null,
+      output: [],
+      usage: null,
+    };
+    return { event: 'response.failed', data: { type: 'response.failed', response } };
   },
 });

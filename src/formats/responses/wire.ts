@@ -38,8 +38,19 @@ export interface ResponsesFunctionCallItem {
   call_id: string;
   name: string;
   arguments: string;
+  /** The `namespace` tool the function belongs to, when it is in one. */
+  namespace?: string | null;
   id?: string;
   status?: string;
+}
+/** A call of a `custom` tool: freeform text input, no JSON arguments. */
+export interface ResponsesCustomToolCallItem {
+  type: 'custom_tool_call';
+  call_id: string;
+  name: string;
+  input: string;
+  namespace?: string | null;
+  id?: string;
 }
 export interface ResponsesFunctionCallOutputItem {
   type: 'function_call_output';
@@ -50,6 +61,7 @@ export interface ResponsesFunctionCallOutputItem {
 export type ResponsesInputItem =
   | ResponsesMessageItem
   | ResponsesFunctionCallItem
+  | ResponsesCustomToolCallItem
   | ResponsesFunctionCallOutputItem
   | { type: 'reasoning' | 'item_reference' | string; [key: string]: unknown };
 

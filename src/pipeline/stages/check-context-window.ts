@@ -9,6 +9,7 @@ import { OPERATION_SPECS } from '../../formats/operation-spec.ts';
 import { type CallContext, estimatedInputTokensOf } from '../call-context.ts';
 import { CONTINUE, type Stage } from '../stage.ts';
 import { narrowEligible, type PoolSource } from './eligible-deployments.ts';
+import { contextWindowWithBetas } from './long-context-beta.ts';
 
 /**
  * The tokens measured against the window. Embeddings: the largest single input, since each
@@ -36,8 +37,9 @@ function measuredTokens(ctx: CallContext): number {
 /**
  * SPEC.md (Errors) `context_length_exceeded`: the estimated input (formats/estimate-tokens.ts,
  * which leans high) exceeds the model's catalog context window. A deployment whose window is
- * unknown accepts the call; the upstream then judges. Class context_window, so a context_window
- * fallback can reroute it.
+ * unknown accepts the call; the upstream then judges. A Claude deployment sent the `context-1m-*`
+ * beta is held to Claude's 1M window (long-context-beta.ts). Class context_window, so a
+ * context_window fallback can reroute it.
  */
 export function checkContextWindow(pool: PoolSource): Stage {
   return {
@@ -49,8 +51,9 @@ export function checkContextWindow(pool: PoolSource): Stage {
       let bound: number | undefined;
       let tokens: number | undefined;
       narrowEligible(ctx, pool, (deployment) => {
-        const window = catalogEntryOf(deployment).contextWindow;
-        if (window === null) return null;
+        const catalogWindow = catalogEntryOf(deployment).contextWindow;
+        if (catalogWindow === null) return null;
+        const window = contextWindowWithBetas(deployment, catalogWindow, ctx.clientHeaders);
         // Most calls fit by a wide margin: the byte bound proves it without the tokenizer.
         bound ??= inputTokensUpperBound(ctx.endpoint.operation, ctx.body);
         if (bound <= window) return null;

@@ -38,7 +38,7 @@ function profileRefusal(ctx: CallContext, deployment: Deployment): GatewayError 
   }
   if (
     ctx.stream &&
-    planOperation(deployment.provider, operation)?.adapter.createStreamDecoder === undefined
+    planOperation(deployment.provider, operation, deployment)?.adapter.createStreamDecoder === undefined
   ) {
     return unsupported('stream', TRANSPORT_REFUSALS.sse.message);
   }

@@ -7,6 +7,7 @@ import {
   ANTHROPIC_VERSION,
   anthropicProviderOptionsSchema,
 } from './anthropic-config.ts';
+import { mergedBetas } from './claude-platform-body.ts';
 
 /** `{base}{path}` (base: the deployment's baseUrl or Anthropic's); the Messages path by default. */
 export function anthropicMessagesUrl(target: DeploymentTarget, path = ANTHROPIC_MESSAGES_PATH): string {
@@ -36,10 +37,4 @@ export function anthropicHeaders(
   const betas = mergedBetas(options.data.betas ?? [], clientHeaders['anthropic-beta']);
   if (betas.length > 0) headers['anthropic-beta'] = betas.join(',');
   return headers;
-}
-
-/** The deployment's betas, then the client's comma-separated list, without repeats or blanks. */
-function mergedBetas(deployment: readonly string[], client: string | undefined): string[] {
-  const fromClient = client === undefined ? [] : client.split(',').map((beta) => beta.trim());
-  return [...new Set([...deployment, ...fromClient])].filter((beta) => beta.length > 0);
 }

@@ -1,5 +1,6 @@
+import { storedKeyOrNone } from '../shared/credential-source.ts';
 import type { ProviderAdapter } from '../types.ts';
-import { ANTHROPIC_CLIENT_HEADERS } from './anthropic-config.ts';
+import { ANTHROPIC_CLIENT_HEADERS, anthropicProviderOptionsSchema } from './anthropic-config.ts';
 import { anthropicCountTokens } from './anthropic-count-tokens.ts';
 import { classifyAnthropicError } from './anthropic-error.ts';
 import { anthropicMessagesAdapter } from './anthropic-messages.ts';
@@ -9,6 +10,8 @@ export const anthropicProvider: ProviderAdapter = Object.freeze({
   id: 'anthropic',
   operations: Object.freeze({ messages: anthropicMessagesAdapter }),
   requiresBaseUrl: false,
+  optionsSchema: anthropicProviderOptionsSchema.strict(),
+  credentialSource: storedKeyOrNone,
   forwardedClientHeaders: ANTHROPIC_CLIENT_HEADERS,
   countTokens: anthropicCountTokens,
   classifyError: classifyAnthropicError,

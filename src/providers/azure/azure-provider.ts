@@ -1,8 +1,8 @@
 import { openAIChatAdapter } from '../openai/openai-chat.ts';
 import { classifyOpenAIError } from '../openai/openai-error.ts';
 import { openAIOperations } from '../openai/openai-operations.ts';
-import type { ProviderAdapter } from '../types.ts';
-import { AZURE_OPERATIONS } from './azure-config.ts';
+import type { CredentialFacts, ProviderAdapter } from '../types.ts';
+import { AZURE_OPERATIONS, azureProviderOptionsSchema } from './azure-config.ts';
 import { azureEndpoint } from './azure-endpoint.ts';
 import { azureChunkNormaliser } from './azure-stream-annotations.ts';
 
@@ -17,6 +17,8 @@ export const azureProvider: ProviderAdapter = Object.freeze({
     'chat.completions': openAIChatAdapter(azureEndpoint, { chunkNormaliser: azureChunkNormaliser }),
   }),
   requiresBaseUrl: true,
+  optionsSchema: azureProviderOptionsSchema.strict(),
+  credentialSource: ({ hasApiKey }: CredentialFacts) => (hasApiKey ? 'azure-api-key' : 'none'),
   // Azure answers in OpenAI's error shape; its content filter uses code `content_filter`.
   classifyError: classifyOpenAIError,
 });

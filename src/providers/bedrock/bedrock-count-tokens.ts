@@ -6,24 +6,14 @@
  * the gateway's estimate: Converse bodies are not what the client sent, and not every model counts.
  */
 import { z } from 'zod';
+import { claudePlatformBody, mergedBetas } from '../anthropic/claude-platform-body.ts';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type { TokenCountAdapter } from '../types.ts';
-import {
-  BEDROCK_SIGNING_SERVICE,
-  parseBedrockCredentials,
-  resolveBedrockEndpoint,
-} from './bedrock-config.ts';
+import { BEDROCK_CLAUDE } from './bedrock-claude.ts';
+import { bedrockClientBetas } from './bedrock-claude-betas.ts';
+import { resolveBedrockEndpoint } from './bedrock-config.ts';
+import { bedrockSignedRequest } from './bedrock-signed-request.ts';
 import { isClaudeModel } from './bedrock-tool-config.ts';
-import { signRequest } from './sigv4.ts';
-
-/** The `anthropic_version` of a Claude InvokeModel body on Bedrock (Claude Messages API on Bedrock). */
-const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
-
-/**
- * The beta the Anthropic SDK's `beta.messages.countTokens` adds for Anthropic's own count endpoint
- * (`token-counting-2024-11-01`): not a Claude feature, so not one for Bedrock's InvokeModel body.
- */
-const TOKEN_COUNTING_BETA = 'token-counting-';
 
 const countTokensAnswerSchema = z.looseObject({ inputTokens: z.number().int().nonnegative() });
 
@@ -36,17 +26,7 @@ export function bedrockCountTokens(now: () => Date): TokenCountAdapter {
       const url = `${endpoint.baseUrl}/model/${modelId}/count-tokens`;
       const invokeBody = Buffer.from(JSON.stringify(invokeModelBody(body, clientHeaders))).toString('base64');
       const payload = JSON.stringify({ input: { invokeModel: { body: invokeBody } } });
-      const headers = signRequest({
-        method: 'POST',
-        url,
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: payload,
-        credentials: parseBedrockCredentials(target.apiKey),
-        region: endpoint.region,
-        service: BEDROCK_SIGNING_SERVICE,
-        now: now(),
-      });
-      return { url, method: 'POST', headers, body: payload };
+      return bedrockSignedRequest({ target, endpoint, url, payload, stream: false, now: now() });
     },
     parseResponse(body, target) {
       const parsed = countTokensAnswerSchema.safeParse(body);
@@ -66,26 +46,17 @@ function foundationModelId(modelId: string): string {
 }
 
 /**
- * The Messages body as Claude's InvokeModel body: no `model` (the path names it), Bedrock's
- * `anthropic_version`, the client's betas as `anthropic_beta` (Bedrock takes them in the body), and
- * the `max_tokens` InvokeModel requires, which does not change the input count (above the thinking
- * budget, which it must exceed).
+ * The Messages body as Claude's InvokeModel body (bedrock-claude.ts), with the `max_tokens`
+ * InvokeModel requires, which does not change the input count (above the thinking budget, which
+ * it must exceed).
  */
 function invokeModelBody(
   body: Record<string, unknown>,
   clientHeaders: Readonly<Record<string, string>> = {},
 ): Record<string, unknown> {
-  const { model: _model, ...rest } = body;
   const thinking = body.thinking as { budget_tokens?: unknown } | undefined;
   const budget = typeof thinking?.budget_tokens === 'number' ? thinking.budget_tokens : 0;
-  const betas = (clientHeaders['anthropic-beta'] ?? '')
-    .split(',')
-    .map((beta) => beta.trim())
-    .filter((beta) => beta !== '' && !beta.startsWith(TOKEN_COUNTING_BETA));
-  return {
-    anthropic_version: BEDROCK_ANTHROPIC_VERSION,
-    max_tokens: budget + 1,
-    ...rest,
-    ...(betas.length > 0 ? { anthropic_beta: betas } : {}),
-  };
+  // The betas InvokeModel takes: the SDK's `token-counting-*` for Anthropic's own count endpoint is none.
+  const betas = bedrockClientBetas(mergedBetas([], clientHeaders['anthropic-beta']));
+  return { max_tokens: budget + 1, ...claudePlatformBody(body, BEDROCK_CLAUDE, betas, false) };
 }

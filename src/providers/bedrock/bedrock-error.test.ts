@@ -55,7 +55,7 @@ const cases: Array<[string, number, string | undefined, string, string]> = [
     'upstream_auth_failed',
   ],
   ['not found', 404, 'ResourceNotFoundException', 'Model not found.', 'upstream_error'],
-  ['unavailable', 503, 'ServiceUnavailableException', 'Service unavailable.', 'upstream_error'],
+  ['unavailable', 503, 'ServiceUnavailableException', 'Service unavailable.', 'upstream_overloaded'],
   ['internal', 500, 'InternalServerException', 'Internal error.', 'upstream_error'],
   ['model error', 424, 'ModelErrorException', 'The model failed.', 'upstream_error'],
   ['model timeout', 408, 'ModelTimeoutException', 'Model timed out.', 'timeout'],

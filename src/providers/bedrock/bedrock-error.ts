@@ -10,6 +10,7 @@ import {
   CONTEXT_WINDOW,
   classifyUpstreamStatus,
   messageHasMarker,
+  OVERLOADED,
   RATE_LIMIT,
   type StatusClassification,
   TIMEOUT,
@@ -34,7 +35,8 @@ export const BEDROCK_EXCEPTIONS: Readonly<Record<string, StatusClassification>> 
   ResourceNotFoundException: UPSTREAM,
   ModelNotReadyException: UPSTREAM,
   ModelErrorException: UPSTREAM,
-  ServiceUnavailableException: UPSTREAM,
+  // "Bedrock is unable to process your request": the overload class, as Anthropic's 529.
+  ServiceUnavailableException: OVERLOADED,
   InternalServerException: UPSTREAM,
   ModelStreamErrorException: UPSTREAM,
   ModelTimeoutException: TIMEOUT,

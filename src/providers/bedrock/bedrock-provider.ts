@@ -1,53 +1,48 @@
 /**
- * The Bedrock provider: Chat Completions served through Converse / ConverseStream, signed with
- * SigV4. Clients of other formats (Anthropic Messages) reach it through the translators.
+ * The Bedrock provider, signed with SigV4: Claude models speak Messages natively through
+ * InvokeModel (bedrock-claude.ts), other models Chat Completions through Converse /
+ * ConverseStream. Clients of other formats reach each through the translators (a Chat client on
+ * Claude goes Chat -> Messages -> InvokeModel, a Messages client on Nova Messages -> Chat ->
+ * Converse).
  */
 import { newChatCompletionIdentity } from '../../formats/chat-completions/identity.ts';
 import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
 import type { ChatCompletion, ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
-import type { OperationAdapter, ProviderAdapter } from '../types.ts';
+import type { DeployedModel, OperationAdapter, ProviderAdapter } from '../types.ts';
+import { AwsCredentialSources } from './aws-credentials.ts';
 import { bedrockAnswerMode } from './bedrock-answer-mode.ts';
 import { toChatCompletion } from './bedrock-chat-response.ts';
+import { bedrockClaudeOperation } from './bedrock-claude.ts';
 import {
-  BEDROCK_SIGNING_SERVICE,
+  bedrockCredentialSource,
+  bedrockProviderOptionsSchema,
   converseUrl,
-  parseBedrockCredentials,
   resolveBedrockEndpoint,
 } from './bedrock-config.ts';
 import { toConverseRequest } from './bedrock-converse-request.ts';
 import { bedrockCountTokens } from './bedrock-count-tokens.ts';
 import { classifyBedrockError } from './bedrock-error.ts';
+import { bedrockSignedRequest } from './bedrock-signed-request.ts';
+import { bedrockAuthorizer } from './bedrock-signing.ts';
 import { BedrockStreamDecoder } from './bedrock-stream-decoder.ts';
+import { isClaudeModel } from './bedrock-tool-config.ts';
 import { bedrockConverseResponseSchema } from './bedrock-wire-types.ts';
-import { signRequest } from './sigv4.ts';
 
 export interface BedrockProviderOptions {
-  /** The signing clock (SigV4 dates) and the `created` of answers; injectable for tests. */
+  /** The signing clock (SigV4 dates), the `created` of answers and the role cache's; injectable for tests. */
   now?: () => Date;
+  /** Where credentials come from when the stored key is not the credential; injectable for tests. */
+  credentials?: AwsCredentialSources;
 }
 
 function chatOperation(now: () => Date): OperationAdapter<ChatCompletionRequest, ChatCompletion> {
   return {
     buildRequest({ target, body, stream }) {
       const endpoint = resolveBedrockEndpoint(target);
-      const credentials = parseBedrockCredentials(target.apiKey);
       const url = converseUrl(endpoint, target.upstreamModel, stream);
       const payload = JSON.stringify(toConverseRequest(body));
-      const headers = signRequest({
-        method: 'POST',
-        url,
-        headers: {
-          'content-type': 'application/json',
-          accept: stream ? 'application/vnd.amazon.eventstream' : 'application/json',
-        },
-        body: payload,
-        credentials,
-        region: endpoint.region,
-        service: BEDROCK_SIGNING_SERVICE,
-        now: now(),
-      });
-      return { url, method: 'POST', headers, body: payload };
+      return bedrockSignedRequest({ target, endpoint, url, payload, stream, now: now() });
     },
     parseResponse(body, target, request) {
       const parsed = bedrockConverseResponseSchema.safeParse(body);
@@ -70,13 +65,29 @@ function chatOperation(now: () => Date): OperationAdapter<ChatCompletionRequest,
 
 export function createBedrockProvider(options: BedrockProviderOptions = {}): ProviderAdapter {
   const now = options.now ?? (() => new Date());
+  const converse = Object.freeze({ 'chat.completions': chatOperation(now) as OperationAdapter });
+  const claude = Object.freeze({ messages: bedrockClaudeOperation(now) as OperationAdapter });
   return Object.freeze({
     id: 'bedrock',
-    operations: Object.freeze({ 'chat.completions': chatOperation(now) as OperationAdapter }),
+    operations: Object.freeze({ ...converse, ...claude }),
+    operationsFor: (model: DeployedModel) => (claudeThroughInvokeModel(model) ? claude : converse),
+    forwardedClientHeaders: Object.freeze(['anthropic-beta']),
     requiresBaseUrl: false,
+    optionsSchema: bedrockProviderOptionsSchema.strict(),
+    credentialSource: bedrockCredentialSource,
+    authorize: bedrockAuthorizer(options.credentials ?? new AwsCredentialSources({ now }), now),
     countTokens: bedrockCountTokens(now),
     classifyError: classifyBedrockError,
   });
+}
+
+/**
+ * Claude models go through InvokeModel unless the deployment says `providerOptions.claudeApi:
+ * 'converse'` (Converse's own features, such as its guardrail configuration, or a
+ * deployment's former behaviour kept).
+ */
+function claudeThroughInvokeModel(model: DeployedModel): boolean {
+  return isClaudeModel(model.upstreamModel) && model.providerOptions.claudeApi !== 'converse';
 }
 
 export const bedrockProvider: ProviderAdapter = createBedrockProvider();

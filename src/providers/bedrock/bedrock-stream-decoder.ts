@@ -7,29 +7,19 @@
  * mode (see bedrock-answer-mode.ts) turns the JSON tool's input into content and a forbidden call
  * into an error.
  */
-import type { GatewayError } from '../../errors/gateway-error.ts';
 import { ChatChunkWriter, type ChatChunkWriterOptions } from '../../formats/chat-completions/chunk-writer.ts';
 import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
 import type { ChatFinishReason, ChatUsage } from '../../formats/chat-completions/wire.ts';
-import {
-  malformedAnswerError,
-  truncatedStreamError,
-  upstreamGatewayError,
-} from '../shared/upstream-error.ts';
+import { malformedAnswerError, truncatedStreamError } from '../shared/upstream-error.ts';
 import type { StreamDecoder, StreamEvent, Usage } from '../types.ts';
 import { type BedrockAnswerMode, toolUseRole } from './bedrock-answer-mode.ts';
-import { classifyBedrockFailure } from './bedrock-error.ts';
+import { BedrockEventFrames } from './bedrock-event-frames.ts';
 import { toChatUsage } from './bedrock-usage.ts';
 import {
   type BedrockStreamEvent,
   type BedrockStreamEventType,
   bedrockStreamEventSchemas,
 } from './bedrock-wire-types.ts';
-import {
-  EventStreamDecoder,
-  EventStreamFramingError,
-  type EventStreamMessage,
-} from './event-stream-decoder.ts';
 import { mapBedrockStopReason } from './map-bedrock-stop-reason.ts';
 
 const PROVIDER = 'bedrock';
@@ -41,7 +31,7 @@ export interface BedrockStreamDecoderOptions extends ChatChunkWriterOptions {
 export class BedrockStreamDecoder implements StreamDecoder {
   readonly #chunks: ChatChunkWriter;
   readonly #mode: BedrockAnswerMode;
-  readonly #frames = new EventStreamDecoder();
+  readonly #frames = new BedrockEventFrames();
   /** Converse content block index -> Chat Completions tool call index. */
   readonly #toolCalls = new Map<number, number>();
   /** Content block indexes of the JSON tool, whose input deltas are content. */
@@ -60,15 +50,13 @@ export class BedrockStreamDecoder implements StreamDecoder {
   }
 
   push(chunk: Uint8Array): StreamEvent[] {
-    let messages: EventStreamMessage[];
-    try {
-      messages = this.#frames.push(chunk);
-    } catch (error) {
-      if (error instanceof EventStreamFramingError)
-        throw malformedAnswerError(PROVIDER, 'event stream', error.message);
-      throw error;
-    }
-    return messages.flatMap((message) => this.#message(message));
+    return this.#frames
+      .push(chunk)
+      .flatMap(({ type, payload }) =>
+        Object.hasOwn(bedrockStreamEventSchemas, type)
+          ? this.#event(type as BedrockStreamEventType, payload)
+          : [],
+      );
   }
 
   finish(): StreamEvent[] {
@@ -80,38 +68,6 @@ export class BedrockStreamDecoder implements StreamDecoder {
 
   usage(): Usage | null {
     return this.#usage ? normaliseChatUsage(this.#usage) : null;
-  }
-
-  #message(message: EventStreamMessage): StreamEvent[] {
-    const type = message.headers[':message-type'];
-    if (type === 'exception') throw this.#exception(message);
-    if (type === 'error') {
-      throw upstreamGatewayError(
-        classifyBedrockFailure({
-          status: 0,
-          errorType: String(message.headers[':error-code']),
-          message: undefined,
-        }),
-        { provider: PROVIDER, errorMessage: message.headers[':error-message'] },
-      );
-    }
-    const eventType = message.headers[':event-type'];
-    if (typeof eventType !== 'string' || !Object.hasOwn(bedrockStreamEventSchemas, eventType)) return [];
-    return this.#event(eventType as BedrockStreamEventType, this.#json(message.payload));
-  }
-
-  #exception(message: EventStreamMessage): GatewayError {
-    const payload = this.#json(message.payload) as { message?: unknown } | null;
-    const text = typeof payload?.message === 'string' ? payload.message : undefined;
-    const errorType = message.headers[':exception-type'];
-    return upstreamGatewayError(
-      classifyBedrockFailure({
-        status: 0,
-        errorType: typeof errorType === 'string' ? errorType : undefined,
-        message: text,
-      }),
-      { provider: PROVIDER, exceptionType: errorType },
-    );
   }
 
   #event(type: BedrockStreamEventType, payload: unknown): StreamEvent[] {
@@ -212,15 +168,5 @@ export class BedrockStreamDecoder implements StreamDecoder {
       ];
     }
     return [];
-  }
-
-  #json(payload: Uint8Array): unknown {
-    const text = Buffer.from(payload).toString('utf8');
-    if (text === '') return null;
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw malformedAnswerError(PROVIDER, 'event payload', text.slice(0, 200));
-    }
   }
 }

@@ -141,4 +141,16 @@ describe('signRequest', () => {
       /SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date;x-amz-security-token,/,
     );
   });
+
+  test('the cached signing key is per secret, day and region: a signature changes with each', () => {
+    const signature = (input: Partial<typeof base>, secretAccessKey = SUITE_CREDENTIALS.secretAccessKey) =>
+      signRequest({ ...base, ...input, credentials: { ...SUITE_CREDENTIALS, secretAccessKey } })
+        .authorization;
+    const first = signature({});
+    assert.equal(signature({}), first, 'the same inputs sign alike, cached or not');
+    assert.notEqual(signature({}, 'another/secret'), first);
+    assert.notEqual(signature({ region: 'eu-west-1' }), first);
+    assert.notEqual(signature({ now: new Date('2015-08-31T12:36:00.000Z') }), first);
+    assert.equal(signature({}), first, 'and the first key is still right afterwards');
+  });
 });

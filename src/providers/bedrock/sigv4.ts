@@ -135,6 +135,25 @@ export function deriveSigningKey(
   return hmac(kService, 'aws4_request');
 }
 
+/**
+ * Signing keys already derived: a key depends only on the secret, the day, the region and the
+ * service, and its four HMACs were most of a signature's cost (docs/decisions/bedrock-signing.md).
+ * In memory only; emptied when full, which a day's turnover of keys never reaches in practice.
+ */
+const SIGNING_KEYS = new Map<string, Buffer>();
+const MAX_SIGNING_KEYS = 256;
+
+function cachedSigningKey(secretAccessKey: string, date: string, region: string, service: string): Buffer {
+  const id = `${date}\n${region}\n${service}\n${secretAccessKey}`;
+  let key = SIGNING_KEYS.get(id);
+  if (key === undefined) {
+    if (SIGNING_KEYS.size >= MAX_SIGNING_KEYS) SIGNING_KEYS.clear();
+    key = deriveSigningKey(secretAccessKey, date, region, service);
+    SIGNING_KEYS.set(id, key);
+  }
+  return key;
+}
+
 /** Computes every intermediate of a signature; `authorization` is the header value to send. */
 export function computeSignature(
   request: CanonicalRequestInput,
@@ -155,7 +174,7 @@ export function computeSignature(
   const stringToSign = [SIGV4_ALGORITHM, scope.amzDate, credentialScope, sha256Hex(canonicalRequest)].join(
     '\n',
   );
-  const key = deriveSigningKey(credentials.secretAccessKey, date, scope.region, scope.service);
+  const key = cachedSigningKey(credentials.secretAccessKey, date, scope.region, scope.service);
   const signature = createHmac('sha256', key).update(stringToSign, 'utf8').digest('hex');
   const authorization = `${SIGV4_ALGORITHM} Credential=${credentials.accessKeyId}/${credentialScope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
   return { canonicalRequest, stringToSign, signedHeaders, signature, authorization };

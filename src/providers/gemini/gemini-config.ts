@@ -14,6 +14,7 @@ export const GEMINI_METHODS = Object.freeze({
   /** `alt=sse` asks for server-sent events instead of a JSON array streamed in pieces. */
   stream: ':streamGenerateContent?alt=sse',
   embed: ':batchEmbedContents',
+  countTokens: ':countTokens',
 });
 
 /** The model's resource name: `models/gemini-2.0-flash`, or a full name such as `tunedModels/x` as given. */

@@ -55,7 +55,7 @@ const cases: Array<[string, number, unknown, string]> = [
     'overloaded',
     503,
     body(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.'),
-    'upstream_error',
+    'upstream_overloaded',
   ],
   [
     'deadline',
@@ -91,7 +91,10 @@ test('without RetryInfo the Retry-After header is used', () => {
 });
 
 test('an error event inside a stream (status 0) is classified by its own code and status', () => {
-  assert.equal(classifyGeminiError(0, body(503, 'UNAVAILABLE', 'overloaded'), {}).code, 'upstream_error');
+  assert.equal(
+    classifyGeminiError(0, body(503, 'UNAVAILABLE', 'overloaded'), {}).code,
+    'upstream_overloaded',
+  );
   assert.equal(
     classifyGeminiError(0, { error: { code: 429, message: 'x' } }, {}).code,
     'rate_limit_exceeded',

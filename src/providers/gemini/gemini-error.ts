@@ -10,6 +10,7 @@ import {
   CONTEXT_WINDOW,
   classifyUpstreamStatus,
   messageHasMarker,
+  OVERLOADED,
   RATE_LIMIT,
   type StatusClassification,
   TIMEOUT,
@@ -30,7 +31,8 @@ export const GEMINI_STATUSES: Readonly<Record<string, StatusClassification>> = O
   NOT_FOUND: UPSTREAM,
   RESOURCE_EXHAUSTED: RATE_LIMIT,
   INTERNAL: UPSTREAM,
-  UNAVAILABLE: UPSTREAM,
+  // "The model is overloaded. Please try again later.": the overload class (upstream_overloaded).
+  UNAVAILABLE: OVERLOADED,
   DEADLINE_EXCEEDED: TIMEOUT,
 });
 

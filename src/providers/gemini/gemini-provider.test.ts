@@ -206,7 +206,7 @@ describe('streamGenerateContent over HTTP', () => {
     fake.failNextStream(2, { code: 503, status: 'UNAVAILABLE', message: 'The model is overloaded.' });
     await assert.rejects(
       streamEvents(body({ stream: true })),
-      (error: unknown) => error instanceof GatewayError && error.code === 'upstream_error',
+      (error: unknown) => error instanceof GatewayError && error.code === 'upstream_overloaded',
     );
   });
 

@@ -178,7 +178,7 @@ describe('failures', () => {
     d.push(sse({ candidates: [{ content: { parts: [{ text: 'A' }] }, index: 0 }] }));
     assert.throws(
       () => d.push(sse({ error: { code: 503, status: 'UNAVAILABLE', message: 'The model is overloaded.' } })),
-      gatewayError('upstream_error'),
+      gatewayError('upstream_overloaded'),
     );
   });
 

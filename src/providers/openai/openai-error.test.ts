@@ -59,7 +59,13 @@ describe('classifyOpenAIError', () => {
     ],
     ['500', 500, body(null, 'oops', 'server_error'), 'server', 'upstream_error'],
     ['502 with an HTML body', 502, '<html>bad gateway</html>', 'server', 'upstream_error'],
-    ['503', 503, body(null), 'server', 'upstream_error'],
+    [
+      '503: overloaded',
+      503,
+      body(null, 'The engine is currently overloaded, please try again later'),
+      'server',
+      'upstream_overloaded',
+    ],
     ['504', 504, '', 'timeout', 'timeout'],
     [
       'a 5xx never becomes context_window by code',

@@ -32,7 +32,10 @@ export const CONTENT_POLICY: StatusClassification = Object.freeze({
   errorClass: 'content_policy',
   code: 'content_policy_violation',
 });
-/** A transient overload (Anthropic 529 `overloaded_error`): retried and rerouted like any upstream failure. */
+/**
+ * A transient overload (Anthropic 529 `overloaded_error`, any 503, Gemini `UNAVAILABLE`, Bedrock
+ * `ServiceUnavailableException`): retried and rerouted like any upstream failure.
+ */
 export const OVERLOADED: StatusClassification = Object.freeze({
   errorClass: 'server',
   code: 'upstream_overloaded',
@@ -47,7 +50,9 @@ export const REQUEST_TOO_LARGE: StatusClassification = Object.freeze({
  * How an upstream HTTP status maps onto SPEC.md's classes before any provider-specific code is
  * read. 401/403 are the deployment's credential, not the client's: a server-class failure an
  * operator must fix, and one a fallback can route around. 404 means the deployment points at a
- * model or path the upstream does not have: also the deployment's fault.
+ * model or path the upstream does not have: also the deployment's fault. 503 is a service that
+ * cannot take the call now (OpenAI's "The engine is currently overloaded" and "Slow Down"): the
+ * overload class, which Anthropic clients see as their 529 and back off on.
  */
 export const UPSTREAM_STATUS_TABLE: Readonly<Record<number, StatusClassification>> = Object.freeze({
   400: BAD_REQUEST,
@@ -58,6 +63,7 @@ export const UPSTREAM_STATUS_TABLE: Readonly<Record<number, StatusClassification
   413: REQUEST_TOO_LARGE,
   422: BAD_REQUEST,
   429: RATE_LIMIT,
+  503: OVERLOADED,
   504: TIMEOUT,
   529: OVERLOADED,
 });
@@ -99,13 +105,19 @@ export function upstreamErrorInfo(
 
 /**
  * The token counts of a context-window refusal's wording: Anthropic's `prompt is too long: 208310
- * tokens > 200000 maximum`, OpenAI's `maximum context length is 128000 tokens. However, your
- * messages resulted in 130000 tokens`. Numbers only: the wording itself stays private.
+ * tokens > 200000 maximum` and `input length and \`max_tokens\` exceed context limit: 188240 +
+ * 21333 > 200000`, OpenAI's `maximum context length is 128000 tokens. However, your messages
+ * resulted in 130000 tokens`. Numbers only: the wording itself stays private.
  */
 export function contextWindowCounts(
   message: string | undefined,
-): { inputTokens: number; limitTokens: number } | null {
+): { inputTokens: number; limitTokens: number; outputTokens?: number } | null {
   if (message === undefined) return null;
+  const withOutput = /exceed context limit: (\d+) \+ (\d+) > (\d+)/.exec(message);
+  if (withOutput !== null) {
+    const [inputTokens, outputTokens, limitTokens] = withOutput.slice(1).map(Number);
+    return { inputTokens, outputTokens, limitTokens };
+  }
   const anthropic = /(\d+) tokens > (\d+) maximum/.exec(message);
   if (anthropic !== null) return { inputTokens: Number(anthropic[1]), limitTokens: Number(anthropic[2]) };
   const openai = /maximum context length is (\d+) tokens[^\d]+?(\d+) tokens/i.exec(message);

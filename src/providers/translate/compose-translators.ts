@@ -1,4 +1,9 @@
-import type { OperationTranslator, StreamEvent, TranslationTarget } from '../types.ts';
+import type {
+  OperationTranslator,
+  StreamEvent,
+  StreamTranslatorContext,
+  TranslationTarget,
+} from '../types.ts';
 
 /**
  * Two translators in a row: serves `outer.from` through `inner.to` by way of `outer.to`
@@ -19,9 +24,9 @@ export function composeTranslators(
       inner.request(outer.request(body, target), target),
     response: (answer: unknown, request: unknown) =>
       outer.response(inner.response(answer, outer.request(request)), request),
-    createStreamTranslator(request: unknown) {
-      const innerStream = inner.createStreamTranslator(outer.request(request));
-      const outerStream = outer.createStreamTranslator(request);
+    createStreamTranslator(request: unknown, known?: StreamTranslatorContext) {
+      const innerStream = inner.createStreamTranslator(outer.request(request), known);
+      const outerStream = outer.createStreamTranslator(request, known);
       const through = (events: StreamEvent[]) => events.flatMap((event) => outerStream.push(event));
       return {
         push: (event: StreamEvent) => through(innerStream.push(event)),

@@ -9,6 +9,8 @@ export const OPERATION_STATUSES = ['in_progress', 'success', 'failure', 'cancell
 export interface OperationLogFilter {
   requestId?: string;
   keyId?: string;
+  /** The calling key's team when the call was made. */
+  teamId?: string;
   publicModel?: string;
   /** Operations served by the deployment or with any attempt on it. */
   deploymentId?: string;
@@ -76,6 +78,7 @@ export async function queryOperationLog(db: Db, filter: OperationLogFilter): Pro
   let query = db.selectFrom('gateway_operations as o').selectAll('o');
   if (filter.requestId !== undefined) query = query.where('o.request_id', '=', filter.requestId);
   if (filter.keyId !== undefined) query = query.where('o.key_id', '=', filter.keyId);
+  if (filter.teamId !== undefined) query = query.where('o.team_id', '=', filter.teamId);
   if (filter.publicModel !== undefined) query = query.where('o.public_model', '=', filter.publicModel);
   if (filter.status !== undefined) query = query.where('o.status', '=', filter.status);
   if (filter.code !== undefined) query = query.where('o.error_code', '=', filter.code);

@@ -12,6 +12,7 @@ import { sql as extensions } from './0007-extensions.ts';
 import { sql as responseStates } from './0008-response-states.ts';
 import { sql as teamsAndBudgetPeriods } from './0009-teams-and-budget-periods.ts';
 import { sql as usageIndex } from './0010-usage-index.ts';
+import { sql as configFile } from './0011-config-file.ts';
 
 export interface Migration {
   version: number;
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 8, name: 'response-states', sql: responseStates },
   { version: 9, name: 'teams-and-budget-periods', sql: teamsAndBudgetPeriods },
   { version: 10, name: 'usage-index', sql: usageIndex },
+  { version: 11, name: 'config-file', sql: configFile },
 ]);
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -103,13 +103,27 @@ function documentBlock(part: ChatFilePart, index: number): AnthropicContentBlock
   );
 }
 
-/** A tool message as a tool_result block; a breakpoint on any of its parts marks the block. */
-export function toolResultBlock(message: Extract<ChatMessage, { role: 'tool' }>): AnthropicContentBlock {
+/**
+ * A tool message as a tool_result block; a breakpoint on any of its parts marks the block. Its
+ * text parts are joined; image parts (a screenshot tool, LiteLLM's convention for tool messages)
+ * stay images inside the result, which Claude reads there.
+ */
+export function toolResultBlock(
+  message: Extract<ChatMessage, { role: 'tool' }>,
+  index: number,
+): AnthropicContentBlock {
   const content = message.content;
   const cache =
     typeof content === 'string' ? undefined : content.findLast((p) => p.cache_control)?.cache_control;
-  const text = typeof content === 'string' ? content : content.map((part) => part.text).join('');
-  return withCache({ type: 'tool_result', tool_use_id: message.tool_call_id, content: text }, cache);
+  const result =
+    typeof content === 'string' ? content : toolResultContent(content as ChatContentPart[], index);
+  return withCache({ type: 'tool_result', tool_use_id: message.tool_call_id, content: result }, cache);
+}
+
+function toolResultContent(parts: ChatContentPart[], index: number): string | AnthropicContentBlock[] {
+  if (!parts.some((part) => part.type === 'image_url'))
+    return parts.map((part) => (part as ChatTextPart).text).join('');
+  return parts.map((part) => userBlock(part, index));
 }
 
 /**

@@ -139,8 +139,9 @@ describe('chat via messages: requests Claude would refuse are not sent', () => {
         },
       ],
     });
+    const inputSchema = { type: 'object', additionalProperties: false };
     assert.deepEqual(request.tools, [
-      { name: 'f', input_schema: { type: 'object' }, strict: true, cache_control: { type: 'ephemeral' } },
+      { name: 'f', input_schema: inputSchema, strict: true, cache_control: { type: 'ephemeral' } },
     ]);
   });
 
@@ -314,5 +315,49 @@ describe("chat via messages: Claude's thinking reaches the Chat client", () => {
         signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds',
       },
     ]);
+  });
+});
+
+describe('chat via messages: prompt caching for clients that mark nothing', () => {
+  const long = 'lorem ipsum dolor sit amet '.repeat(400);
+  const tool = { type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } };
+
+  test('a long prompt gets three marks: the last tool, the system prompt, the conversation end', () => {
+    const request = translator.request({
+      model: 'claude-public',
+      messages: [
+        { role: 'system', content: long },
+        { role: 'user', content: 'first question' },
+        { role: 'assistant', content: 'first answer' },
+        { role: 'user', content: 'second question' },
+      ],
+      tools: [tool, { ...tool, function: { ...tool.function, name: 'fetch' } }],
+    });
+    const marks = JSON.stringify(request).match(/"cache_control"/g) ?? [];
+    assert.equal(marks.length, 3);
+    assert.deepEqual(request.tools?.[1].cache_control, { type: 'ephemeral' });
+    assert.deepEqual((request.system as Array<{ cache_control?: unknown }>)[0].cache_control, {
+      type: 'ephemeral',
+    });
+    assert.deepEqual(request.messages.at(-1)?.content, [
+      { type: 'text', text: 'second question', cache_control: { type: 'ephemeral' } },
+    ]);
+  });
+
+  test('a short prompt, or one the client marked itself, gets no marks of the gateway', () => {
+    const short = translator.request({
+      model: 'claude-public',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    assert.ok(!JSON.stringify(short).includes('cache_control'));
+    const own = translator.request({
+      model: 'claude-public',
+      messages: [
+        { role: 'system', content: [{ type: 'text', text: long, cache_control: { type: 'ephemeral' } }] },
+        { role: 'user', content: 'question' },
+      ],
+      tools: [tool],
+    } as never);
+    assert.equal((JSON.stringify(own).match(/"cache_control"/g) ?? []).length, 1);
   });
 });

@@ -12,9 +12,12 @@ import type {
   AnthropicTool,
   AnthropicToolChoice,
 } from '../../../formats/messages/wire.ts';
+import { claudeJsonSchema } from '../../anthropic/claude-json-schema.ts';
 import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
 import type { TranslationTarget } from '../../types.ts';
+import { withinOutputLimit } from '../shared/output-limit.ts';
 import { rejectUntranslatable } from '../shared/unsupported-parameter.ts';
+import { markStablePrefix } from './cache-breakpoints.ts';
 import {
   assistantBlocks,
   midConversationInstruction,
@@ -38,7 +41,8 @@ const MAX_TEMPERATURE = 1;
 /**
  * Fields of a Chat request with a Messages equivalent, and hints with none that change nothing in
  * the answer (`store`, `metadata`: OpenAI-side storage; `service_tier`, `prompt_cache_key`,
- * `seed`: best-effort hints; `stream_options`: read by the stream translator).
+ * `seed`: best-effort hints; `verbosity`: a length hint Claude has no parameter for, which Codex
+ * sends on every turn; `stream_options`: read by the stream translator).
  */
 const TRANSLATED = new Set([
   'model',
@@ -62,6 +66,7 @@ const TRANSLATED = new Set([
   'prompt_cache_key',
   'seed',
   'reasoning_effort',
+  'verbosity',
 ]);
 
 /** Values of untranslatable fields that ask for nothing and so are accepted. */
@@ -81,8 +86,7 @@ export function chatToMessagesRequest(
   const { system, messages } = convertConversation(body.messages);
   const request: AnthropicMessagesRequest = {
     model: body.model,
-    max_tokens:
-      body.max_completion_tokens ?? body.max_tokens ?? target?.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
+    max_tokens: maxTokens(body, target),
     messages,
   };
   if (system.length > 0) request.system = system;
@@ -96,7 +100,14 @@ export function chatToMessagesRequest(
   if (choice !== undefined) request.tool_choice = choice;
   applyResponseFormat(request, body.response_format);
   applyReasoningEffort(request, body.reasoning_effort);
+  markStablePrefix(request);
   return request;
+}
+
+function maxTokens(body: ChatCompletionRequest, target: TranslationTarget | undefined): number {
+  const requested = body.max_completion_tokens ?? body.max_tokens;
+  if (requested == null) return target?.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
+  return withinOutputLimit(requested, target);
 }
 
 /**
@@ -149,7 +160,7 @@ function convertMessage(
     case 'user':
       return { role: 'user', content: userContent(message.content, index) };
     case 'tool':
-      return { role: 'user', content: [toolResultBlock(message)] };
+      return { role: 'user', content: [toolResultBlock(message, index)] };
     case 'assistant':
       return { role: 'assistant', content: assistantBlocks(message, index) };
   }
@@ -190,6 +201,9 @@ function convertTool(
   if (fn.description !== undefined) converted.description = fn.description;
   // Strict tool use (structured outputs) has the same name and meaning on Claude.
   if (fn.strict != null) converted.strict = fn.strict;
+  // Strict tool use holds the input schema to structured outputs' rules.
+  if (fn.strict === true)
+    converted.input_schema = claudeJsonSchema(converted.input_schema) as Record<string, unknown>;
   const cache = (tool as { cache_control?: unknown }).cache_control;
   if (cache != null) converted.cache_control = cache;
   return converted;
@@ -221,5 +235,7 @@ function applyResponseFormat(
     return;
   }
   if (format.type !== 'json_schema') throw unsupportedParameter('response_format');
-  request.output_config = { format: { type: 'json_schema', schema: format.json_schema.schema ?? {} } };
+  // The schema as Claude's structured outputs take it: what it cannot enforce goes to descriptions.
+  const schema = claudeJsonSchema(format.json_schema.schema ?? {}) as Record<string, unknown>;
+  request.output_config = { format: { type: 'json_schema', schema } };
 }

@@ -76,7 +76,12 @@ describe('chat via messages: request', () => {
     assert.deepEqual(request.messages[0].content, [
       { type: 'text', text: 'Compare' },
       { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: '/9j/4AAQ' } },
-      { type: 'image', source: { type: 'url', url: 'https://example.com/b.png' } },
+      {
+        type: 'image',
+        source: { type: 'url', url: 'https://example.com/b.png' },
+        // Two images are over Claude's smallest cacheable prompt: the conversation's end is marked.
+        cache_control: { type: 'ephemeral' },
+      },
     ]);
   });
 
@@ -156,7 +161,9 @@ describe('chat via messages: request', () => {
       ...base,
       response_format: { type: 'json_schema', json_schema: { name: 'x', schema } },
     });
-    assert.deepEqual(request.output_config, { format: { type: 'json_schema', schema } });
+    // Closed, as Claude's structured outputs require every object to be (claude-json-schema.ts).
+    const closed = { type: 'object', additionalProperties: false };
+    assert.deepEqual(request.output_config, { format: { type: 'json_schema', schema: closed } });
   });
 
   test('what Messages cannot express is a 400 naming it, never a silent clamp', () => {
@@ -243,7 +250,8 @@ describe('chat via messages: response', () => {
         prompt_tokens: 160,
         completion_tokens: 12,
         total_tokens: 172,
-        prompt_tokens_details: { cached_tokens: 100 },
+        // Cache writes as Converse's are reported (bedrock-usage.ts): the same on every route.
+        prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 10 },
       },
     });
   });

@@ -11,6 +11,7 @@ import type {
   AnthropicToolResultBlock,
 } from '../../../formats/messages/wire.ts';
 import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
+import { toolReferenceText } from './deferred-tools.ts';
 
 type Block = Record<string, unknown> & { type: string };
 type Source = { type?: string; media_type?: string; data?: string; url?: string; content?: unknown };
@@ -96,6 +97,7 @@ export function toolResultMessage(
   const carried: ChatContentPart[] = [];
   for (const block of blocks) {
     if (block.type === 'text') texts.push(String(block.text));
+    else if (block.type === 'tool_reference') texts.push(toolReferenceText(block));
     else carried.push(...userParts(block, index));
   }
   if (carried.length > 0) {

@@ -15,15 +15,19 @@ import type {
 } from '../../../formats/messages/wire.ts';
 import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
 import type { TranslationTarget } from '../../types.ts';
+import { withinOutputLimit } from '../shared/output-limit.ts';
 import { rejectUntranslatable } from '../shared/unsupported-parameter.ts';
 import { convertUserBlocks, textContent, withCache } from './content.ts';
+import { applyContextManagement } from './context-management.ts';
+import { offeredTools } from './deferred-tools.ts';
 import { reasoningEffortFor } from './reasoning.ts';
 
 /**
  * Fields of a Messages request that have a Chat Completions equivalent, and the hints that have
  * none but change nothing in the answer (`service_tier`: capacity; `is_error` of a tool result,
- * whose text says so). `cache_control` is carried onto the Chat parts. Anything else (container,
- * mcp_servers, context_management, ...) is a 400 naming it; docs/providers.md lists every rule.
+ * whose text says so). `cache_control` is carried onto the Chat parts; `context_management` is
+ * applied to the conversation first (context-management.ts). Anything else (container,
+ * mcp_servers, ...) is a 400 naming it; docs/providers.md lists every rule.
  */
 const TRANSLATED = new Set([
   'model',
@@ -43,18 +47,20 @@ const TRANSLATED = new Set([
   'service_tier',
   'top_k',
   'output_format',
+  'context_management',
 ]);
 
 /** Anthropic Messages request -> Chat Completions request (DESIGN.md section 4: translators). */
 export function messagesToChatRequest(
-  body: AnthropicMessagesRequest,
+  request: AnthropicMessagesRequest,
   target?: TranslationTarget,
 ): ChatCompletionRequest {
-  rejectUntranslatable(body, TRANSLATED);
+  rejectUntranslatable(request, TRANSLATED);
+  const body = applyContextManagement(request);
   const chat: ChatCompletionRequest = {
     model: body.model,
     messages: [...systemMessages(body.system), ...body.messages.flatMap(convertMessage)],
-    max_completion_tokens: body.max_tokens,
+    max_completion_tokens: withinOutputLimit(body.max_tokens, target),
   };
   if (body.stream === true) {
     chat.stream = true;
@@ -69,7 +75,8 @@ export function messagesToChatRequest(
   if (effort !== undefined) chat.reasoning_effort = effort;
   if (body.stop_sequences !== undefined && body.stop_sequences.length > 0) chat.stop = body.stop_sequences;
   if (body.metadata?.user_id != null) chat.user = body.metadata.user_id;
-  if (body.tools !== undefined && body.tools.length > 0) chat.tools = body.tools.map(convertTool);
+  const tools = offeredTools(body.tools ?? [], body.messages);
+  if (tools.length > 0) chat.tools = tools.map(convertTool);
   if (body.tool_choice !== undefined) applyToolChoice(chat, body.tool_choice);
   if (body.output_config != null) applyOutputConfig(chat, body.output_config);
   // The structured-outputs beta's name for output_config.format.

@@ -3,10 +3,12 @@ import {
   type UpstreamChatUsage,
   upstreamReasoningText,
 } from '../../../formats/chat-completions/wire.ts';
-import { messagesStreamEvent } from '../../../formats/messages/wire.ts';
+import { estimateInputTokens } from '../../../formats/estimate-tokens.ts';
+import { type AnthropicMessagesRequest, messagesStreamEvent } from '../../../formats/messages/wire.ts';
 import { SSE_DONE } from '../../../formats/sse.ts';
 import { truncatedStreamError } from '../../shared/upstream-error.ts';
 import type { StreamEvent } from '../../types.ts';
+import { ToolCallDeltas } from '../shared/tool-call-deltas.ts';
 import { messageIdFromChat } from './answer.ts';
 import { type AnthropicStopReason, stopReasonFromChat } from './finish-reason.ts';
 import { anthropicUsageFromChat } from './usage.ts';
@@ -29,12 +31,22 @@ const STREAMED_BLOCKS = Object.freeze({
  * finish_reason chunk, so message_delta waits for `[DONE]`; nothing else is held back.
  */
 export class ChatToMessagesStream {
+  /** `inputTokens`: the pipeline's estimate when it made one; otherwise it is made here. */
+  constructor(request: AnthropicMessagesRequest, inputTokens?: number) {
+    this.#inputEstimate = inputTokens ?? estimateInputTokens('messages', request);
+  }
+
   #started = false;
   #finished = false;
   #nextIndex = 0;
   #open: OpenBlock | null = null;
-  /** Chat tool-call index -> Anthropic content block index. */
-  readonly #toolBlocks = new Map<number, number>();
+  /** Chat tool calls -> tool_use blocks, by their content block index. */
+  readonly #toolCalls = new ToolCallDeltas<number>({
+    open: (name, id, out) => this.#openToolBlock(id, name, out),
+    arguments: (index, text, out) => this.#inputDelta(index, text, out),
+  });
+  /** The gateway's estimate of the request's input tokens, for message_start. */
+  readonly #inputEstimate: number;
   #stopReason: AnthropicStopReason = 'end_turn';
   #refused = false;
   #usage: UpstreamChatUsage | null = null;
@@ -46,7 +58,7 @@ export class ChatToMessagesStream {
     const out: StreamEvent[] = [];
     if (!this.#started) {
       this.#started = true;
-      out.push(messageStart(chunk));
+      out.push(messageStart(chunk, this.#inputEstimate));
     }
     if (chunk.usage != null) this.#usage = chunk.usage;
     const choice = chunk.choices.find((c) => c.index === 0);
@@ -59,7 +71,7 @@ export class ChatToMessagesStream {
       this.#refused = true;
       this.#streamed('text', delta.refusal, out);
     }
-    for (const call of delta.tool_calls ?? []) this.#toolCall(call, out);
+    for (const call of delta.tool_calls ?? []) this.#toolCalls.push(call, out);
     if (choice.finish_reason != null) this.#stopReason = stopReasonFromChat(choice.finish_reason);
     return out;
   }
@@ -84,33 +96,19 @@ export class ChatToMessagesStream {
     );
   }
 
-  #toolCall(
-    call: NonNullable<UpstreamChatCompletionChunk['choices'][number]['delta']['tool_calls']>[number],
-    out: StreamEvent[],
-  ): void {
-    let index = this.#toolBlocks.get(call.index);
-    if (index === undefined) {
-      this.#close(out);
-      index = this.#nextIndex++;
-      this.#toolBlocks.set(call.index, index);
-      this.#open = { kind: 'tool', index };
-      const block = {
-        type: 'tool_use',
-        id: call.id ?? `toolu_${index}`,
-        name: call.function?.name ?? '',
-        input: {},
-      };
-      out.push(messagesStreamEvent('content_block_start', { index, content_block: block }));
-    }
-    const partial = call.function?.arguments;
-    if (partial != null && partial !== '') {
-      out.push(
-        messagesStreamEvent('content_block_delta', {
-          index,
-          delta: { type: 'input_json_delta', partial_json: partial },
-        }),
-      );
-    }
+  /** A tool_use block, opened once the call's name is known (ToolCallDeltas). */
+  #openToolBlock(id: string | undefined, name: string, out: StreamEvent[]): number {
+    this.#close(out);
+    const index = this.#nextIndex++;
+    this.#open = { kind: 'tool', index };
+    const block = { type: 'tool_use', id: id ?? `toolu_${index}`, name, input: {} };
+    out.push(messagesStreamEvent('content_block_start', { index, content_block: block }));
+    return index;
+  }
+
+  #inputDelta(index: number, partial: string, out: StreamEvent[]): void {
+    const delta = { type: 'input_json_delta', partial_json: partial };
+    out.push(messagesStreamEvent('content_block_delta', { index, delta }));
   }
 
   #close(out: StreamEvent[]): void {
@@ -141,7 +139,12 @@ export class ChatToMessagesStream {
   }
 }
 
-function messageStart(chunk: UpstreamChatCompletionChunk): StreamEvent {
+/**
+ * Chat reports usage only at the end: message_start carries the gateway's estimate of the input
+ * (what clients such as Claude Code read to track the context window) and message_delta the
+ * upstream's counts.
+ */
+function messageStart(chunk: UpstreamChatCompletionChunk, inputEstimate: number): StreamEvent {
   return messagesStreamEvent('message_start', {
     message: {
       id: messageIdFromChat(chunk.id),
@@ -151,8 +154,7 @@ function messageStart(chunk: UpstreamChatCompletionChunk): StreamEvent {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      // Chat reports usage only at the end: message_delta carries the real counts.
-      usage: { input_tokens: 0, output_tokens: 0 },
+      usage: { input_tokens: inputEstimate, output_tokens: 0 },
     },
   });
 }

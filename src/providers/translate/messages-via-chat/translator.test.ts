@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { UpstreamChatCompletion } from '../../../formats/chat-completions/wire.ts';
+import { estimateInputTokens } from '../../../formats/estimate-tokens.ts';
 import type { AnthropicMessagesRequest } from '../../../formats/messages/wire.ts';
 import { SSE_DONE } from '../../../formats/sse.ts';
 import { OpenAIChatStreamDecoder } from '../../openai/openai-chat-stream-decoder.ts';
@@ -357,7 +358,8 @@ describe('messages via chat: stream', () => {
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: 0, output_tokens: 0 },
+          // The gateway's estimate until message_delta brings the upstream's count.
+          usage: { input_tokens: estimateInputTokens('messages', base), output_tokens: 0 },
         },
       }),
       ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),

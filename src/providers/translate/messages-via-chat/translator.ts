@@ -3,7 +3,7 @@ import type {
   UpstreamChatCompletion,
 } from '../../../formats/chat-completions/wire.ts';
 import type { AnthropicMessagesRequest } from '../../../formats/messages/wire.ts';
-import type { OperationTranslator } from '../../types.ts';
+import type { OperationTranslator, StreamTranslatorContext } from '../../types.ts';
 import { chatToMessagesResponse, type TranslatedMessage } from './answer.ts';
 import { messagesToChatRequest } from './request.ts';
 import { ChatToMessagesStream } from './stream.ts';
@@ -19,5 +19,6 @@ export const messagesViaChat: OperationTranslator<
   to: 'chat.completions',
   request: messagesToChatRequest,
   response: (answer: UpstreamChatCompletion) => chatToMessagesResponse(answer),
-  createStreamTranslator: () => new ChatToMessagesStream(),
+  createStreamTranslator: (request: AnthropicMessagesRequest, known?: StreamTranslatorContext) =>
+    new ChatToMessagesStream(request, known?.inputTokens),
 });

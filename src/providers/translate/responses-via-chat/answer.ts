@@ -11,8 +11,9 @@ import {
   responsesUsageFromChat,
   statusFromFinishReason,
 } from './envelope.ts';
-import { chatTokenLogprobs, partObject } from './output-items.ts';
+import { chatTokenLogprobs, functionCallObject, partObject } from './output-items.ts';
 import { encodeThinkingBlocks, wantsEncryptedReasoning } from './reasoning.ts';
+import { ResponsesToolSet } from './tools.ts';
 
 /**
  * Chat completion -> response object: a `reasoning` item when the upstream showed its reasoning
@@ -45,15 +46,17 @@ export function chatToResponsesResponse(
   if (content.length > 0) {
     output.push({ id: ids.item('msg', output.length), type: 'message', status, role: 'assistant', content });
   }
+  const tools = ResponsesToolSet.of(request);
   for (const call of choice?.message.tool_calls ?? []) {
-    output.push({
+    const item = {
+      kind: 'function_call' as const,
+      outputIndex: output.length,
       id: ids.item('fc', output.length),
-      type: 'function_call',
-      status: 'completed',
+      callId: call.id,
+      origin: tools.origin(call.function.name),
       arguments: call.function.arguments,
-      call_id: call.id,
-      name: call.function.name,
-    });
+    };
+    output.push(functionCallObject(item, 'completed'));
   }
   return responseEnvelope(request, {
     id: ids.response,

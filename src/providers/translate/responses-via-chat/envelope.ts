@@ -6,7 +6,7 @@ export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete';
 
 export interface ResponsesUsageWire {
   input_tokens: number;
-  input_tokens_details: { cached_tokens: number };
+  input_tokens_details: { cached_tokens: number; cache_write_tokens?: number };
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
@@ -47,9 +47,14 @@ export function responsesUsageFromChat(
   usage: UpstreamChatUsage | null | undefined,
 ): ResponsesUsageWire | null {
   if (usage == null) return null;
+  const written = usage.prompt_tokens_details?.cache_write_tokens;
   return {
     input_tokens: usage.prompt_tokens,
-    input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },
+    // Cache writes as Chat reports them (`cache_write_tokens`), where the upstream counts them.
+    input_tokens_details: {
+      cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+      ...(written != null && written > 0 ? { cache_write_tokens: written } : {}),
+    },
     output_tokens: usage.completion_tokens,
     output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
     total_tokens: usage.total_tokens,

@@ -1,5 +1,6 @@
 /** Output item objects of a Responses answer, shared by the stream's events and its final response. */
 import type { ChatLogprobs } from '../../../formats/chat-completions/wire.ts';
+import { customToolInput, type ToolOrigin } from './tools.ts';
 
 export type PartKind = 'output_text' | 'refusal';
 
@@ -8,7 +9,8 @@ export interface FunctionCallItem {
   outputIndex: number;
   id: string;
   callId: string;
-  name: string;
+  /** The Responses tool the call is for (tools.ts): a function, or a custom tool. */
+  origin: ToolOrigin;
   arguments: string;
 }
 
@@ -27,16 +29,32 @@ export function partObject(kind: PartKind, text: string, logprobs?: TokenLogprob
   return { type: 'output_text', text, annotations: [], ...(logprobs === undefined ? {} : { logprobs }) };
 }
 
+/** A `function_call` item, or a `custom_tool_call` one for a custom tool (its input unwrapped). */
 export function functionCallObject(
   item: FunctionCallItem,
   status: 'in_progress' | 'completed',
 ): Record<string, unknown> {
+  const { origin } = item;
+  const namespace = origin.namespace === undefined ? {} : { namespace: origin.namespace };
+  if (origin.kind === 'custom') {
+    const input = customToolInput(item.arguments);
+    return {
+      id: item.id,
+      type: 'custom_tool_call',
+      status,
+      call_id: item.callId,
+      name: origin.name,
+      input,
+      ...namespace,
+    };
+  }
   return {
     id: item.id,
     type: 'function_call',
     status,
     arguments: item.arguments,
     call_id: item.callId,
-    name: item.name,
+    name: origin.name,
+    ...namespace,
   };
 }

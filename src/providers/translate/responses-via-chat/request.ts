@@ -1,27 +1,31 @@
 import type {
   ChatCompletionRequest,
   ChatContentPart,
-  ChatFunctionTool,
   ChatMessage,
   ChatThinkingBlock,
-  ChatToolChoice,
 } from '../../../formats/chat-completions/wire.ts';
 import type {
   ResponsesContentPart,
+  ResponsesCustomToolCallItem,
   ResponsesFunctionCallItem,
   ResponsesInputItem,
   ResponsesMessageItem,
   ResponsesRequest,
 } from '../../../formats/responses/wire.ts';
 import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
+import type { TranslationTarget } from '../../types.ts';
+import { withinOutputLimit } from '../shared/output-limit.ts';
 import { rejectUntranslatable } from '../shared/unsupported-parameter.ts';
 import { thinkingBlocksOfItem } from './reasoning.ts';
+import { chatToolName, ResponsesToolSet } from './tools.ts';
 
 /**
  * Fields of a Responses request with a Chat equivalent, and the ones the gateway itself serves
  * (`store`, `metadata`: stored response state, DESIGN.md section 5; `include`: extra output the
- * translation never produces; `reasoning.summary`, `truncation: disabled`: nothing to do).
- * `previous_response_id` must have been inlined into `input` by the pipeline before translation.
+ * translation never produces; `reasoning.summary`, `truncation: disabled`: nothing to do;
+ * `client_metadata`: the client's own labels for OpenAI's logs (Codex's turn ids), read by no
+ * model). `previous_response_id` must have been inlined into `input` by the pipeline before
+ * translation.
  */
 const TRANSLATED = new Set([
   'model',
@@ -44,6 +48,7 @@ const TRANSLATED = new Set([
   'metadata',
   'include',
   'top_logprobs',
+  'client_metadata',
 ]);
 
 const NEUTRAL: Readonly<Record<string, readonly unknown[]>> = Object.freeze({
@@ -63,22 +68,32 @@ const SAME_NAME = [
 ] as const;
 
 /** Responses request -> Chat Completions request. */
-export function responsesToChatRequest(body: ResponsesRequest): ChatCompletionRequest {
+export function responsesToChatRequest(
+  body: ResponsesRequest,
+  target?: TranslationTarget,
+): ChatCompletionRequest {
   rejectUntranslatable(body, TRANSLATED, NEUTRAL);
   const messages: ChatMessage[] = [];
   if (body.instructions != null && body.instructions !== '')
     messages.push({ role: 'system', content: body.instructions });
   if (typeof body.input === 'string') messages.push({ role: 'user', content: body.input });
   else appendItems(messages, body.input ?? []);
+  const tools = ResponsesToolSet.of(body);
   const chat: ChatCompletionRequest = { model: body.model, messages };
   if (body.stream === true) {
     chat.stream = true;
     chat.stream_options = { include_usage: true };
   }
-  if (body.max_output_tokens != null) chat.max_completion_tokens = body.max_output_tokens;
+  if (body.max_output_tokens != null)
+    chat.max_completion_tokens = withinOutputLimit(body.max_output_tokens, target);
   for (const key of SAME_NAME) if (body[key] != null) (chat as Record<string, unknown>)[key] = body[key];
-  if (body.tools !== undefined && body.tools.length > 0) chat.tools = body.tools.map(convertTool);
-  if (body.tool_choice !== undefined) chat.tool_choice = convertToolChoice(body.tool_choice);
+  if (body.tool_choice != null) chat.tool_choice = tools.toolChoice(body.tool_choice);
+  if (tools.chatTools.length > 0) chat.tools = tools.chatTools;
+  else {
+    // Every offered tool was left out (tools.ts): Chat refuses these fields without tools.
+    delete chat.tool_choice;
+    delete chat.parallel_tool_calls;
+  }
   applyText(chat, body.text);
   applyLogprobs(chat, body);
   if (body.reasoning?.effort != null) chat.reasoning_effort = body.reasoning.effort;
@@ -106,7 +121,15 @@ function applyLogprobs(chat: ChatCompletionRequest, body: ResponsesRequest): voi
  */
 function appendItems(messages: ChatMessage[], items: ResponsesInputItem[]): void {
   let thinking: ChatThinkingBlock[] | null = null;
+  let toolImages: ChatContentPart[] = [];
   items.forEach((item, index) => {
+    if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
+      const output = item as { call_id: string; output: string | ResponsesContentPart[] };
+      toolImages.push(...appendToolOutput(messages, output, index));
+      return;
+    }
+    if (toolImages.length > 0) messages.push({ role: 'user', content: toolImages });
+    toolImages = [];
     if (item.type === 'reasoning') {
       thinking = thinkingBlocksOfItem(item as { encrypted_content?: unknown });
       return;
@@ -118,25 +141,60 @@ function appendItems(messages: ChatMessage[], items: ResponsesInputItem[]): void
     }
     thinking = null;
   });
+  if (toolImages.length > 0) messages.push({ role: 'user', content: toolImages });
 }
 
+/**
+ * Records of tools OpenAI ran itself (a web search, a tool search): what they found is in the
+ * assistant's later text, and a Chat model has no such tool to have called, so they are left out.
+ */
+const HOSTED_CALL_RECORDS = new Set([
+  'web_search_call',
+  'file_search_call',
+  'tool_search_call',
+  'tool_search_output',
+  'image_generation_call',
+  'code_interpreter_call',
+  'mcp_list_tools',
+]);
+
+/** One input item other than a reasoning item or a tool output (appendItems takes those). */
 function appendItem(messages: ChatMessage[], item: ResponsesInputItem, index: number): void {
   const type = item.type ?? 'message';
   if (type === 'message') messages.push(convertMessage(item as ResponsesMessageItem, index));
-  else if (type === 'function_call') appendFunctionCall(messages, item as ResponsesFunctionCallItem);
-  else if (type === 'function_call_output') {
-    const output = (item as { call_id: string; output: string | ResponsesContentPart[] }).output;
-    messages.push({
-      role: 'tool',
-      tool_call_id: (item as { call_id: string }).call_id,
-      content: typeof output === 'string' ? output : output.map((part) => partText(part, index)).join(''),
-    });
-  } else {
+  else if (type === 'function_call') {
+    const call = item as ResponsesFunctionCallItem;
+    appendToolCall(messages, call.call_id, chatToolName(call.name, call.namespace), call.arguments);
+  } else if (type === 'custom_tool_call') {
+    const call = item as ResponsesCustomToolCallItem;
+    const args = JSON.stringify({ input: call.input });
+    appendToolCall(messages, call.call_id, chatToolName(call.name, call.namespace), args);
+  } else if (!HOSTED_CALL_RECORDS.has(type)) {
     throw unsupportedParameter(
       `input[${index}]`,
       `Input items of type '${type}' are not supported by this model.`,
     );
   }
+}
+
+/**
+ * A tool's output is a Chat `tool` message with its text. Chat's tool messages hold text only, so
+ * images the tool returned (Codex's `view_image`) are returned for a user message after the run
+ * of tool messages, where Chat allows one.
+ */
+function appendToolOutput(
+  messages: ChatMessage[],
+  item: { call_id: string; output: string | ResponsesContentPart[] },
+  index: number,
+): ChatContentPart[] {
+  if (typeof item.output === 'string') {
+    messages.push({ role: 'tool', tool_call_id: item.call_id, content: item.output });
+    return [];
+  }
+  const isImage = (part: ResponsesContentPart) => part.type === 'input_image';
+  const text = item.output.filter((part) => !isImage(part)).map((part) => partText(part, index));
+  messages.push({ role: 'tool', tool_call_id: item.call_id, content: text.join('') });
+  return item.output.filter(isImage).map((part) => userPart(part, index));
 }
 
 function convertMessage(item: ResponsesMessageItem, index: number): ChatMessage {
@@ -185,13 +243,9 @@ function partText(part: ResponsesContentPart, index: number): string {
   );
 }
 
-/** Consecutive function calls are one assistant turn with several tool_calls in Chat. */
-function appendFunctionCall(messages: ChatMessage[], item: ResponsesFunctionCallItem): void {
-  const call = {
-    id: item.call_id,
-    type: 'function' as const,
-    function: { name: item.name, arguments: item.arguments },
-  };
+/** Consecutive tool calls are one assistant turn with several tool_calls in Chat. */
+function appendToolCall(messages: ChatMessage[], id: string, name: string, args: string): void {
+  const call = { id, type: 'function' as const, function: { name, arguments: args } };
   const last = messages.at(-1);
   if (last?.role === 'assistant') {
     last.tool_calls = [...(last.tool_calls ?? []), call];
@@ -199,34 +253,6 @@ function appendFunctionCall(messages: ChatMessage[], item: ResponsesFunctionCall
     return;
   }
   messages.push({ role: 'assistant', content: null, tool_calls: [call] });
-}
-
-function convertTool(tool: NonNullable<ResponsesRequest['tools']>[number], index: number): ChatFunctionTool {
-  if (tool.type !== 'function') {
-    throw unsupportedParameter(
-      `tools[${index}]`,
-      `Tools of type '${tool.type}' are not supported by this model.`,
-    );
-  }
-  const { name, description, parameters, strict } = tool as {
-    name: string;
-    description?: string | null;
-    parameters?: Record<string, unknown> | null;
-    strict?: boolean | null;
-  };
-  const fn: ChatFunctionTool['function'] = { name };
-  if (description != null) fn.description = description;
-  if (parameters != null) fn.parameters = parameters;
-  if (strict != null) fn.strict = strict;
-  return { type: 'function', function: fn };
-}
-
-function convertToolChoice(choice: NonNullable<ResponsesRequest['tool_choice']>): ChatToolChoice {
-  if (typeof choice === 'string') return choice;
-  if (choice.type === 'function' && typeof choice.name === 'string') {
-    return { type: 'function', function: { name: choice.name } };
-  }
-  throw unsupportedParameter('tool_choice');
 }
 
 /** `text.format` -> `response_format`; `text.verbosity` has the same name in Chat. */

@@ -8,6 +8,7 @@ import type { ResponsesRequest } from '../../../formats/responses/wire.ts';
 import { SSE_DONE } from '../../../formats/sse.ts';
 import { truncatedStreamError } from '../../shared/upstream-error.ts';
 import type { StreamEvent } from '../../types.ts';
+import { ToolCallDeltas } from '../shared/tool-call-deltas.ts';
 import {
   reasoningItem,
   responseEnvelope,
@@ -24,6 +25,7 @@ import {
   type TokenLogprobs,
 } from './output-items.ts';
 import { encodeThinkingBlocks, wantsEncryptedReasoning } from './reasoning.ts';
+import { ResponsesToolSet } from './tools.ts';
 
 interface MessageItem {
   kind: 'message';
@@ -41,9 +43,6 @@ interface ReasoningItem {
   blocks: ChatThinkingBlock[];
 }
 type OpenItem = MessageItem | FunctionCallItem | ReasoningItem;
-type ToolCallDelta = NonNullable<
-  UpstreamChatCompletionChunk['choices'][number]['delta']['tool_calls']
->[number];
 
 /**
  * Chat chunks -> Responses streaming events (API reference, "Streaming events"): response.created
@@ -63,7 +62,11 @@ export class ChatToResponsesStream {
   #finished = false;
   #nextOutputIndex = 0;
   #open: OpenItem | null = null;
-  readonly #toolItems = new Map<number, FunctionCallItem>();
+  readonly #toolCalls = new ToolCallDeltas<FunctionCallItem>({
+    open: (name, id, out) => this.#openToolCall(id, name, out),
+    arguments: (item, text, out) => this.#argumentsDelta(item, text, out),
+  });
+  readonly #tools: ResponsesToolSet;
   readonly #output: unknown[] = [];
   #finishReason: string | null = null;
   #usage: UpstreamChatUsage | null = null;
@@ -71,6 +74,7 @@ export class ChatToResponsesStream {
   constructor(request: ResponsesRequest) {
     this.#request = request;
     this.#keepThinking = wantsEncryptedReasoning(request);
+    this.#tools = ResponsesToolSet.of(request);
   }
 
   push(event: StreamEvent): StreamEvent[] {
@@ -91,7 +95,7 @@ export class ChatToResponsesStream {
       this.#partDelta('output_text', choice.delta.content, out, chatTokenLogprobs(choice));
     if (choice.delta.refusal != null && choice.delta.refusal !== '')
       this.#partDelta('refusal', choice.delta.refusal, out);
-    for (const call of choice.delta.tool_calls ?? []) this.#toolCall(call, out);
+    for (const call of choice.delta.tool_calls ?? []) this.#toolCalls.push(call, out);
     if (choice.finish_reason != null) this.#finishReason = choice.finish_reason;
     return out;
   }
@@ -151,12 +155,11 @@ export class ChatToResponsesStream {
 
   #reasoningItem(out: StreamEvent[]): ReasoningItem {
     if (this.#open?.kind === 'reasoning') return this.#open;
-    this.#closeItem('completed', out);
-    const outputIndex = this.#nextOutputIndex++;
+    const { outputIndex, id } = this.#startItem('rs', out);
     const item: ReasoningItem = {
       kind: 'reasoning',
       outputIndex,
-      id: this.#ids!.item('rs', outputIndex),
+      id,
       text: '',
       blocks: [],
     };
@@ -170,12 +173,11 @@ export class ChatToResponsesStream {
 
   #messageItem(out: StreamEvent[]): MessageItem {
     if (this.#open?.kind === 'message') return this.#open;
-    this.#closeItem('completed', out);
-    const outputIndex = this.#nextOutputIndex++;
+    const { outputIndex, id } = this.#startItem('msg', out);
     const item: MessageItem = {
       kind: 'message',
       outputIndex,
-      id: this.#ids!.item('msg', outputIndex),
+      id,
       parts: [],
     };
     this.#open = item;
@@ -186,30 +188,37 @@ export class ChatToResponsesStream {
     return item;
   }
 
-  #toolCall(call: ToolCallDelta, out: StreamEvent[]): void {
-    let item = this.#toolItems.get(call.index);
-    if (item === undefined) {
-      this.#closeItem('completed', out);
-      const outputIndex = this.#nextOutputIndex++;
-      item = {
-        kind: 'function_call',
-        outputIndex,
-        id: this.#ids!.item('fc', outputIndex),
-        callId: call.id ?? `call_${outputIndex}`,
-        name: call.function?.name ?? '',
-        arguments: '',
-      };
-      this.#toolItems.set(call.index, item);
-      this.#open = item;
-      this.#emit(out, 'response.output_item.added', {
-        output_index: outputIndex,
-        item: functionCallObject(item, 'in_progress'),
-      });
-    }
-    const delta = call.function?.arguments;
-    if (delta == null || delta === '') return;
+  /** A function_call (or custom_tool_call) item, opened once the call's name is known. */
+  #openToolCall(callId: string | undefined, name: string, out: StreamEvent[]): FunctionCallItem {
+    const { outputIndex, id } = this.#startItem('fc', out);
+    const item: FunctionCallItem = {
+      kind: 'function_call',
+      outputIndex,
+      id,
+      callId: callId ?? `call_${outputIndex}`,
+      origin: this.#tools.origin(name),
+      arguments: '',
+    };
+    this.#open = item;
+    this.#emit(out, 'response.output_item.added', {
+      output_index: outputIndex,
+      item: functionCallObject(item, 'in_progress'),
+    });
+    return item;
+  }
+
+  /** A custom tool's input is the `input` of the arguments' JSON: sent whole when the call ends. */
+  #argumentsDelta(item: FunctionCallItem, delta: string, out: StreamEvent[]): void {
     item.arguments += delta;
+    if (item.origin.kind === 'custom') return;
     this.#emit(out, 'response.function_call_arguments.delta', { ...this.#where(item), delta });
+  }
+
+  /** Closes the open item and numbers the next one. */
+  #startItem(prefix: 'fc' | 'msg' | 'rs', out: StreamEvent[]): { outputIndex: number; id: string } {
+    this.#closeItem('completed', out);
+    const outputIndex = this.#nextOutputIndex++;
+    return { outputIndex, id: this.#ids!.item(prefix, outputIndex) };
   }
 
   #closePart(item: MessageItem, out: StreamEvent[]): void {
@@ -243,15 +252,23 @@ export class ChatToResponsesStream {
     } else if (item.kind === 'reasoning') {
       done = this.#closeReasoning(item, out);
     } else {
-      this.#emit(out, 'response.function_call_arguments.done', {
-        ...this.#where(item),
-        name: item.name,
-        arguments: item.arguments,
-      });
       done = functionCallObject(item, 'completed');
+      this.#closeToolCall(item, done, out);
     }
     this.#output.push(done);
     this.#emit(out, 'response.output_item.done', { output_index: item.outputIndex, item: done });
+  }
+
+  #closeToolCall(item: FunctionCallItem, done: Record<string, unknown>, out: StreamEvent[]): void {
+    const where = this.#where(item);
+    if (item.origin.kind === 'custom') {
+      const input = done.input as string;
+      if (input !== '') this.#emit(out, 'response.custom_tool_call_input.delta', { ...where, delta: input });
+      this.#emit(out, 'response.custom_tool_call_input.done', { ...where, input });
+      return;
+    }
+    const fields = { name: item.origin.name, arguments: item.arguments };
+    this.#emit(out, 'response.function_call_arguments.done', { ...where, ...fields });
   }
 
   #closeReasoning(item: ReasoningItem, out: StreamEvent[]): Record<string, unknown> {

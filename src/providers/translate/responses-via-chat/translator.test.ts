@@ -128,8 +128,13 @@ describe('responses via chat: request', () => {
 
   test('what Chat cannot express is a 400 naming it', () => {
     assert.throws(
-      () => responsesViaChat.request({ ...base, tools: [{ type: 'web_search' }] }),
-      isUnsupported('tools[0]'),
+      () =>
+        responsesViaChat.request({
+          ...base,
+          tools: [{ type: 'web_search' }],
+          tool_choice: { type: 'web_search' },
+        }),
+      isUnsupported('tool_choice'),
     );
     assert.throws(
       () => responsesViaChat.request({ ...base, previous_response_id: 'resp_1' }),

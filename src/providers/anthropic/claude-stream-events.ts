@@ -1,0 +1,83 @@
+/**
+ * Reading Claude's stream events (API reference, "Streaming messages"), wherever they arrive: as
+ * SSE from Anthropic or Vertex AI, or base64 in the event-stream chunks of Bedrock's
+ * InvokeModelWithResponseStream. Input tokens come with message_start, output tokens (cumulative)
+ * with message_delta; message_stop ends the stream; an `error` event is raised as a GatewayError
+ * so that the provider's wording never reaches the client. Unknown event types pass untouched.
+ */
+import { type AnthropicUsageCounts, usageFromAnthropic } from '../../formats/messages/usage.ts';
+import { anthropicStreamEventSchema } from '../../formats/messages/wire.ts';
+import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
+import type { Usage } from '../types.ts';
+import { classifyAnthropicErrorType } from './anthropic-error.ts';
+
+const KNOWN_EVENTS: ReadonlySet<string> = new Set([
+  'message_start',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+  'ping',
+  'error',
+]);
+
+export class ClaudeStreamEvents {
+  readonly #provider: string;
+  #counts: AnthropicUsageCounts | null = null;
+  #ended = false;
+
+  constructor(provider: string) {
+    this.#provider = provider;
+  }
+
+  /** True once message_stop was read. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  usage(): Usage | null {
+    return this.#counts === null ? null : usageFromAnthropic(this.#counts);
+  }
+
+  /** Reads one event's data and returns its type; throws on an `error` event or a malformed one. */
+  read(data: unknown): string {
+    const type = typeof data === 'object' && data !== null && 'type' in data ? data.type : undefined;
+    if (typeof type !== 'string') throw malformedAnswerError(this.#provider, 'stream event', { data });
+    if (KNOWN_EVENTS.has(type)) this.#observe(data);
+    return type;
+  }
+
+  #observe(data: unknown): void {
+    const parsed = anthropicStreamEventSchema.safeParse(data);
+    if (!parsed.success) throw malformedAnswerError(this.#provider, 'stream event', parsed.error.issues);
+    const event = parsed.data;
+    switch (event.type) {
+      case 'message_start': {
+        const usage = event.message.usage;
+        this.#counts = { ...usage, output_tokens: usage.output_tokens ?? 0 };
+        break;
+      }
+      case 'message_delta': {
+        const counts = this.#counts ?? { input_tokens: 0, output_tokens: 0 };
+        const { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens } =
+          event.usage;
+        this.#counts = {
+          input_tokens: input_tokens ?? counts.input_tokens,
+          output_tokens,
+          cache_creation_input_tokens: cache_creation_input_tokens ?? counts.cache_creation_input_tokens,
+          cache_read_input_tokens: cache_read_input_tokens ?? counts.cache_read_input_tokens,
+        };
+        break;
+      }
+      case 'message_stop':
+        this.#ended = true;
+        break;
+      case 'error':
+        throw upstreamGatewayError(
+          classifyAnthropicErrorType(event.error.type, event.error.message ?? undefined, undefined),
+          { provider: this.#provider },
+        );
+    }
+  }
+}

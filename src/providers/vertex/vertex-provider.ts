@@ -1,0 +1,48 @@
+/**
+ * Vertex AI (`vertex`): Gemini models through generateContent / streamGenerateContent, Claude
+ * models through rawPredict / streamRawPredict, each with its native adapter's body and answers
+ * (vertex-operations.ts), authenticated with an OAuth token from the deployment's service-account
+ * key or the workload's default credentials (vertex-tokens.ts).
+ */
+import { classifyAnthropicError } from '../anthropic/anthropic-error.ts';
+import { classifyGeminiError } from '../gemini/gemini-error.ts';
+import type { ProviderAdapter } from '../types.ts';
+import { isVertexClaude, vertexCredentialSource, vertexProviderOptionsSchema } from './vertex-config.ts';
+import { vertexClaudeOperations, vertexGeminiOperations } from './vertex-operations.ts';
+import { VertexTokens } from './vertex-tokens.ts';
+
+export interface VertexProviderOptions {
+  /** The `created` of answers and the token cache's clock; injectable for tests. */
+  now?: () => Date;
+  tokens?: VertexTokens;
+}
+
+export function createVertexProvider(options: VertexProviderOptions = {}): ProviderAdapter {
+  const now = options.now ?? (() => new Date());
+  const tokens = options.tokens ?? new VertexTokens({ now });
+  const gemini = vertexGeminiOperations(now);
+  const provider: ProviderAdapter = {
+    id: 'vertex',
+    operations: Object.freeze({ ...gemini, ...vertexClaudeOperations }),
+    operationsFor: ({ upstreamModel }) => (isVertexClaude(upstreamModel) ? vertexClaudeOperations : gemini),
+    requiresBaseUrl: false,
+    optionsSchema: vertexProviderOptionsSchema.strict(),
+    credentialSource: vertexCredentialSource,
+    authorize: async (request, target) => ({
+      ...request,
+      headers: { ...request.headers, authorization: `Bearer ${await tokens.tokenFor(target)}` },
+    }),
+    // Vertex answers Gemini calls in Google's error shape and Claude calls in Anthropic's.
+    classifyError: (status, body, headers) =>
+      isAnthropicError(body)
+        ? classifyAnthropicError(status, body, headers)
+        : classifyGeminiError(status, body, headers),
+  };
+  return Object.freeze(provider);
+}
+
+function isAnthropicError(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as { type?: unknown }).type === 'error';
+}
+
+export const vertexProvider: ProviderAdapter = createVertexProvider();

@@ -1,0 +1,229 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { keyringFromJson } from '../../src/crypto/index.ts';
+import { type CliSetup, cliSetup, documentedExample, EXAMPLE_SECRETS } from './support.ts';
+
+/** updated_at of every managed row, by table and name. */
+async function stamps(setup: CliSetup): Promise<Map<string, string>> {
+  const rows = await setup.sql`
+    select 'deployment:' || config_name as name, updated_at::text as at from deployments
+    union all select 'team:' || config_name, updated_at::text from teams
+    union all select 'key:' || config_name, updated_at::text from virtual_keys`;
+  return new Map(rows.map((row) => [row.name as string, row.at as string]));
+}
+
+describe('switchyard apply: the documented example', () => {
+  let setup: CliSetup;
+  let file: string;
+  let example: string;
+  before(async () => {
+    setup = await cliSetup();
+    example = await documentedExample();
+    file = await setup.write('switchyard.yaml', example);
+  });
+  after(() => setup?.close());
+
+  it('creates everything on an empty database, secrets by environment and by file', async () => {
+    const { code, output } = await setup.run(['apply', file]);
+    assert.equal(code, 0, output);
+    assert.match(output, /^\+ deployment gpt-4o-openai: create$/m);
+    assert.match(output, /^\+ team research: create$/m);
+    assert.match(output, /^7 to create, 1 to change, 0 to delete$/m);
+    const deployments = await setup.sql`select * from deployments order by config_name`;
+    assert.deepEqual(
+      deployments.map((row) => row.config_name),
+      ['claude', 'gpt-4o-azure', 'gpt-4o-openai', 'local-llama'],
+    );
+    const keyring = keyringFromJson(setup.env.ENCRYPTION_KEYRING, setup.env.ACTIVE_ENCRYPTION_KEY_ID);
+    const credential = (name: string) => {
+      const row = deployments.find((d) => d.config_name === name);
+      return keyring.openString('deployment-credential', row?.api_key_envelope);
+    };
+    assert.equal(credential('gpt-4o-openai'), EXAMPLE_SECRETS.OPENAI_API_KEY);
+    assert.equal(credential('gpt-4o-azure'), EXAMPLE_SECRETS.AZURE_KEY_FILE_CONTENT);
+    assert.equal(
+      deployments.find((d) => d.config_name === 'gpt-4o-azure')?.secret_ref,
+      'secrets/azure-openai.key',
+    );
+    assert.equal(deployments.find((d) => d.config_name === 'local-llama')?.enabled, false);
+    // The key without a secret got a generated one, printed once; the pre-shared one is never printed.
+    assert.match(output, /key ci \(key_[^)]+\) secret, shown this once: sk-sy-/);
+    assert.ok(!output.includes(EXAMPLE_SECRETS.RESEARCH_NOTEBOOK_KEY));
+    assert.ok(!output.includes(EXAMPLE_SECRETS.OPENAI_API_KEY));
+    assert.ok(!output.includes(EXAMPLE_SECRETS.AZURE_KEY_FILE_CONTENT));
+    const [team] = await setup.sql`select id from teams where config_name = 'research'`;
+    const [notebook] =
+      await setup.sql`select team_id from virtual_keys where config_name = 'research-notebook'`;
+    assert.equal(notebook.team_id, team.id);
+    const [settings] = await setup.sql`select settings from router_settings`;
+    assert.deepEqual(settings.settings.fallbacks.general, { 'gpt-4o': ['claude-sonnet'] });
+  });
+
+  it('changes nothing when applied again: updatedAt stays', async () => {
+    const before = await stamps(setup);
+    const { code, output } = await setup.run(['apply', file]);
+    assert.equal(code, 0, output);
+    assert.match(output, /nothing to change/);
+    assert.deepEqual(await stamps(setup), before);
+  });
+
+  it('updates exactly the one object whose field changed, and says from what to what', async () => {
+    const before = await stamps(setup);
+    const changed = example.replace('    weight: 3\n', '    weight: 5\n');
+    assert.notEqual(changed, example);
+    await setup.write('switchyard.yaml', changed);
+    const { code, output } = await setup.run(['apply', file]);
+    assert.equal(code, 0, output);
+    assert.match(output, /^~ deployment gpt-4o-openai \(dep_[^)]+\): update$/m);
+    assert.match(output, /^ {4}weight: 3 -> 5$/m);
+    assert.match(output, /0 to create, 1 to change, 0 to delete/);
+    const after = await stamps(setup);
+    const moved = [...after].filter(([name, at]) => before.get(name) !== at).map(([name]) => name);
+    assert.deepEqual(moved, ['deployment:gpt-4o-openai']);
+    const [row] = await setup.sql`select weight from deployments where config_name = 'gpt-4o-openai'`;
+    assert.equal(row.weight, 5);
+  });
+
+  it('--dry-run prints the plan and writes nothing', async () => {
+    const before = await stamps(setup);
+    await setup.write('switchyard.yaml', example.replace('    rpmLimit: 500\n', '    rpmLimit: 900\n'));
+    const { code, output } = await setup.run(['apply', file, '--dry-run']);
+    assert.equal(code, 0, output);
+    assert.match(output, /^ {4}rpmLimit: 500 -> 900$/m);
+    assert.match(output, /dry run: nothing was written/);
+    assert.deepEqual(await stamps(setup), before);
+    const [row] = await setup.sql`select rpm_limit from deployments where config_name = 'gpt-4o-openai'`;
+    assert.equal(row.rpm_limit, 500);
+  });
+
+  it('sees a changed secret (environment or file) without ever printing it', async () => {
+    await setup.write('switchyard.yaml', example.replace('    weight: 3\n', '    weight: 5\n'));
+    await setup.write('secrets/azure-openai.key', 'azure-example-key-0002\n');
+    const { code, output } = await setup.run(['apply', file], { OPENAI_API_KEY: 'sk-openai-example-0002' });
+    assert.equal(code, 0, output);
+    assert.match(output, /^~ deployment gpt-4o-openai .*\n {4}apiKey: changed$/m);
+    assert.match(output, /^~ deployment gpt-4o-azure .*\n {4}apiKey: changed$/m);
+    assert.ok(!output.includes('0002'), output);
+    const keyring = keyringFromJson(setup.env.ENCRYPTION_KEYRING, setup.env.ACTIVE_ENCRYPTION_KEY_ID);
+    const [row] =
+      await setup.sql`select api_key_envelope from deployments where config_name = 'gpt-4o-openai'`;
+    assert.equal(keyring.openString('deployment-credential', row.api_key_envelope), 'sk-openai-example-0002');
+  });
+
+  it('keeps what the file no longer names unless --prune, and never prunes what the admin API made', async () => {
+    await setup.sql`insert into deployments (id, public_model, provider, upstream_model, provider_options)
+      values ('dep_made_by_admin_api', 'gpt-4o', 'openai', 'gpt-4o', '{}')`;
+    const without = example.replace(/ {2}- name: local-llama\n(?: {4}.*\n)+/, '');
+    assert.ok(!without.includes('local-llama'));
+    await setup.write('switchyard.yaml', without);
+    const kept = await setup.run(['apply', file], { OPENAI_API_KEY: 'sk-openai-example-0002' });
+    assert.equal(kept.code, 0, kept.output);
+    assert.equal((await setup.sql`select 1 from deployments where config_name = 'local-llama'`).length, 1);
+    const pruned = await setup.run(['apply', file, '--prune'], { OPENAI_API_KEY: 'sk-openai-example-0002' });
+    assert.equal(pruned.code, 0, pruned.output);
+    assert.match(pruned.output, /^- deployment local-llama \(dep_[^)]+\): delete$/m);
+    assert.equal((await setup.sql`select 1 from deployments where config_name = 'local-llama'`).length, 0);
+    assert.equal((await setup.sql`select 1 from deployments where id = 'dep_made_by_admin_api'`).length, 1);
+  });
+
+  it('exports the configuration with secrets as references; applying the export changes nothing', async () => {
+    await setup.sql`delete from deployments where id = 'dep_made_by_admin_api'`;
+    const exported = await setup.run(['export']);
+    assert.equal(exported.code, 0, exported.output);
+    assert.match(exported.output, /apiKey: \$\{env:OPENAI_API_KEY\}/);
+    assert.match(exported.output, /apiKeyFile: secrets\/azure-openai.key/);
+    assert.match(exported.output, /secret: \$\{env:RESEARCH_NOTEBOOK_KEY\}/);
+    assert.ok(!exported.output.includes('sk-openai-example'), 'no secret value in an export');
+    const copy = await setup.write('exported.yaml', exported.output);
+    const before = await stamps(setup);
+    const again = await setup.run(['apply', copy], { OPENAI_API_KEY: 'sk-openai-example-0002' });
+    assert.equal(again.code, 0, again.output);
+    assert.match(again.output, /nothing to change/);
+    assert.deepEqual(await stamps(setup), before);
+    const second = await setup.run(['export']);
+    assert.equal(second.output, exported.output);
+  });
+});
+
+describe('switchyard apply: a file it refuses', () => {
+  let setup: CliSetup;
+  before(async () => {
+    setup = await cliSetup();
+  });
+  after(() => setup?.close());
+
+  const deployment = (extra: string) =>
+    `deployments:\n  - name: one\n    publicModel: gpt\n    provider: openai\n    upstreamModel: gpt-4o\n${extra}`;
+
+  it('refuses a literal secret, naming file, line and field, without echoing it (exit 3)', async () => {
+    const file = await setup.write('literal.yaml', deployment('    apiKey: sk-live-literal-secret-0001\n'));
+    const { code, output } = await setup.run(['apply', file]);
+    assert.equal(code, 3, output);
+    assert.ok(output.includes(`${file}:6:13: deployments.0.apiKey: a literal secret is refused`), output);
+    assert.ok(!output.includes('sk-live-literal-secret-0001'));
+    assert.equal((await setup.sql`select 1 from deployments`).length, 0);
+  });
+
+  it('names an unset environment variable', async () => {
+    const file = await setup.write('unset.yaml', deployment(`    apiKey: \${env:SY_TEST_UNSET_VARIABLE}\n`));
+    const { code, output } = await setup.run(['apply', file]);
+    assert.equal(code, 3, output);
+    assert.match(
+      output,
+      /unset\.yaml:6:13: deployments\.0\.apiKey: the environment variable SY_TEST_UNSET_VARIABLE is not set/,
+    );
+  });
+
+  it('names a field the admin API schema refuses, and one its rules refuse', async () => {
+    const bad = await setup.write('weight.yaml', deployment('    weight: 0\n'));
+    const weight = await setup.run(['apply', bad]);
+    assert.equal(weight.code, 3, weight.output);
+    assert.match(weight.output, /weight\.yaml:6:13: deployments\.0\.weight: weight must be greater than 0/);
+    const compat = await setup.write(
+      'compat.yaml',
+      'deployments:\n  - name: c\n    publicModel: m\n    provider: openai-compatible\n    upstreamModel: x\n',
+    );
+    const rule = await setup.run(['apply', compat]);
+    assert.equal(rule.code, 3, rule.output);
+    assert.match(rule.output, /compat\.yaml:\d+:\d+: deployments\.0/);
+    assert.equal((await setup.sql`select 1 from deployments`).length, 0, 'nothing written');
+  });
+
+  it('names a YAML syntax error by line', async () => {
+    const file = await setup.write('broken.yaml', 'deployments:\n  - name: [unclosed\n');
+    const { code, output } = await setup.run(['apply', file]);
+    assert.equal(code, 3, output);
+    assert.match(output, /broken\.yaml:\d+:\d+: /);
+  });
+});
+
+describe('switchyard apply: two processes at once', () => {
+  let setup: CliSetup;
+  before(async () => {
+    setup = await cliSetup();
+  });
+  after(() => setup?.close());
+
+  it('applies the file once: one creates, the other finds nothing to change', async () => {
+    const file = await setup.write('switchyard.yaml', await documentedExample());
+    const runs = await Promise.all([setup.run(['apply', file]), setup.run(['apply', file])]);
+    for (const run of runs) assert.equal(run.code, 0, run.output);
+    assert.equal(
+      runs.filter((run) => /nothing to change/.test(run.output)).length,
+      1,
+      runs.map((r) => r.output).join('\n---\n'),
+    );
+    assert.equal((await setup.sql`select 1 from deployments`).length, 4);
+    assert.equal((await setup.sql`select 1 from virtual_keys`).length, 2);
+  });
+
+  // Broke under load: apply ran on the request path's view, whose whole step is bound by
+  // DEPENDENCY_TIMEOUT_MS, and a loaded machine stopped it ("database did not answer within 1 ms").
+  it('is bound per statement, not by the request path DEPENDENCY_TIMEOUT_MS', async () => {
+    const example = await documentedExample();
+    const file = await setup.write('changed.yaml', example.replace('    weight: 3\n', '    weight: 4\n'));
+    const { code, output } = await setup.run(['apply', file], { DEPENDENCY_TIMEOUT_MS: '50' });
+    assert.equal(code, 0, output);
+    assert.match(output, /weight: (?:3 -> )?4$/m);
+  });
+});
