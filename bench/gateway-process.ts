@@ -20,6 +20,8 @@ const BUILT_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const SOURCE_MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 /** Start-up includes PGlite's first open and migrations in embedded mode. */
 const READY_TIMEOUT_MS = 90_000;
+/** Under valgrind every instruction is translated first: start-up takes many times longer. */
+const WRAPPED_READY_TIMEOUT_MS = 600_000;
 
 export interface GatewaySettings {
   label: string;
@@ -34,6 +36,8 @@ export interface GatewaySettings {
   nodeArgs: string[];
   logFile: string;
   port: number;
+  /** Runs node under this program (callgrind); start-up then takes minutes, not seconds. */
+  wrapper?: readonly string[];
 }
 
 export interface GatewayProcess {
@@ -54,8 +58,13 @@ export function buildGateway(): void {
   });
 }
 
-async function waitReady(origin: string, child: BenchChild, logFile: string): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
+async function waitReady(
+  origin: string,
+  child: BenchChild,
+  logFile: string,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.child.exitCode !== null) throw new Error(`gateway exited at start; see ${logFile}`);
     try {
@@ -67,7 +76,7 @@ async function waitReady(origin: string, child: BenchChild, logFile: string): Pr
     }
     await delay(100);
   }
-  throw new Error(`gateway not ready within ${READY_TIMEOUT_MS} ms; see ${logFile}`);
+  throw new Error(`gateway not ready within ${timeoutMs} ms; see ${logFile}`);
 }
 
 export async function startGateway(
@@ -91,10 +100,12 @@ export async function startGateway(
     },
     cores: settings.cores,
     logFile: settings.logFile,
+    wrapper: settings.wrapper,
   });
   const origin = `http://127.0.0.1:${settings.port}`;
   try {
-    await waitReady(origin, child, settings.logFile);
+    const timeoutMs = settings.wrapper === undefined ? READY_TIMEOUT_MS : WRAPPED_READY_TIMEOUT_MS;
+    await waitReady(origin, child, settings.logFile, timeoutMs);
   } catch (error) {
     await child.stop();
     throw error;

@@ -17,6 +17,8 @@ export interface ChildOptions {
   cores: string | null;
   /** stdout and stderr go here; null keeps stdout piped (for a ready line or a JSON result). */
   logFile: string | null;
+  /** A program that runs node (`valgrind --tool=callgrind ...`); its own flags included. */
+  wrapper?: readonly string[];
 }
 
 export interface BenchChild {
@@ -27,7 +29,7 @@ export interface BenchChild {
 
 /** Starts `node <args>`; with `taskset -c` the node process replaces taskset, so the pid is node's. */
 export function startChild(options: ChildOptions): BenchChild {
-  const [command, ...prefix] = [...pinPrefix(options.cores), process.execPath];
+  const [command, ...prefix] = [...pinPrefix(options.cores), ...(options.wrapper ?? []), process.execPath];
   const log = options.logFile === null ? null : openSync(options.logFile, 'a');
   const child = spawn(command, [...prefix, ...options.args], {
     env: { PATH: process.env.PATH ?? '', ...options.env },

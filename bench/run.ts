@@ -12,6 +12,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCallgrind } from './callgrind.ts';
 import { checkBudget, deriveFigures } from './derived.ts';
 import { FAKE_MODEL } from './fake-answers.ts';
 import { buildGateway } from './gateway-process.ts';
@@ -180,4 +181,13 @@ async function main(): Promise<void> {
   process.stdout.write(`${renderReport(report)}\n\nJSON: ${file}\n`);
 }
 
-await main();
+/** `npm run bench -- --only callgrind`: the instruction counts alone (bench/callgrind.ts). */
+function onlyArgument(): string | null {
+  const at = process.argv.indexOf('--only');
+  return at === -1 ? null : (process.argv[at + 1] ?? null);
+}
+
+const only = onlyArgument();
+if (only === 'callgrind') await runCallgrind(RESULTS_DIR);
+else if (only !== null) throw new Error(`--only: unknown entry "${only}" (known: callgrind)`);
+else await main();

@@ -13,12 +13,8 @@ export interface Upstream {
   child: BenchChild;
 }
 
-async function ready(child: BenchChild): Promise<Upstream> {
-  const line = await readJsonLine<{ port: number }>(
-    child.child,
-    (value) => value.ready === true,
-    READY_TIMEOUT_MS,
-  );
+async function ready(child: BenchChild, timeoutMs = READY_TIMEOUT_MS): Promise<Upstream> {
+  const line = await readJsonLine<{ port: number }>(child.child, (value) => value.ready === true, timeoutMs);
   return { origin: `http://127.0.0.1:${line.port}`, child };
 }
 
@@ -37,8 +33,20 @@ export function startFakeUpstream(options: BenchOptions, cores: string | null): 
   );
 }
 
-export function startPassthroughProxy(upstreamOrigin: string, cores: string | null): Promise<Upstream> {
-  return ready(startChild({ args: [PROXY], env: { UPSTREAM_URL: upstreamOrigin }, cores, logFile: null }));
+export function startPassthroughProxy(
+  upstreamOrigin: string,
+  cores: string | null,
+  wrapper?: readonly string[],
+): Promise<Upstream> {
+  const child = startChild({
+    args: [PROXY],
+    env: { UPSTREAM_URL: upstreamOrigin },
+    cores,
+    logFile: null,
+    wrapper,
+  });
+  // Under valgrind the proxy's start-up is many times slower than the usual 15 s allow.
+  return ready(child, wrapper === undefined ? READY_TIMEOUT_MS : READY_TIMEOUT_MS * 20);
 }
 
 /** Calls the fake has answered so far (its `GET /__stats`). */

@@ -1,0 +1,261 @@
+/**
+ * `npm run bench -- --only callgrind`: instructions per call of the server's serving process,
+ * counted by valgrind's callgrind, for the bare proxy (b), the gateway's master key (c) and its
+ * virtual key (d). Counting starts off (`--instr-atstart=no`), so start-up is never counted; after
+ * a warm-up it is switched on with `callgrind_control` around a window of N calls and one of 2N,
+ * and the difference of the two over N is the figure: what a window costs besides its calls
+ * (timers, the switch itself) cancels. Repeated, so the spread shows. Instruction counts do not
+ * move with the load of a shared machine, where calls per second move threefold.
+ *
+ * Knobs: BENCH_CALLGRIND_CALLS (N, 200), BENCH_CALLGRIND_WARMUP (calls before counting, 1000),
+ * BENCH_CALLGRIND_REPEATS (3); DATABASE_URL and REDIS_URL as for `npm run bench`.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { FAKE_MODEL } from './fake-answers.ts';
+import { freePort } from './free-port.ts';
+import { buildGateway, startGateway } from './gateway-process.ts';
+import { createBenchDeployment, createBenchKey, waitServing } from './gateway-setup.ts';
+import { machineInfo } from './machine.ts';
+import { benchOptions } from './options.ts';
+import { BENCH_MODEL, type BenchRequest, chatRequest } from './requests.ts';
+import { prepareStorage } from './storage.ts';
+import { startFakeUpstream, startPassthroughProxy } from './upstreams.ts';
+
+/** The issue 36 budget: instructions per call as a multiple of the bare proxy's. */
+const BUDGET = { master: 1.5, key: 2.0 };
+const INSTALL_HINT =
+  'valgrind is not installed: `apt-get install valgrind` (Debian package), then `npm run bench -- --only callgrind`';
+
+interface Target {
+  origin: string;
+  /** The process that serves calls: the proxy itself, the gateway's one worker. */
+  servingPid: number;
+  /**
+   * The target's HOST variable: valgrind names its vgdb pipes after it (`...-on-<HOST>`), so
+   * callgrind_control must see the same value to find them (the gateway has HOST=127.0.0.1).
+   */
+  hostEnv: string | undefined;
+  stop(): Promise<void>;
+}
+
+interface Figure {
+  id: string;
+  /** Instructions per call of the main (JavaScript) thread, one per repeat: the figure of record. */
+  perCall: number[];
+  /** The same over every thread (the JIT's compiler threads and the GC's helpers included). */
+  allThreads: number[];
+}
+
+interface Counts {
+  main: number;
+  all: number;
+}
+
+function hasValgrind(): boolean {
+  return (
+    spawnSync('valgrind', ['--version']).status === 0 && spawnSync('callgrind_control', ['-h']).status === 0
+  );
+}
+
+function callgrindWrapper(outDir: string): string[] {
+  return [
+    'valgrind',
+    '--tool=callgrind',
+    '--instr-atstart=no',
+    '--trace-children=yes',
+    `--callgrind-out-file=${join(outDir, 'callgrind.%p.out')}`,
+  ];
+}
+
+function control(target: Target, ...args: string[]): string {
+  const { HOST: _host, ...env } = process.env;
+  return execFileSync('callgrind_control', [...args, String(target.servingPid)], {
+    encoding: 'utf8',
+    env: target.hostEnv === undefined ? env : { ...env, HOST: target.hostEnv },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+}
+
+/** Thread 1's instructions and every thread's (`Th N  1,234` lines of `callgrind_control -e`). */
+function instructions(target: Target): Counts {
+  const counts = { main: 0, all: 0 };
+  for (const match of control(target, '-e').matchAll(/^\s*Th\s+(\d+)\s+([\d,]+)/gm)) {
+    const value = Number(match[2].replaceAll(',', ''));
+    counts.all += value;
+    if (match[1] === '1') counts.main = value;
+  }
+  return counts;
+}
+
+async function calls(pool: Pool, call: BenchRequest, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const answer = await pool.request({
+      method: call.method,
+      path: call.path,
+      headers: call.headers,
+      body: call.body,
+    });
+    await answer.body.dump();
+    if (answer.statusCode !== 200) throw new Error(`${call.path} answered ${answer.statusCode}`);
+  }
+}
+
+async function countedWindow(target: Target, pool: Pool, call: BenchRequest, count: number): Promise<Counts> {
+  control(target, '-z');
+  control(target, '-i', 'on');
+  await calls(pool, call, count);
+  const counted = instructions(target);
+  control(target, '-i', 'off');
+  if (counted.all === 0) throw new Error(`callgrind counted nothing in pid ${target.servingPid}`);
+  return counted;
+}
+
+async function measure(id: string, target: Target, call: BenchRequest): Promise<Figure> {
+  const { calls: n, warmup, repeats } = callgrindOptions();
+  const pool = new Pool(target.origin, { connections: 1 });
+  try {
+    await calls(pool, call, warmup);
+    const figure: Figure = { id, perCall: [], allThreads: [] };
+    for (let i = 0; i < repeats; i++) {
+      const one = await countedWindow(target, pool, call, n);
+      const two = await countedWindow(target, pool, call, 2 * n);
+      figure.perCall.push(Math.round((two.main - one.main) / n));
+      figure.allThreads.push(Math.round((two.all - one.all) / n));
+    }
+    process.stderr.write(
+      `[callgrind] ${id}: main thread ${figure.perCall.join(', ')}; all ${figure.allThreads.join(', ')}\n`,
+    );
+    return figure;
+  } finally {
+    await pool.close();
+  }
+}
+
+function callgrindOptions() {
+  const env = process.env;
+  return {
+    calls: Number(env.BENCH_CALLGRIND_CALLS ?? 200),
+    warmup: Number(env.BENCH_CALLGRIND_WARMUP ?? 1000),
+    repeats: Number(env.BENCH_CALLGRIND_REPEATS ?? 3),
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function spread(values: number[]): string {
+  const low = Math.min(...values);
+  return `${(((Math.max(...values) - low) / low) * 100).toFixed(1)}%`;
+}
+
+function commit(): string {
+  const result = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
+  return result.status === 0 ? result.stdout.trim() : 'unknown';
+}
+
+function render(figures: Figure[]): string {
+  const machine = machineInfo();
+  const byId = new Map(figures.map((figure) => [figure.id, median(figure.perCall)]));
+  const proxy = byId.get('b');
+  const lines = [
+    `callgrind: instructions per call of the serving process's main thread after warm-up (all threads: JIT and GC helpers too)`,
+    `machine: ${machine.cores} cores, ${machine.cpuModel}, Node ${machine.node}, commit ${commit()}`,
+    '| target | instructions per call (median) | repeats | spread | ratio to (b) | all threads (median) |',
+    '|---|---|---|---|---|---|',
+    ...figures.map((figure) => {
+      const value = median(figure.perCall);
+      const ratio = proxy === undefined ? '-' : `${(value / proxy).toFixed(2)}x`;
+      return `| ${figure.id} | ${value.toLocaleString('en')} | ${figure.perCall.join(', ')} | ${spread(figure.perCall)} | ${ratio} | ${median(figure.allThreads).toLocaleString('en')} |`;
+    }),
+  ];
+  for (const [id, limit] of [
+    ['c', BUDGET.master],
+    ['d', BUDGET.key],
+  ] as const) {
+    const value = byId.get(id);
+    if (value === undefined || proxy === undefined) continue;
+    const ratio = value / proxy;
+    lines.push(
+      `${ratio <= limit ? 'PASS' : 'FAIL'} (${id}) instructions per call ${ratio.toFixed(2)}x (b), budget <= ${limit}x`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function gatewayTarget(
+  outDir: string,
+  storage: Awaited<ReturnType<typeof prepareStorage>>,
+): Promise<Target> {
+  const gateway = await startGateway(
+    {
+      label: 'callgrind',
+      workers: 1,
+      logLevel: 'info',
+      responseCacheTtlMs: 0,
+      cores: null,
+      cpuProfileDir: null,
+      nodeArgs: [],
+      logFile: join(outDir, 'gateway.log'),
+      port: await freePort(),
+      wrapper: callgrindWrapper(outDir),
+    },
+    // Under valgrind a Redis or Postgres answer can take longer than the default 1 s bound, and a
+    // 503 would end the count; the bound's value does not change what a call executes.
+    { ...storage, env: { ...storage.env, DEPENDENCY_TIMEOUT_MS: '60000' } },
+  );
+  const [, worker] = gateway.pids();
+  if (worker === undefined) throw new Error('the gateway has no worker process');
+  return { origin: gateway.origin, servingPid: worker, hostEnv: '127.0.0.1', stop: () => gateway.stop() };
+}
+
+/** Runs the measure and prints its table; without valgrind it says how to get it and returns. */
+export async function runCallgrind(resultsDir: string): Promise<void> {
+  if (!hasValgrind()) {
+    process.stdout.write(`${INSTALL_HINT}\n`);
+    return;
+  }
+  const outDir = join(resultsDir, `callgrind-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  mkdirSync(outDir, { recursive: true });
+  const options = benchOptions(process.env, resultsDir);
+  buildGateway();
+  const storage = await prepareStorage(options, join(outDir, 'migrate.log'));
+  const fake = await startFakeUpstream(options, null);
+  const figures: Figure[] = [];
+  try {
+    const proxy = await startPassthroughProxy(fake.origin, null, callgrindWrapper(outDir));
+    try {
+      const target = {
+        origin: proxy.origin,
+        servingPid: proxy.child.pid,
+        hostEnv: undefined,
+        stop: () => proxy.child.stop(),
+      };
+      figures.push(await measure('b', target, chatRequest(FAKE_MODEL, 'sk-bench-upstream', false)));
+    } finally {
+      await proxy.child.stop();
+    }
+    const gateway = await gatewayTarget(outDir, storage);
+    try {
+      const { masterKey } = storage;
+      await createBenchDeployment(gateway.origin, masterKey, fake.origin);
+      const key = await createBenchKey(gateway.origin, masterKey);
+      const masterCall = chatRequest(BENCH_MODEL, masterKey, false);
+      const keyCall = chatRequest(BENCH_MODEL, key.virtualKey, false);
+      await waitServing(gateway.origin, masterCall);
+      figures.push(await measure('c', gateway, masterCall));
+      await waitServing(gateway.origin, keyCall);
+      figures.push(await measure('d', gateway, keyCall));
+    } finally {
+      await gateway.stop();
+    }
+  } finally {
+    await fake.child.stop();
+    await storage.cleanup();
+  }
+  process.stdout.write(`${render(figures)}\n(callgrind files in ${outDir})\n`);
+}
