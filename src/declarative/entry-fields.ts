@@ -4,25 +4,14 @@
  * (`null`), so a field removed from the file clears it, as `null` does in a PATCH.
  */
 import type { DeploymentRow } from '../deployments/deployment.ts';
+import { createInputOf } from '../deployments/deployment-admin.ts';
 import type { TeamRow, VirtualKeyRow } from '../keys/virtual-key-row.ts';
 import type { DeploymentEntry, KeyEntry, TeamEntry } from './file-schema.ts';
 
 export type Fields = Record<string, unknown>;
 
 export function deploymentFieldsOfRow(row: DeploymentRow): Fields {
-  return {
-    publicModel: row.public_model,
-    provider: row.provider,
-    upstreamModel: row.upstream_model,
-    baseUrl: row.base_url,
-    enabled: row.enabled,
-    weight: row.weight,
-    rpmLimit: row.rpm_limit,
-    tpmLimit: row.tpm_limit,
-    pricing: row.pricing,
-    profile: row.profile,
-    providerOptions: row.provider_options,
-  };
+  return { ...createInputOf(row) };
 }
 
 export function deploymentFieldsOfEntry(entry: DeploymentEntry): Fields {

@@ -122,8 +122,11 @@ export class DeploymentAdmin extends ResourceAdmin<DeploymentRow> {
   }
 }
 
-/** A stored row in the create body's shape, so a PATCH is validated as the deployment it yields. */
-function createInputOf(row: DeploymentRow): DeploymentCreateInput {
+/**
+ * A stored row in the create body's shape, so a PATCH is validated as the deployment it yields;
+ * the configuration file compares and exports rows in the same shape.
+ */
+export function createInputOf(row: DeploymentRow): DeploymentCreateInput {
   return {
     publicModel: row.public_model,
     provider: row.provider,
