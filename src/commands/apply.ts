@@ -29,6 +29,7 @@ export async function applyCommand(
         cache: runtime.cache,
         catalog: catalogFacts,
         logger,
+        variant: config.variant,
       },
       loaded,
       {

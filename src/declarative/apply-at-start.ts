@@ -22,11 +22,11 @@ export async function applyAtStart(runtime: Runtime, path: string, logger: Logge
       ),
     );
   }
-  const { database, keyring, cache } = runtime;
+  const { database, keyring, cache, config } = runtime;
   const result = await applyConfig(
     // The background view: the apply may wait on another replica's lock, and writes many rows, far
     // past the request path's DEPENDENCY_TIMEOUT_MS.
-    { db: database.background, keyring, cache, catalog: catalogFacts, logger },
+    { db: database.background, keyring, cache, catalog: catalogFacts, logger, variant: config.variant },
     loaded,
     { prune: false, dryRun: false },
   );

@@ -6,6 +6,8 @@ import { DeploymentAdmin } from '../deployments/deployment-admin.ts';
 import type { CatalogLookup } from '../deployments/deployment-resolver.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { ExtensionRepository } from '../extensions/extension-repository.ts';
+import { ExtensionStore } from '../extensions/extension-store.ts';
 import { VirtualKeyAdmin } from '../keys/virtual-key-admin.ts';
 import { routerSettingsSchema } from '../router/router-settings.ts';
 import { RouterSettingsRepository } from '../router/router-settings-repository.ts';
@@ -26,6 +28,8 @@ export interface ApplyDeps {
   cache: CacheStore;
   catalog: CatalogLookup;
   logger: Logger;
+  /** Variant A reads extensions from EXTENSIONS_DIR only: a file naming one is refused there. */
+  variant: 'a' | 'b';
 }
 
 export interface ApplyOptions {
@@ -77,13 +81,20 @@ export async function applyConfig(
 
 async function readCurrent(db: Db): Promise<CurrentState> {
   const repository = new RouterSettingsRepository(db);
-  const [deployments, teams, keys, stored] = await Promise.all([
+  const [deployments, teams, keys, extensions, stored] = await Promise.all([
     db.selectFrom('deployments').selectAll().orderBy('id').execute(),
     db.selectFrom('teams').selectAll().orderBy('id').execute(),
     db.selectFrom('virtual_keys').selectAll().orderBy('id').execute(),
+    new ExtensionRepository(db).all(),
     repository.read(),
   ]);
-  return { deployments, teams, keys, routerSettings: routerSettingsSchema.parse(stored ?? {}) };
+  return {
+    deployments,
+    teams,
+    keys,
+    extensions,
+    routerSettings: routerSettingsSchema.parse(stored ?? {}),
+  };
 }
 
 /** Runs steps with the admin classes bound to apply's transaction. */
@@ -94,6 +105,7 @@ class StepRunner {
   readonly #deployments: DeploymentAdmin;
   readonly #teams: TeamAdmin;
   readonly #keys: VirtualKeyAdmin;
+  readonly #extensions: ExtensionStore | null;
   readonly #announcements: HeldAnnouncements;
   /** Team ids by the name the file gives them, filled as teams are applied. */
   readonly #teamIds = new Map<string, string>();
@@ -113,6 +125,10 @@ class StepRunner {
     });
     this.#teams = new TeamAdmin({ ...shared, resolver: local });
     this.#keys = new VirtualKeyAdmin({ ...shared, resolver: local });
+    this.#extensions =
+      deps.variant === 'a'
+        ? null
+        : new ExtensionStore({ ...shared, repository: new ExtensionRepository(trx), keyring: deps.keyring });
   }
 
   /** A write the admin API's rules refuse is the file's problem, named at its entry. */
@@ -121,8 +137,7 @@ class StepRunner {
       await this.#run(step);
     } catch (error) {
       if (!(error instanceof GatewayError) || error.status >= 500) throw error;
-      const list = step.kind === 'team' ? 'teams' : step.kind === 'key' ? 'keys' : 'deployments';
-      const field = [list, step.index ?? 0, ...(error.param === null ? [] : [error.param])];
+      const field = [LIST_OF[step.kind], step.index ?? 0, ...(error.param === null ? [] : [error.param])];
       throw new ConfigFileError([
         `${this.#loaded.locate(field)}: ${field.join('.')}: ${error.publicMessage}`,
       ]);
@@ -133,6 +148,7 @@ class StepRunner {
     if (step.kind === 'team') await this.#team(step);
     else if (step.kind === 'deployment') await this.#deployment(step);
     else if (step.kind === 'key') await this.#key(step);
+    else if (step.kind === 'extension') await this.#extension(step);
     else await this.#routerSettings();
   }
 
@@ -186,6 +202,30 @@ class StepRunner {
     await this.#mark('virtual_keys', id, step);
   }
 
+  async #extension(step: Step): Promise<void> {
+    const store = this.#extensionStore();
+    const id = step.id ?? step.name;
+    if (step.action === 'delete') return void (await store.delete(id));
+    const index = step.index ?? 0;
+    const { name, sourceFile: _file, ...settings } = this.#loaded.file.extensions[index];
+    const source = this.#loaded.extensionSources[index]?.value ?? '';
+    if (step.action === 'create') await store.create({ ...settings, id: name, source });
+    else {
+      const patch = patchOf(step);
+      if (step.changes.some((change) => change.field === 'source')) Object.assign(patch, { source });
+      if (Object.keys(patch).length > 0) await store.update(id, patch);
+    }
+    await this.#mark('extensions', id, step);
+  }
+
+  #extensionStore(): ExtensionStore {
+    if (this.#extensions !== null) return this.#extensions;
+    throw new GatewayError('invalid_request', {
+      status: 409,
+      message: 'variant A loads extensions from EXTENSIONS_DIR only; remove them from this file',
+    });
+  }
+
   async #routerSettings(): Promise<void> {
     await new RouterSettingsRepository(this.#trx).write(this.#loaded.file.routerSettings ?? {});
     await this.#announcements.publish(CHANNELS.routerSettingsChanged, 'apply');
@@ -203,15 +243,34 @@ class StepRunner {
     return row.id;
   }
 
-  /** Marks the object as the file's, with the reference its secret came from (never the secret). */
-  async #mark(table: 'teams' | 'deployments' | 'virtual_keys', id: string, step: Step): Promise<void> {
+  /**
+   * Marks the object as the file's, with the reference its secret came from (never the secret), or
+   * an extension's module path.
+   */
+  async #mark(
+    table: 'teams' | 'deployments' | 'virtual_keys' | 'extensions',
+    id: string,
+    step: Step,
+  ): Promise<void> {
+    const ref = step.secretRef ?? null;
     const marker =
       table === 'teams'
         ? { config_name: step.name }
-        : { config_name: step.name, secret_ref: step.secretRef ?? null };
+        : table === 'extensions'
+          ? { config_name: step.name, source_ref: ref }
+          : { config_name: step.name, secret_ref: ref };
     await this.#trx.updateTable(table).set(marker).where('id', '=', id).execute();
   }
 }
+
+/** The list of the file each kind of step comes from, to name an entry in an error. */
+const LIST_OF = {
+  team: 'teams',
+  deployment: 'deployments',
+  key: 'keys',
+  extension: 'extensions',
+  routerSettings: 'routerSettings',
+} as const;
 
 function hasFieldChanges(step: Step): boolean {
   return step.changes.some((change) => change.secret !== true);

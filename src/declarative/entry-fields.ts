@@ -5,8 +5,11 @@
  */
 import type { DeploymentRow } from '../deployments/deployment.ts';
 import { createInputOf } from '../deployments/deployment-admin.ts';
+import { definitionOf } from '../extensions/database-extensions.ts';
+import { DEFAULT_EXTENSION_LIMITS, type ExtensionDefinition } from '../extensions/extension.ts';
+import type { ExtensionRow } from '../extensions/extension-repository.ts';
 import type { TeamRow, VirtualKeyRow } from '../keys/virtual-key-row.ts';
-import type { DeploymentEntry, KeyEntry, TeamEntry } from './file-schema.ts';
+import type { DeploymentEntry, ExtensionEntry, KeyEntry, TeamEntry } from './file-schema.ts';
 
 export type Fields = Record<string, unknown>;
 
@@ -82,4 +85,34 @@ export function keyFieldsOfEntry(entry: KeyEntry): Fields {
     metadata: entry.metadata,
     tags: entry.tags,
   };
+}
+
+type ExtensionSettings = Pick<
+  ExtensionDefinition,
+  'description' | 'critical' | 'enabled' | 'models' | 'config' | 'limits'
+>;
+
+/** An extension's settings; its source is compared apart (plan.ts), as the text is no field to show. */
+function extensionFields(settings: ExtensionSettings): Fields {
+  const { description, critical, enabled, models, config, limits } = settings;
+  return {
+    description,
+    critical,
+    enabled,
+    models,
+    config: config ?? null,
+    limits: { timeoutMs: limits.timeoutMs, memoryMb: limits.memoryMb },
+  };
+}
+
+export function extensionFieldsOfRow(row: ExtensionRow): Fields {
+  return extensionFields(definitionOf(row, ''));
+}
+
+export function extensionFieldsOfEntry(entry: ExtensionEntry): Fields {
+  return extensionFields({
+    ...entry,
+    config: entry.config ?? null,
+    limits: { ...DEFAULT_EXTENSION_LIMITS, ...entry.limits },
+  });
 }

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { deploymentCreateSchema } from '../deployments/deployment-schemas.ts';
+import { EXTENSION_ID_PATTERN, extensionSettingsSchema } from '../extensions/extension-schemas.ts';
 import { virtualKeyCreateSchema } from '../keys/virtual-key-schemas.ts';
 import { routerSettingsSchema } from '../router/router-settings.ts';
 import { teamCreateSchema } from '../teams/team-schemas.ts';
@@ -52,15 +53,30 @@ const keyEntry = virtualKeyCreateSchema.omit({ teamId: true }).extend({
   secret: secretReference.optional(),
 });
 
+/**
+ * An extension (variant B): its settings as `/admin/extensions` takes them; `name` is its id, and
+ * the module is read from `sourceFile` (relative to the configuration file), never written inline.
+ */
+const extensionEntry = extensionSettingsSchema.extend({
+  name: z
+    .string()
+    .regex(
+      EXTENSION_ID_PATTERN,
+      'an extension name is its id: lower-case letters, digits and hyphens, at most 63',
+    ),
+  sourceFile: z.string().min(1, 'expected a file path'),
+});
+
 export const configFileSchema = z
   .strictObject({
     deployments: z.array(deploymentEntry).default([]),
     teams: z.array(teamEntry).default([]),
     keys: z.array(keyEntry).default([]),
+    extensions: z.array(extensionEntry).default([]),
     routerSettings: routerSettingsSchema.optional(),
   })
   .superRefine((file, context) => {
-    for (const list of ['deployments', 'teams', 'keys'] as const) {
+    for (const list of ['deployments', 'teams', 'keys', 'extensions'] as const) {
       const seen = new Set<string>();
       file[list].forEach((entry, index) => {
         if (seen.has(entry.name)) {
@@ -89,3 +105,4 @@ export type ConfigFile = z.infer<typeof configFileSchema>;
 export type DeploymentEntry = ConfigFile['deployments'][number];
 export type TeamEntry = ConfigFile['teams'][number];
 export type KeyEntry = ConfigFile['keys'][number];
+export type ExtensionEntry = ConfigFile['extensions'][number];

@@ -1,12 +1,15 @@
 import { hashKeySecret } from '../auth/key-hash.ts';
 import type { Keyring } from '../crypto/index.ts';
 import type { DeploymentRow } from '../deployments/deployment.ts';
+import type { ExtensionRow } from '../extensions/extension-repository.ts';
 import type { TeamRow, VirtualKeyRow } from '../keys/virtual-key-row.ts';
 import { canonicalJson } from '../response-cache/cache-key.ts';
 import type { RouterSettings } from '../router/router-settings.ts';
 import {
   deploymentFieldsOfEntry,
   deploymentFieldsOfRow,
+  extensionFieldsOfEntry,
+  extensionFieldsOfRow,
   type Fields,
   keyFieldsOfEntry,
   keyFieldsOfRow,
@@ -15,9 +18,12 @@ import {
 } from './entry-fields.ts';
 import type { LoadedConfig, ResolvedSecret } from './read-config-file.ts';
 
-export type Kind = 'team' | 'deployment' | 'key' | 'routerSettings';
+export type Kind = 'team' | 'deployment' | 'key' | 'extension' | 'routerSettings';
 
-/** One field's change; a secret's values are never part of it (`secret: true`, values left out). */
+/**
+ * One field's change; a secret's values are never part of it (`secret: true`, values left out),
+ * nor an extension's source (a module is no value to print in a plan).
+ */
 export interface FieldChange {
   field: string;
   from?: unknown;
@@ -36,7 +42,7 @@ export interface Step {
   changes: FieldChange[];
   /** The entry's index in its list of the file (creates and updates). */
   index?: number;
-  /** A new secret reference to store (only the reference: `secret_ref`). */
+  /** A new secret reference to store (only the reference: `secret_ref`), or an extension's module path (`source_ref`). */
   secretRef?: string | null;
 }
 
@@ -45,6 +51,7 @@ export interface CurrentState {
   deployments: DeploymentRow[];
   teams: TeamRow[];
   keys: VirtualKeyRow[];
+  extensions: ExtensionRow[];
   routerSettings: RouterSettings;
 }
 
@@ -53,9 +60,17 @@ interface Managed {
   config_name: string | null;
 }
 
+/** What stepFor needs to compare a secret or a module: the change, the reference to store, the stored one. */
+interface ReferencedValue {
+  change?: FieldChange;
+  ref: string | null;
+  stored: string | null;
+}
+
 /**
  * The steps that make the database match the file, in the order they can run: teams (keys name
- * them), deployments, keys, router settings, then deletions (keys before the teams they are in).
+ * them), deployments, keys, extensions, router settings, then deletions (keys before the teams
+ * they are in).
  * Objects the file does not name are deleted only with `prune`, and only those a file made.
  */
 export function planApply(
@@ -102,6 +117,21 @@ export function planApply(
       ),
     );
   });
+  file.extensions.forEach((entry, index) => {
+    const source = loaded.extensionSources[index];
+    // An extension's name is its id: an admin-made one of that id is taken over.
+    steps.push(
+      ...stepFor(
+        'extension',
+        { name: entry.name, id: entry.name },
+        index,
+        current.extensions,
+        extensionFieldsOfEntry(entry),
+        extensionFieldsOfRow,
+        (row) => extensionSourceChange(row, source, keyring),
+      ),
+    );
+  });
   if (file.routerSettings !== undefined) {
     const changes = diff(
       current.routerSettings as unknown as Fields,
@@ -114,6 +144,7 @@ export function planApply(
     steps.push(
       ...deletions('key', current.keys, file.keys),
       ...deletions('deployment', current.deployments, file.deployments),
+      ...deletions('extension', current.extensions, file.extensions),
     );
     steps.push(...deletions('team', current.teams, file.teams));
   }
@@ -127,7 +158,7 @@ function stepFor<Row extends Managed>(
   rows: readonly Row[],
   desired: Fields,
   fieldsOf: (row: Row) => Fields,
-  secretOf?: (row: Row | undefined) => { change?: FieldChange; ref: string | null },
+  secretOf?: (row: Row | undefined) => ReferencedValue,
 ): Step[] {
   const row = matching(entry, rows);
   const secret = secretOf?.(row);
@@ -139,8 +170,7 @@ function stepFor<Row extends Managed>(
   const changes = diff(fieldsOf(row), desired);
   if (secret?.change !== undefined) changes.push(secret.change);
   const adopt = row.config_name === null;
-  const refChanged =
-    secret !== undefined && secret.ref !== (row as unknown as { secret_ref: string | null }).secret_ref;
+  const refChanged = secret !== undefined && secret.ref !== secret.stored;
   if (changes.length === 0 && !adopt && !refChanged) return [];
   return [
     {
@@ -182,24 +212,51 @@ function deploymentSecretChange(
   row: DeploymentRow | undefined,
   secret: ResolvedSecret | undefined,
   keyring: Keyring,
-): { change?: FieldChange; ref: string | null } {
+): ReferencedValue {
   const ref = secret?.ref ?? null;
   if (row === undefined)
-    return { ref, change: secret === undefined ? undefined : { field: 'apiKey', secret: true } };
+    return {
+      ref,
+      stored: null,
+      change: secret === undefined ? undefined : { field: 'apiKey', secret: true },
+    };
+  const stored = row.secret_ref;
   if (secret === undefined) {
     return {
       ref,
+      stored,
       change: row.api_key_envelope === null ? undefined : { field: 'apiKey', secret: true, to: null },
     };
   }
-  const same = row.api_key_envelope !== null && opens(keyring, row.api_key_envelope, secret.value);
-  return { ref, change: same ? undefined : { field: 'apiKey', secret: true } };
+  const same =
+    row.api_key_envelope !== null &&
+    opens(keyring, 'deployment-credential', row.api_key_envelope, secret.value);
+  return { ref, stored, change: same ? undefined : { field: 'apiKey', secret: true } };
 }
 
-/** True when the envelope holds `value`; one this keyring cannot open is replaced by the file's secret. */
-function opens(keyring: Keyring, envelope: string, value: string): boolean {
+/** The module changes when the stored source, opened, differs from the file's. */
+function extensionSourceChange(
+  row: ExtensionRow | undefined,
+  source: ResolvedSecret | undefined,
+  keyring: Keyring,
+): ReferencedValue {
+  const ref = source?.ref ?? null;
+  const change: FieldChange = { field: 'source', secret: true };
+  if (row === undefined) return { ref, stored: null, change };
+  const same =
+    source !== undefined && opens(keyring, 'extension-artifact', row.source_envelope, source.value);
+  return { ref, stored: row.source_ref, change: same ? undefined : change };
+}
+
+/** True when the envelope holds `value`; one this keyring cannot open is replaced by the file's value. */
+function opens(
+  keyring: Keyring,
+  purpose: 'deployment-credential' | 'extension-artifact',
+  envelope: string,
+  value: string,
+): boolean {
   try {
-    return keyring.openString('deployment-credential', envelope) === value;
+    return keyring.openString(purpose, envelope) === value;
   } catch {
     return false;
   }
@@ -209,11 +266,12 @@ function opens(keyring: Keyring, envelope: string, value: string): boolean {
 function keySecretChange(
   row: VirtualKeyRow | undefined,
   secret: ResolvedSecret | undefined,
-): { change?: FieldChange; ref: string | null } {
-  const ref = secret?.ref ?? row?.secret_ref ?? null;
-  if (secret === undefined) return { ref: row?.secret_ref ?? null };
-  if (row !== undefined && hashKeySecret(secret.value).equals(row.key_hash)) return { ref };
-  return { ref, change: { field: 'secret', secret: true } };
+): ReferencedValue {
+  const stored = row?.secret_ref ?? null;
+  const ref = secret?.ref ?? stored;
+  if (secret === undefined) return { ref, stored };
+  if (row !== undefined && hashKeySecret(secret.value).equals(row.key_hash)) return { ref, stored };
+  return { ref, stored, change: { field: 'secret', secret: true } };
 }
 
 function deletions<Row extends Managed>(

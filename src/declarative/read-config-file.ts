@@ -7,18 +7,23 @@ import { type ConfigFile, configFileSchema, ENV_REFERENCE } from './file-schema.
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** A secret as applied: its value, and the reference it came from (what is stored and exported). */
+/** A secret (or an extension's module) as applied: its value, and the reference it came from (what is stored and exported). */
 export interface ResolvedSecret {
   value: string;
   ref: string;
 }
 
-/** A validated file with its secrets read: `apiKeys[i]` is deployment i's, `keySecrets[i]` key i's. */
+/**
+ * A validated file with its secrets and modules read: `apiKeys[i]` is deployment i's,
+ * `keySecrets[i]` key i's, `extensionSources[i]` extension i's module (its text, and the path as
+ * the file gives it).
+ */
 export interface LoadedConfig {
   path: string;
   file: ConfigFile;
   apiKeys: (ResolvedSecret | undefined)[];
   keySecrets: (ResolvedSecret | undefined)[];
+  extensionSources: (ResolvedSecret | undefined)[];
   /** `file:line:column` of a field (`['deployments', 0, 'provider']`), for errors found later. */
   locate(field: (string | number)[]): string;
 }
@@ -76,8 +81,15 @@ export async function readConfigFile(path: string, env: Env): Promise<LoadedConf
       );
     }
   });
+  const extensionSources = await Promise.all(
+    parsed.data.extensions.map((entry, i) =>
+      readModule(resolve(base, entry.sourceFile), entry.sourceFile, (message) =>
+        problems.push(`${where(['extensions', i, 'sourceFile'])}: extensions.${i}.sourceFile: ${message}`),
+      ),
+    ),
+  );
   if (problems.length > 0) throw new ConfigFileError(problems);
-  return { path, file: parsed.data, apiKeys, keySecrets, locate: where };
+  return { path, file: parsed.data, apiKeys, keySecrets, extensionSources, locate: where };
 }
 
 async function resolveSecret(
@@ -102,6 +114,20 @@ async function resolveSecret(
     return undefined;
   }
   return { value, ref: source.ref };
+}
+
+/** An extension's module as written (not trimmed: it is code, compared byte for byte with the stored one). */
+async function readModule(
+  path: string,
+  ref: string,
+  fail: (message: string) => void,
+): Promise<ResolvedSecret | undefined> {
+  try {
+    return { value: await readFile(path, 'utf8'), ref };
+  } catch (error) {
+    fail(`cannot read ${ref}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+    return undefined;
+  }
 }
 
 /** `file:line:column` of the value at `path`, or of its nearest parent present in the file. */

@@ -52,5 +52,6 @@ export function definitionOf(row: ExtensionRow, source: string): ExtensionDefini
     config: row.config ?? null,
     limits: { timeoutMs: row.timeout_ms, memoryMb: row.memory_mb },
     origin: 'database',
+    configName: row.config_name,
   };
 }

@@ -81,6 +81,7 @@ export class DirectoryExtensions implements ExtensionSource {
         source,
         limits: { ...DEFAULT_EXTENSION_LIMITS, ...limits },
         origin: 'directory',
+        configName: null,
       };
     } catch (error) {
       this.#logger.error(

@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import type { Db } from '../store/database.ts';
+import { inTransaction } from '../store/in-transaction.ts';
 import type { ExtensionsTable } from '../store/tables.ts';
 
 export type ExtensionRow = Selectable<ExtensionsTable>;
@@ -43,7 +44,7 @@ export class ExtensionRepository {
     id: string,
     change: (row: ExtensionRow) => Promise<ExtensionUpdate> | ExtensionUpdate,
   ): Promise<ExtensionRow | undefined> {
-    return this.#db.transaction().execute(async (trx) => {
+    return inTransaction(this.#db, async (trx) => {
       const row = await trx
         .selectFrom('extensions')
         .selectAll()

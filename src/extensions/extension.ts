@@ -19,6 +19,8 @@ export interface ExtensionDefinition {
   config: unknown;
   limits: SandboxLimits;
   origin: ExtensionOrigin;
+  /** The name a configuration file gives it (docs/configuration.md); null: not managed by one. */
+  configName: string | null;
 }
 
 /** The breaker's states (SPEC.md, States and transitions: Extension). */

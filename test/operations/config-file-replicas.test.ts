@@ -7,6 +7,7 @@ import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { testSecrets } from '../helpers/secrets.ts';
+import { documentedModule } from './support.ts';
 
 const UPSTREAM_KEY = 'sk-upstream-config-file-0001';
 const KEY_SECRET = 'sk-sy-config-file-replica-preshared-0000000001';
@@ -22,6 +23,7 @@ describe('CONFIG_FILE: replicas started with one file', () => {
     database = await createTestDatabase();
     const dir = await mkdtemp(join(tmpdir(), 'sy-config-file-'));
     await writeFile(join(dir, 'upstream.key'), UPSTREAM_KEY);
+    await writeFile(join(dir, 'block-words.js'), await documentedModule());
     const file = join(dir, 'switchyard.yaml');
     await writeFile(
       file,
@@ -37,6 +39,10 @@ describe('CONFIG_FILE: replicas started with one file', () => {
         '  - name: app',
         '    allowedModels: [gpt]',
         `    secret: \${env:${KEY_VARIABLE}}`,
+        'extensions:',
+        '  - name: block-words',
+        '    sourceFile: block-words.js',
+        '    config: { words: [password] }',
         '',
       ].join('\n'),
     );
@@ -72,6 +78,13 @@ describe('CONFIG_FILE: replicas started with one file', () => {
         body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }),
       });
       assert.equal(answer.status, 200, await answer.text());
+      const blocked = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY_SECRET}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'my password' }] }),
+      });
+      assert.equal(blocked.status, 400, "the file's extension runs on every replica");
+      assert.match(await blocked.text(), /blocked word: password/);
     }
   });
 
@@ -105,5 +118,15 @@ describe('CONFIG_FILE: replicas started with one file', () => {
     });
     assert.equal(plain.status, 200);
     assert.equal(plain.headers.get('x-switchyard-managed-by'), null, 'an admin-made object is not managed');
+    const extension = await fetch(`${gw.url}/admin/extensions/block-words`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ enabled: false }),
+    });
+    assert.equal(extension.status, 200);
+    assert.match(
+      extension.headers.get('x-switchyard-warning') ?? '',
+      /extension "block-words" is managed by a configuration file/,
+    );
   });
 });

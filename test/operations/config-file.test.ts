@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { keyringFromJson } from '../../src/crypto/index.ts';
-import { type CliSetup, cliSetup, documentedExample, EXAMPLE_SECRETS } from './support.ts';
+import { type CliSetup, cliSetup, documentedExample, documentedModule, EXAMPLE_SECRETS } from './support.ts';
 
 /** updated_at of every managed row, by table and name. */
 async function stamps(setup: CliSetup): Promise<Map<string, string>> {
   const rows = await setup.sql`
     select 'deployment:' || config_name as name, updated_at::text as at from deployments
     union all select 'team:' || config_name, updated_at::text from teams
-    union all select 'key:' || config_name, updated_at::text from virtual_keys`;
+    union all select 'key:' || config_name, updated_at::text from virtual_keys
+    union all select 'extension:' || config_name, updated_at::text from extensions`;
   return new Map(rows.map((row) => [row.name as string, row.at as string]));
 }
 
@@ -28,7 +31,8 @@ describe('switchyard apply: the documented example', () => {
     assert.equal(code, 0, output);
     assert.match(output, /^\+ deployment gpt-4o-openai: create$/m);
     assert.match(output, /^\+ team research: create$/m);
-    assert.match(output, /^7 to create, 1 to change, 0 to delete$/m);
+    assert.match(output, /^\+ extension block-words: create\n(?: {4}.*\n)* {4}source: set$/m);
+    assert.match(output, /^8 to create, 1 to change, 0 to delete$/m);
     const deployments = await setup.sql`select * from deployments order by config_name`;
     assert.deepEqual(
       deployments.map((row) => row.config_name),
@@ -57,6 +61,16 @@ describe('switchyard apply: the documented example', () => {
     assert.equal(notebook.team_id, team.id);
     const [settings] = await setup.sql`select settings from router_settings`;
     assert.deepEqual(settings.settings.fallbacks.general, { 'gpt-4o': ['claude-sonnet'] });
+    const [extension] = await setup.sql`select * from extensions where id = 'block-words'`;
+    assert.equal(extension.config_name, 'block-words');
+    assert.equal(extension.source_ref, 'extensions/block-words.js');
+    assert.deepEqual(extension.models, ['gpt-4o']);
+    assert.deepEqual(extension.config, { words: ['password'] });
+    assert.equal(extension.timeout_ms, 100);
+    assert.equal(
+      keyring.openString('extension-artifact', extension.source_envelope),
+      await documentedModule(),
+    );
   });
 
   it('changes nothing when applied again: updatedAt stays', async () => {
@@ -110,6 +124,27 @@ describe('switchyard apply: the documented example', () => {
     assert.equal(keyring.openString('deployment-credential', row.api_key_envelope), 'sk-openai-example-0002');
   });
 
+  it('updates an extension whose module file changed, saying so without printing the code', async () => {
+    const before = await stamps(setup);
+    const module = await documentedModule();
+    await setup.write('extensions/block-words.js', module.replace('status: 400', 'status: 403'));
+    const { code, output } = await setup.run(['apply', file], { OPENAI_API_KEY: 'sk-openai-example-0002' });
+    assert.equal(code, 0, output);
+    assert.match(output, /^~ extension block-words \(block-words\): update\n {4}source: changed$/m);
+    assert.ok(!output.includes('status: 403'), output);
+    const moved = [...(await stamps(setup))].filter(([name, at]) => before.get(name) !== at);
+    assert.deepEqual(
+      moved.map(([name]) => name),
+      ['extension:block-words'],
+    );
+    const keyring = keyringFromJson(setup.env.ENCRYPTION_KEYRING, setup.env.ACTIVE_ENCRYPTION_KEY_ID);
+    const [row] = await setup.sql`select source_envelope from extensions where id = 'block-words'`;
+    assert.match(keyring.openString('extension-artifact', row.source_envelope), /status: 403/);
+    await setup.write('extensions/block-words.js', module);
+    const back = await setup.run(['apply', file], { OPENAI_API_KEY: 'sk-openai-example-0002' });
+    assert.match(back.output, /^0 to create, 1 to change, 0 to delete$/m);
+  });
+
   it('keeps what the file no longer names unless --prune, and never prunes what the admin API made', async () => {
     await setup.sql`insert into deployments (id, public_model, provider, upstream_model, provider_options)
       values ('dep_made_by_admin_api', 'gpt-4o', 'openai', 'gpt-4o', '{}')`;
@@ -126,22 +161,58 @@ describe('switchyard apply: the documented example', () => {
     assert.equal((await setup.sql`select 1 from deployments where id = 'dep_made_by_admin_api'`).length, 1);
   });
 
+  it('prunes an extension the file made, never one the admin API made', async () => {
+    const source = await documentedModule();
+    const keyring = keyringFromJson(setup.env.ENCRYPTION_KEYRING, setup.env.ACTIVE_ENCRYPTION_KEY_ID);
+    await setup.sql`insert into extensions (id, source_envelope, source_key_id, config, timeout_ms, memory_mb)
+      values ('made-by-admin', ${keyring.seal('extension-artifact', source)}, ${keyring.activeId}, 'null', 50, 32)`;
+    const without = example
+      .replace(/^extensions:.*\n(?: {2}.*\n)+/m, '')
+      .replace(/ {2}- name: local-llama\n(?: {4}.*\n)+/, '');
+    assert.ok(!without.includes('block-words'));
+    const path = await setup.write('without-extension.yaml', without);
+    const pruned = await setup.run(['apply', path, '--prune'], { OPENAI_API_KEY: 'sk-openai-example-0002' });
+    assert.equal(pruned.code, 0, pruned.output);
+    assert.match(pruned.output, /^- extension block-words \(block-words\): delete$/m);
+    assert.deepEqual(
+      (await setup.sql`select id from extensions order by id`).map((row) => row.id),
+      ['made-by-admin'],
+    );
+    // Back as the file has it, for the export below.
+    const restored = await setup.run(['apply', file], { OPENAI_API_KEY: 'sk-openai-example-0002' });
+    assert.equal(restored.code, 0, restored.output);
+  });
+
   it('exports the configuration with secrets as references; applying the export changes nothing', async () => {
     await setup.sql`delete from deployments where id = 'dep_made_by_admin_api'`;
-    const exported = await setup.run(['export']);
+    const copy = join(setup.dir, 'exported.yaml');
+    const exported = await setup.run(['export', '-o', copy]);
     assert.equal(exported.code, 0, exported.output);
-    assert.match(exported.output, /apiKey: \$\{env:OPENAI_API_KEY\}/);
-    assert.match(exported.output, /apiKeyFile: secrets\/azure-openai.key/);
-    assert.match(exported.output, /secret: \$\{env:RESEARCH_NOTEBOOK_KEY\}/);
-    assert.ok(!exported.output.includes('sk-openai-example'), 'no secret value in an export');
-    const copy = await setup.write('exported.yaml', exported.output);
+    const text = await readFile(copy, 'utf8');
+    assert.match(text, /apiKey: \$\{env:OPENAI_API_KEY\}/);
+    assert.match(text, /apiKeyFile: secrets\/azure-openai.key/);
+    assert.match(text, /secret: \$\{env:RESEARCH_NOTEBOOK_KEY\}/);
+    assert.match(text, /sourceFile: extensions\/block-words.js/);
+    assert.ok(!text.includes('sk-openai-example'), 'no secret value in an export');
+    // The admin API's extension has no module file: the export wrote one beside itself.
+    assert.match(text, /- name: made-by-admin\n {4}sourceFile: extensions\/made-by-admin.js/);
+    assert.equal(
+      await readFile(join(setup.dir, 'extensions/made-by-admin.js'), 'utf8'),
+      await documentedModule(),
+    );
+    const first = await setup.run(['apply', copy], { OPENAI_API_KEY: 'sk-openai-example-0002' });
+    assert.equal(first.code, 0, first.output);
+    assert.match(
+      first.output,
+      /^~ extension made-by-admin \(made-by-admin\): update, taken over from the admin API$/m,
+    );
     const before = await stamps(setup);
     const again = await setup.run(['apply', copy], { OPENAI_API_KEY: 'sk-openai-example-0002' });
     assert.equal(again.code, 0, again.output);
     assert.match(again.output, /nothing to change/);
     assert.deepEqual(await stamps(setup), before);
     const second = await setup.run(['export']);
-    assert.equal(second.output, exported.output);
+    assert.equal(second.output, await readFile(copy, 'utf8'));
   });
 });
 
@@ -187,6 +258,35 @@ describe('switchyard apply: a file it refuses', () => {
     assert.equal(rule.code, 3, rule.output);
     assert.match(rule.output, /compat\.yaml:\d+:\d+: deployments\.0/);
     assert.equal((await setup.sql`select 1 from deployments`).length, 0, 'nothing written');
+  });
+
+  it('names an extension module it cannot read, and one that does not compile', async () => {
+    const entry = (file: string) => `extensions:\n  - name: broken\n    sourceFile: ${file}\n`;
+    const missing = await setup.run(['apply', await setup.write('missing.yaml', entry('nowhere.js'))]);
+    assert.equal(missing.code, 3, missing.output);
+    assert.match(
+      missing.output,
+      /missing\.yaml:3:17: extensions\.0\.sourceFile: cannot read nowhere\.js: ENOENT/,
+    );
+    await setup.write('broken.js', 'export function beforeUpstream( {');
+    const broken = await setup.run(['apply', await setup.write('uncompiled.yaml', entry('broken.js'))]);
+    assert.equal(broken.code, 3, broken.output);
+    assert.match(broken.output, /uncompiled\.yaml:\d+:\d+: extensions\.0\.source: Extension source: /);
+    assert.equal((await setup.sql`select 1 from extensions`).length, 0, 'nothing written');
+  });
+
+  it('refuses extensions in variant A, which loads them from EXTENSIONS_DIR only', async () => {
+    await setup.write('fine.js', await documentedModule());
+    const file = await setup.write(
+      'variant-a.yaml',
+      'extensions:\n  - name: fine\n    sourceFile: fine.js\n',
+    );
+    const { code, output } = await setup.run(['apply', file], { GATEWAY_VARIANT: 'a' });
+    assert.equal(code, 3, output);
+    assert.match(
+      output,
+      /variant-a\.yaml:\d+:\d+: extensions\.0: variant A loads extensions from EXTENSIONS_DIR only/,
+    );
   });
 
   it('names a YAML syntax error by line', async () => {

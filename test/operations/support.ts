@@ -18,6 +18,15 @@ export async function documentedExample(): Promise<string> {
   return block[1];
 }
 
+/** The extension module shown under the example (the first js block after it): `extensions/block-words.js`. */
+export async function documentedModule(): Promise<string> {
+  const doc = await readFile(CONFIGURATION_DOC, 'utf8');
+  const section = doc.slice(doc.indexOf('## Configuration file'));
+  const block = /```js\n([\s\S]*?)```/.exec(section);
+  if (block === null) throw new Error('docs/configuration.md: no js module under Configuration file');
+  return block[1];
+}
+
 /** The secrets the documented example refers to. */
 export const EXAMPLE_SECRETS = {
   OPENAI_API_KEY: 'sk-openai-example-0001',
@@ -52,6 +61,7 @@ export async function cliSetup(): Promise<CliSetup> {
     return path;
   };
   await write('secrets/azure-openai.key', `${AZURE_KEY_FILE_CONTENT}\n`);
+  await write('extensions/block-words.js', await documentedModule());
   return {
     database,
     env,

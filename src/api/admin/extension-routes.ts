@@ -40,6 +40,7 @@ export function registerExtensionRoutes(
       responseDescription: 'The extension after the change.',
     },
     delete: { summary: 'Delete an extension' },
+    configName: (status) => status.definition.configName,
   });
   registerAdminRoute<IdParams, never, never>(scope, docs, {
     method: 'post',
