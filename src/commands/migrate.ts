@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
-import { openDatabase } from '../store/database.ts';
+import { DatabaseConnectError, openDatabase } from '../store/database.ts';
+import { isDatabaseUnavailable } from '../store/database-errors.ts';
 import { migrate } from '../store/migrate.ts';
 import { LATEST_SCHEMA_VERSION } from '../store/migrations/index.ts';
 
@@ -24,6 +25,9 @@ export async function migrateCommand(config: Config): Promise<void> {
     const applied = await migrate(database.background, (migration, state) => {
       if (state === 'applying') process.stdout.write(`applying ${migration.version} ${migration.name} ... `);
       else process.stdout.write('done\n');
+    }).catch((error: unknown) => {
+      // Unlike `serve`, which starts without the database, a migration has nothing to do without it.
+      throw isDatabaseUnavailable(error) ? new DatabaseConnectError(config.databaseUrl ?? '', error) : error;
     });
     process.stdout.write(
       applied.length === 0

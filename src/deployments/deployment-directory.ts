@@ -1,5 +1,6 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
+import type { ConfigurationSnapshot } from '../cache/configuration-snapshot.ts';
 import { isEnvelopeError, type Keyring } from '../crypto/index.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
@@ -7,7 +8,7 @@ import { lookupCatalogEntry } from '../providers/catalog-entries.ts';
 import type { DeploymentTarget, Operation } from '../providers/types.ts';
 import type { Db } from '../store/database.ts';
 import { type CandidatePool, candidatePools, type PoolOf } from './candidate-pools.ts';
-import { type Deployment, deploymentFromRow } from './deployment.ts';
+import { type Deployment, type DeploymentRow, deploymentFromRow } from './deployment.ts';
 
 /** Periodic reload interval: a safety net for a missed pub/sub message. */
 const REFRESH_INTERVAL_MS = 30_000;
@@ -29,11 +30,19 @@ export class DeploymentDirectory {
   #loadsStarted = 0;
   #loadApplied = 0;
   readonly #unopenableReported = new Set<string>();
+  readonly #saved: ConfigurationSnapshot<DeploymentRow[]> | null;
 
-  constructor(db: Db, keyring: Keyring, logger: Logger) {
+  /** `saved`: the copy in the cache store, written after each load (a replica starting without Postgres reads it). */
+  constructor(
+    db: Db,
+    keyring: Keyring,
+    logger: Logger,
+    saved: ConfigurationSnapshot<DeploymentRow[]> | null = null,
+  ) {
     this.#db = db;
     this.#keyring = keyring;
     this.#logger = logger;
+    this.#saved = saved;
   }
 
   /**
@@ -45,6 +54,23 @@ export class DeploymentDirectory {
     const sequence = ++this.#loadsStarted;
     const rows = await this.#db.selectFrom('deployments').selectAll().orderBy('id').execute();
     if (sequence < this.#loadApplied) return;
+    this.#apply(rows, sequence);
+    void this.#saved?.save(rows);
+  }
+
+  /**
+   * Serves the deployments of the cache store's copy (a start while Postgres is unreachable);
+   * a load from the database, begun before or after, wins. Their number, or null when there is no copy.
+   */
+  async loadSaved(): Promise<number | null> {
+    const sequence = ++this.#loadsStarted;
+    const saved = await this.#saved?.read();
+    if (saved == null || sequence < this.#loadApplied) return null;
+    this.#apply(saved.value, sequence);
+    return saved.value.length;
+  }
+
+  #apply(rows: readonly DeploymentRow[], sequence: number): void {
     const byModel = new Map<string, Deployment[]>();
     for (const row of rows) {
       const deployment = deploymentFromRow(row);

@@ -1,3 +1,4 @@
+import type { ConfigurationSnapshot } from '../cache/configuration-snapshot.ts';
 import { isEnvelopeError, type Keyring } from '../crypto/index.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import type { ExtensionDefinition } from './extension.ts';
@@ -10,16 +11,39 @@ export class DatabaseExtensions implements ExtensionSource {
   readonly #repository: ExtensionRepository;
   readonly #keyring: Keyring;
   readonly #logger: Logger;
+  readonly #saved: ConfigurationSnapshot<ExtensionRow[]>;
+  /** Rows to load once instead of the database's: the cache store's copy, at a start without Postgres. */
+  #preloaded: ExtensionRow[] | null = null;
 
-  constructor(repository: ExtensionRepository, keyring: Keyring, logger: Logger) {
+  constructor(
+    repository: ExtensionRepository,
+    keyring: Keyring,
+    logger: Logger,
+    saved: ConfigurationSnapshot<ExtensionRow[]>,
+  ) {
     this.#repository = repository;
     this.#keyring = keyring;
     this.#logger = logger;
+    this.#saved = saved;
+  }
+
+  /**
+   * The next load takes the cache store's copy instead of the database (a start while Postgres is
+   * unreachable); the ones after it read the database again. False when there is no copy.
+   */
+  async useSavedOnce(): Promise<boolean> {
+    const saved = await this.#saved.read();
+    this.#preloaded = saved?.value ?? null;
+    return saved !== null;
   }
 
   async load(): Promise<ExtensionDefinition[]> {
+    const preloaded = this.#preloaded;
+    this.#preloaded = null;
+    const rows = preloaded ?? (await this.#repository.all());
+    if (preloaded === null) void this.#saved.save(rows);
     const definitions: ExtensionDefinition[] = [];
-    for (const row of await this.#repository.all()) {
+    for (const row of rows) {
       const source = this.#open(row);
       if (source !== null) definitions.push(definitionOf(row, source));
     }

@@ -1,4 +1,5 @@
 import type { CacheStore } from '../cache/cache-store.ts';
+import { ConfigurationSnapshot } from '../cache/configuration-snapshot.ts';
 import type { Config } from '../config.ts';
 import type { Keyring } from '../crypto/index.ts';
 import type { Logger } from '../diagnostics/logger.ts';
@@ -11,7 +12,7 @@ import { beforeUpstreamStage } from './before-upstream-stage.ts';
 import { DatabaseExtensions } from './database-extensions.ts';
 import { DirectoryExtensions } from './directory-extensions.ts';
 import { ExtensionAdmin } from './extension-admin.ts';
-import { ExtensionRepository } from './extension-repository.ts';
+import { ExtensionRepository, type ExtensionRow } from './extension-repository.ts';
 import { ExtensionRuntime, type ExtensionSource } from './extension-runtime.ts';
 
 export interface ExtensionsDeps {
@@ -20,6 +21,8 @@ export interface ExtensionsDeps {
   cache: CacheStore;
   keyring: Keyring;
   logger: Logger;
+  /** Postgres did not answer at start: nothing is loaded until `loadSaved` or the database answers. */
+  databaseUnreachable?: boolean;
 }
 
 /** The extension runtime as the composition root wires it. */
@@ -32,6 +35,11 @@ export interface Extensions {
   /** The rules of `/admin/extensions`. */
   admin: ExtensionAdmin;
   probe: ReadinessProbe;
+  /**
+   * At a start without Postgres: loads the cache store's copy of the database's extensions (and
+   * EXTENSIONS_DIR). False when variant B has no copy: then nothing is loaded.
+   */
+  loadSaved(): Promise<boolean>;
   close(): Promise<void>;
   /** The hooks at their places, the runtime's probe, its close at shutdown. */
   module: FeatureModule;
@@ -47,8 +55,10 @@ export async function createExtensions(deps: ExtensionsDeps): Promise<Extensions
   const repository = config.variant === 'b' ? new ExtensionRepository(deps.db) : null;
   const directory =
     config.extensionsDir === undefined ? null : new DirectoryExtensions(config.extensionsDir, logger);
+  const saved = new ConfigurationSnapshot<ExtensionRow[]>(deps.cache, 'extensions', logger);
+  const stored = repository === null ? null : new DatabaseExtensions(repository, deps.keyring, logger, saved);
   const sources: ExtensionSource[] = [];
-  if (repository !== null) sources.push(new DatabaseExtensions(repository, deps.keyring, logger));
+  if (stored !== null) sources.push(stored);
   if (directory !== null) sources.push(directory);
   const runtime = new ExtensionRuntime({
     sources,
@@ -57,7 +67,12 @@ export async function createExtensions(deps: ExtensionsDeps): Promise<Extensions
     maxResultChars: config.upstreamMaxAnswerBytes,
     logger,
   });
-  await runtime.load();
+  if (deps.databaseUnreachable !== true) await runtime.load();
+  const loadSaved = async () => {
+    if (stored !== null && !(await stored.useSavedOnce())) return false;
+    await runtime.load();
+    return true;
+  };
   const stopWatching = await runtime.watch(deps.cache);
   const stopDirectory = directory?.watch(() => void runtime.reload()) ?? (() => undefined);
   const admin = new ExtensionAdmin({ ...deps, repository, runtime });
@@ -75,6 +90,7 @@ export async function createExtensions(deps: ExtensionsDeps): Promise<Extensions
     afterUpstream,
     admin,
     probe,
+    loadSaved,
     close,
     module: {
       name: 'extensions',

@@ -45,7 +45,14 @@ export async function openFeatures(
       now: overrides.now,
     }),
     responseCache: createResponseCache(config, cache, logger),
-    extensions: await createExtensions({ config, db: database.db, cache, keyring, logger }),
+    extensions: await createExtensions({
+      config,
+      db: database.db,
+      cache,
+      keyring,
+      logger,
+      databaseUnreachable: runtime.databaseUnreachableAtStart,
+    }),
     router: new Router({
       directory,
       client,

@@ -13,6 +13,7 @@ import { registerConsoleRoute } from '../server/console-route.ts';
 import { registerMetricsRoute } from '../server/metrics-route.ts';
 import { OpenApiRegistry } from '../server/openapi.ts';
 import { openRuntime, type Runtime } from '../server/runtime.ts';
+import { databaseReturn } from './database-return.ts';
 import { openFeatures } from './features.ts';
 import { openResources } from './resources.ts';
 import { routeModules } from './route-modules.ts';
@@ -44,16 +45,22 @@ export async function buildGateway(
   logger: Logger,
   overrides: GatewayOverrides = {},
 ): Promise<Gateway> {
-  const runtime = await openRuntime(config, logger);
-  // Before the directories load, so this process serves the file's configuration from its first call.
-  if (runtime.config.configFile !== undefined) await applyAtStart(runtime, runtime.config.configFile, logger);
+  // Postgres unreachable at start: the process starts not ready (gateway/database-return.ts).
+  const runtime = await openRuntime(config, logger, { startWithoutDatabase: true });
+  // Before the directories load, so this process serves the file's configuration from its first
+  // call; without Postgres it is applied when the database answers.
+  const { configFile } = runtime.config;
+  if (configFile !== undefined && !runtime.databaseUnreachableAtStart)
+    await applyAtStart(runtime, configFile, logger);
   const resources = await openResources(runtime, logger);
   const features = await openFeatures(runtime, resources, logger, overrides);
+  const databaseWait = await databaseReturn(runtime, resources, features, logger);
   // Each module puts its stages in their places (pipeline/feature-module.ts); the observers run,
   // and the shutdown steps close in reverse, in this order: the alerts close last.
   const modules: readonly FeatureModule[] = [
     features.alerts,
     resources.module,
+    databaseWait,
     features.limits.module,
     features.responseCache,
     features.extensions.module,

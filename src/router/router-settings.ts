@@ -1,5 +1,6 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
+import { ConfigurationSnapshot } from '../cache/configuration-snapshot.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import type { Db } from '../store/database.ts';
 import { RouterSettingsRepository } from './router-settings-repository.ts';
@@ -35,11 +36,14 @@ export class RouterSettingsStore {
   #current: RouterSettings = deepFreeze(routerSettingsSchema.parse(DEFAULT_ROUTER_SETTINGS));
   #loadsStarted = 0;
   #loadApplied = 0;
+  /** The stored value's copy in the cache store, for a replica that starts while Postgres is unreachable. */
+  readonly #saved: ConfigurationSnapshot<unknown>;
 
   constructor(db: Db, cache: CacheStore, logger: Logger) {
     this.#repository = new RouterSettingsRepository(db);
     this.#cache = cache;
     this.#logger = logger;
+    this.#saved = new ConfigurationSnapshot(cache, 'router-settings', logger);
   }
 
   /** The settings in force: a frozen object, replaced (never mutated) when they change. */
@@ -52,7 +56,21 @@ export class RouterSettingsStore {
     const sequence = ++this.#loadsStarted;
     const stored = await this.#repository.read();
     if (sequence < this.#loadApplied) return;
-    const parsed = routerSettingsSchema.safeParse(stored ?? {});
+    this.#apply(stored ?? {}, sequence);
+    void this.#saved.save(stored ?? {});
+  }
+
+  /** The settings of the cache store's copy (a start while Postgres is unreachable); false when there is none. */
+  async loadSaved(): Promise<boolean> {
+    const sequence = ++this.#loadsStarted;
+    const saved = await this.#saved.read();
+    if (saved === null || sequence < this.#loadApplied) return false;
+    this.#apply(saved.value, sequence);
+    return true;
+  }
+
+  #apply(stored: unknown, sequence: number): void {
+    const parsed = routerSettingsSchema.safeParse(stored);
     this.#loadApplied = sequence;
     if (!parsed.success) {
       this.#logger.error(

@@ -7,7 +7,7 @@ import { type Keyring, keyringFromCredentialsKey, keyringFromJson } from '../cry
 import { type Logger, resolveLogFormat } from '../diagnostics/logger.ts';
 import { announceGeneratedMasterKey, withEmbeddedSecrets } from '../embedded-secrets.ts';
 import { type Database, DatabaseConnectError, openDatabase } from '../store/database.ts';
-import { SchemaBehindError } from '../store/database-errors.ts';
+import { isDatabaseUnavailable, SchemaBehindError } from '../store/database-errors.ts';
 import { assertSchemaCurrent, migrate } from '../store/migrate.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { installProcessGuards } from './process-guards.ts';
@@ -22,6 +22,11 @@ export interface Runtime {
   lifecycle: Lifecycle;
   /** True when running on the embedded PGlite default. */
   embedded: boolean;
+  /**
+   * Postgres did not answer at start and the process started anyway (`serve` only): the gateway
+   * serves from the cache store's copy and loads when it answers (gateway/database-return.ts).
+   */
+  databaseUnreachableAtStart: boolean;
   /** What the start-up lines say of where state and secrets live (never a secret or a password). */
   facts: RuntimeFacts;
 }
@@ -85,13 +90,29 @@ function place(url: string): string {
   return `${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
 }
 
-/** The first statement of a server on DATABASE_URL: a failure to connect names the variable. */
-async function assertSchemaReachable(database: Database, url: string): Promise<void> {
+/**
+ * The first statement on DATABASE_URL: a failure to connect names the variable. With
+ * `startWithout` (serve), a database that cannot be reached at all (refused, reset, timed out) is
+ * said and the start goes on: true then. One that answers with an error (no such database, bad
+ * password, schema behind) still stops the start.
+ */
+async function assertSchemaReachable(
+  database: Database,
+  url: string,
+  logger: Logger,
+  startWithout: boolean,
+): Promise<boolean> {
   try {
     await assertSchemaCurrent(database.db);
+    return false;
   } catch (error) {
     if (error instanceof SchemaBehindError) throw error;
-    throw new DatabaseConnectError(url, error);
+    if (!startWithout || !isDatabaseUnavailable(error)) throw new DatabaseConnectError(url, error);
+    logger.warn(
+      { database: place(url), reason: (error as Error).message },
+      'database unreachable at start-up: starting not ready; serving the master key and the configuration copy in the cache store until it answers',
+    );
+    return true;
   }
 }
 
@@ -110,7 +131,16 @@ async function reportCacheAtStart(cache: CacheStore, logger: Logger): Promise<vo
   }
 }
 
-export async function openRuntime(initial: Config, logger: Logger): Promise<Runtime> {
+export interface OpenOptions {
+  /** `serve`: start while Postgres is unreachable (not ready) instead of stopping. */
+  startWithoutDatabase?: boolean;
+}
+
+export async function openRuntime(
+  initial: Config,
+  logger: Logger,
+  options: OpenOptions = {},
+): Promise<Runtime> {
   installProcessGuards(logger);
   const lifecycle = new Lifecycle(logger);
   const embedded = initial.databaseUrl === undefined;
@@ -125,6 +155,7 @@ export async function openRuntime(initial: Config, logger: Logger): Promise<Runt
     timeoutMs: config.dependencyTimeoutMs,
   });
   lifecycle.onShutdown('close-database', 'database pool', () => database.close());
+  let databaseUnreachableAtStart = false;
   if (embedded) {
     await migrate(database.background, (migration, state) => {
       if (state === 'applying')
@@ -133,7 +164,14 @@ export async function openRuntime(initial: Config, logger: Logger): Promise<Runt
           `embedded database: applying migration ${migration.version} ${migration.name}`,
         );
     });
-  } else await assertSchemaReachable(database, config.databaseUrl ?? '');
+  } else {
+    databaseUnreachableAtStart = await assertSchemaReachable(
+      database,
+      config.databaseUrl ?? '',
+      logger,
+      options.startWithoutDatabase === true,
+    );
+  }
   const cache = await createCacheStore({
     redisUrl: config.redisUrl,
     redisClusterNodes: config.redisClusterNodes,
@@ -148,5 +186,5 @@ export async function openRuntime(initial: Config, logger: Logger): Promise<Runt
     cacheStore: config.redisUrl === undefined ? 'in-process' : `Redis at ${place(config.redisUrl)}`,
     masterKey: opened.masterKey,
   };
-  return { config, logger, database, cache, keyring, lifecycle, embedded, facts };
+  return { config, logger, database, cache, keyring, lifecycle, embedded, databaseUnreachableAtStart, facts };
 }

@@ -55,20 +55,17 @@ describe('npm run migrate', () => {
   });
 });
 
-describe('a server whose DATABASE_URL cannot be reached', () => {
+describe('a DATABASE_URL that cannot be reached', () => {
   const PASSWORD = 'pw-never-printed-7431';
 
-  async function startOn(databaseUrl: string): Promise<{ code: number | null; output: string }> {
+  // Contract change (issue 35 item 2): `serve` used to exit 1 here too; it now starts not ready and
+  // waits for the database (test/foundation/start-without-postgres.test.ts). A migration cannot.
+  it('stops `migrate` with one line naming DATABASE_URL, without its password (connection refused)', async () => {
     const closed = await listeningNowhere();
-    return runMain(['serve'], {
-      DATABASE_URL: databaseUrl.replace('PORT', String(closed)),
-      PORT: '0',
+    const { code, output } = await runMain(['migrate'], {
+      DATABASE_URL: `postgres://sy:${PASSWORD}@127.0.0.1:${closed}/switchyard`,
       ...testSecrets(),
     });
-  }
-
-  it('refuses to start with one line naming DATABASE_URL, without its password (connection refused)', async () => {
-    const { code, output } = await startOn(`postgres://sy:${PASSWORD}@127.0.0.1:PORT/switchyard`);
     assert.equal(code, 1);
     assert.match(
       output,
@@ -77,7 +74,7 @@ describe('a server whose DATABASE_URL cannot be reached', () => {
     assert.doesNotMatch(output, new RegExp(PASSWORD));
   });
 
-  it('names DATABASE_URL when the server answers but refuses the connection (no such database)', async () => {
+  it('stops `serve` naming DATABASE_URL when the server answers but refuses the connection (no such database)', async () => {
     const url = new URL(TEST_DATABASE_ADMIN_URL);
     url.pathname = '/sy_no_such_database';
     url.password = PASSWORD;

@@ -11,24 +11,9 @@ import { logLines, urlOf, waitForLog, waitForWorker } from '../helpers/child-log
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../helpers/database.ts';
 import { waitUntil } from '../helpers/eventually.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
+import { hi, statusOf } from '../helpers/openai-client.ts';
 import { connectSql } from '../helpers/sql.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
-
-const hi = (model: string) => ({
-  model,
-  messages: [{ role: 'user' as const, content: 'hi' }],
-  max_tokens: 2,
-});
-
-async function status(call: Promise<unknown>): Promise<number> {
-  try {
-    await call;
-    return 200;
-  } catch (error) {
-    assert.ok(error instanceof OpenAI.APIError, String(error));
-    return error.status;
-  }
-}
 
 // Regression: start-up awaited the key cache's Redis subscription, which threw while the
 // subscriber was offline, so a replica (or a restarted worker) could not start during an outage.
@@ -93,7 +78,7 @@ describe('a gateway started while Redis is unreachable', () => {
     // A limited key needs Redis: 503 until it answers.
     const key = await createKey(handle, { name: 'limited', allowedModels: ['*'], rpmLimit: 2 });
     const refused = new OpenAI({ apiKey: key.key, baseURL: `${url}/v1`, maxRetries: 0 });
-    assert.equal(await status(refused.chat.completions.create(hi('chat'))), 503);
+    assert.equal(await statusOf(refused.chat.completions.create(hi('chat'))), 503);
 
     // A worker that dies during the outage is restarted by the primary and comes back, not ready,
     // serving the master key (it used to fail its start on the subscription, in a restart loop).
@@ -120,22 +105,22 @@ describe('a gateway started while Redis is unreachable', () => {
       5_000,
     );
 
-    assert.equal(await status(limited.chat.completions.create(hi('chat'))), 200);
-    assert.equal(await status(limited.chat.completions.create(hi('chat'))), 200);
-    assert.equal(await status(limited.chat.completions.create(hi('chat'))), 429, 'the RPM limit holds');
+    assert.equal(await statusOf(limited.chat.completions.create(hi('chat'))), 200);
+    assert.equal(await statusOf(limited.chat.completions.create(hi('chat'))), 200);
+    assert.equal(await statusOf(limited.chat.completions.create(hi('chat'))), 429, 'the RPM limit holds');
 
     // The key cache's subscription, made while Redis was down, is live: a key disabled behind this
     // replica's back (as another replica would) is refused once the change is announced on Redis.
     const sql = connectSql(database.url);
     await sql`update virtual_keys set enabled = false where id = ${key.id}`;
     await sql.end();
-    assert.equal(await status(limited.chat.completions.create(hi('chat'))), 429, 'still cached as enabled');
+    assert.equal(await statusOf(limited.chat.completions.create(hi('chat'))), 429, 'still cached as enabled');
     const redis = createClient({ url: TEST_REDIS_URL });
     await redis.connect();
     await redis.publish(`${prefix}${CHANNELS.keysChanged}`, key.id);
     await redis.close();
     await waitUntil(
-      async () => (await status(limited.chat.completions.create(hi('chat')))) === 401,
+      async () => (await statusOf(limited.chat.completions.create(hi('chat')))) === 401,
       'the disabled key refused',
       2_000,
     );
