@@ -62,14 +62,20 @@ async function openEmbedded(
 ): Promise<{ config: Config; masterKey: string }> {
   const { startEmbeddedPostgres } = await import('../store/embedded-postgres.ts');
   // PGlite's first start creates the database (initdb, in WebAssembly): the slowest step of a first run.
-  if (!existsSync(join(config.dataDir, 'db', 'PG_VERSION'))) {
+  const creating = !existsSync(join(config.dataDir, 'db', 'PG_VERSION'));
+  if (creating) {
     logger.info(
       { dataDir: config.dataDir },
       'embedded database: first start, creating it (takes several seconds)',
     );
   }
+  const startedMs = performance.now();
   // First, as it locks DATA_DIR: a second gateway on the directory stops before touching it.
   const embedded = await startEmbeddedPostgres(config.dataDir, EMBEDDED_POOL_MAX + 2);
+  if (creating) {
+    const seconds = ((performance.now() - startedMs) / 1000).toFixed(1);
+    logger.info({ seconds: Number(seconds) }, `embedded database: created in ${seconds} s`);
+  }
   lifecycle.onShutdown('close-database', 'embedded postgres', () => embedded.close());
   const secrets = await withEmbeddedSecrets(config);
   // The key itself only to a person at a terminal: a JSON log line must never hold a secret.
