@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { createCacheStore } from '../cache/create-cache-store.ts';
@@ -60,9 +59,9 @@ async function openEmbedded(
   logger: Logger,
   lifecycle: Lifecycle,
 ): Promise<{ config: Config; masterKey: string }> {
-  const { startEmbeddedPostgres } = await import('../store/embedded-postgres.ts');
+  const { embeddedDatabaseExists, startEmbeddedPostgres } = await import('../store/embedded-postgres.ts');
   // PGlite's first start creates the database (initdb, in WebAssembly): the slowest step of a first run.
-  const creating = !existsSync(join(config.dataDir, 'db', 'PG_VERSION'));
+  const creating = !embeddedDatabaseExists(config.dataDir);
   if (creating) {
     logger.info(
       { dataDir: config.dataDir },

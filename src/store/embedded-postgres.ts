@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -39,5 +40,26 @@ export async function startEmbeddedPostgres(
   } catch (error) {
     lock.release();
     throw error;
+  }
+}
+
+/** True when `<dataDir>/db` holds a database (PGlite has run initdb there). */
+export function embeddedDatabaseExists(dataDir: string): boolean {
+  return existsSync(join(dataDir, 'db', 'PG_VERSION'));
+}
+
+/**
+ * Creates the embedded database (initdb, the slowest step of a first run) and closes it, under the
+ * data directory's lock: `npm start` does it while it builds (scripts/prestart.ts), so the server
+ * only reopens it. Migrations stay the server's.
+ */
+export async function createEmbeddedDatabase(dataDir: string): Promise<void> {
+  const directory = join(dataDir, 'db');
+  await mkdir(directory, { recursive: true });
+  const lock = lockDataDir(dataDir);
+  try {
+    await (await PGlite.create(directory)).close();
+  } finally {
+    lock.release();
   }
 }
