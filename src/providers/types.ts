@@ -69,6 +69,17 @@ export interface SseMessage {
   id: string | undefined;
 }
 
+/** What a stream decoder is told of its call. */
+export interface StreamDecoderCall<Body = unknown> {
+  /** The body sent upstream; absent, the decoder assumes the client asked for nothing optional. */
+  body?: Body;
+  /**
+   * The public model the client asked for: the events name it where their format carries a model,
+   * from the moment they are decoded (the upstream's own model name never reaches a client).
+   */
+  publicModel: string;
+}
+
 /** What every stream decoder has: stateful, one per call. */
 interface StreamDecoderBase {
   /** Called at the upstream's end; returns the closing events. Throws a GatewayError if the stream ended short. */
@@ -126,7 +137,7 @@ export interface OperationAdapter<Body = unknown, Answer = unknown> {
    * client asked for the usage chunk, which the upstream is always asked for). Without it the
    * decoder assumes the client asked for nothing optional.
    */
-  createStreamDecoder?(target: DeploymentTarget, body?: Body): StreamDecoder;
+  createStreamDecoder?(target: DeploymentTarget, call: StreamDecoderCall<Body>): StreamDecoder;
 }
 
 /** An upstream failure classified into SPEC.md's classes; providerMessage is private detail. */

@@ -54,7 +54,6 @@ export async function runAttempt(
       provider: candidate.provider,
       plan: candidate.plan,
       body: ctx.body,
-      format: ctx.endpoint.format,
       stream: ctx.stream,
       signal: attempt.deadline.signal,
       timeouts: upstreamTimeouts(settings),

@@ -1,6 +1,5 @@
 import type { Deployment } from '../deployments/deployment.ts';
 import { catalogEntryOf } from '../deployments/deployment-catalog.ts';
-import type { ClientFormat } from '../formats/format.ts';
 import { isRecord } from '../formats/json.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import { type EndpointBody, multipartUploadOf } from '../pipeline/endpoint.ts';
@@ -27,8 +26,6 @@ export interface AttemptInput {
   plan: OperationPlan;
   /** The client's body; its `model` is the public model the answer will name. */
   body: EndpointBody;
-  /** The client's wire format (Endpoint.format): where its stream events name the model. */
-  format?: ClientFormat;
   stream: boolean;
   signal: AbortSignal;
   timeouts: UpstreamTimeouts;
@@ -134,21 +131,19 @@ function streamResult(
   response: UpstreamResponse,
   sentBody: Record<string, unknown>,
 ): AttemptResult {
-  const decoder = input.plan.adapter.createStreamDecoder?.(input.target, sentBody);
+  const decoder = input.plan.adapter.createStreamDecoder?.(input.target, {
+    body: sentBody,
+    publicModel: input.body.model,
+  });
   if (decoder === undefined) throw new Error(`adapter for ${input.target.provider} cannot stream`);
   const reader = eventReaderOf(decoder);
   const translator =
     input.plan.kind === 'translated'
       ? input.plan.translator.createStreamTranslator(input.body, { inputTokens: input.inputTokens })
       : null;
-  const publicModel = input.body.model;
-  const format = input.format;
-  const publish = (events: StreamEvent[]): StreamEvent[] => {
-    if (format !== undefined) for (const event of events) format.eventWithPublicModel(event, publicModel);
-    return events;
-  };
+  // The decoder names the public model; a translator carries it over from the events it reads.
   const through = (events: StreamEvent[]): StreamEvent[] =>
-    publish(translator === null ? events : events.flatMap((event) => translator.push(event)));
+    translator === null ? events : events.flatMap((event) => translator.push(event));
   let firstByteAtMs: number | null = null;
   async function* events(): AsyncGenerator<readonly StreamEvent[]> {
     try {
@@ -171,7 +166,7 @@ function streamResult(
     } catch (error) {
       throw transportFailure(error, input.signal);
     }
-    const last = [...through(reader.finish()), ...(translator === null ? [] : publish(translator.finish()))];
+    const last = [...through(reader.finish()), ...(translator === null ? [] : translator.finish())];
     if (last.length > 0) yield last;
   }
   return {

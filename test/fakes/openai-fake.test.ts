@@ -37,7 +37,7 @@ beforeEach(() => fake.reset());
 async function streamThrough(kind: 'chat.completions' | 'responses', body: Record<string, unknown>) {
   const adapter = planOperation('openai', kind)!.adapter;
   const answer = await sendUpstream(adapter.buildRequest({ target, body, stream: true }));
-  const decoder = eventReaderOf(adapter.createStreamDecoder!(target, body));
+  const decoder = eventReaderOf(adapter.createStreamDecoder!(target, { body, publicModel: 'public-gpt' }));
   const { events, failure } = await decodeBodySettled(decoder, answer.body);
   return { status: answer.status, events, decoder, failure };
 }
@@ -312,7 +312,7 @@ describe('OpenAI-family adapters against the fake over HTTP', () => {
       adapter.buildRequest({ target, body, stream: true }),
       controller.signal,
     );
-    const decoder = eventReaderOf(adapter.createStreamDecoder!(target, body));
+    const decoder = eventReaderOf(adapter.createStreamDecoder!(target, { body, publicModel: 'public-gpt' }));
     let seen = 0;
     const aborted = fake.waitForAbort();
     await assert.rejects(

@@ -38,10 +38,6 @@ export const chatCompletionsFormat: ClientFormat = Object.freeze({
   createAssembler: () => new ChatCompletionAssembler(),
   replay: replayChatCompletion,
   /** Every chunk carries the answer's top-level `model`. */
-  eventWithPublicModel(event: StreamEvent, model: string): StreamEvent {
-    setModel(event.data, model);
-    return event;
-  },
   streamedText,
   /** An `error` object in a data event. */
   errorEvent(error: GatewayError, messages: UpstreamErrorMessages = 'generic'): StreamEvent {

@@ -30,11 +30,6 @@ export const messagesFormat: ClientFormat = Object.freeze({
   createAssembler: () => new MessageAssembler(),
   replay: (answer: unknown) => replayMessage(answer),
   /** The model is in `message_start`'s `message`. */
-  eventWithPublicModel(event: StreamEvent, model: string): StreamEvent {
-    const data = event.data;
-    if (isRecord(data) && data.type === 'message_start') setModel(data.message, model);
-    return event;
-  },
   streamedText,
   /** An `error` event. */
   errorEvent(error: GatewayError, messages: UpstreamErrorMessages = 'generic'): StreamEvent {

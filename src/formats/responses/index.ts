@@ -32,13 +32,6 @@ export const responsesFormat: ClientFormat = Object.freeze({
   createAssembler: () => new ResponseAssembler(),
   replay: (answer: unknown) => replayResponse(answer),
   /** The `response.*` events (`response.created`, `.in_progress`, `.completed`, ...) carry it in `response`. */
-  eventWithPublicModel(event: StreamEvent, model: string): StreamEvent {
-    const data = event.data;
-    if (isRecord(data) && typeof data.type === 'string' && data.type.startsWith('response.')) {
-      setModel(data.response, model);
-    }
-    return event;
-  },
   streamedText,
   /**
    * `response.failed`, the event the API ends a failed response with, its response `failed` with

@@ -31,5 +31,5 @@ export const anthropicMessagesAdapter: OperationAdapter<AnthropicMessagesRequest
     return body as AnthropicMessage;
   },
   usageOf: (answer) => usageFromAnthropic(answer.usage),
-  createStreamDecoder: (target) => new AnthropicStreamDecoder(target.provider),
+  createStreamDecoder: (target, { publicModel }) => new AnthropicStreamDecoder(target.provider, publicModel),
 };

@@ -100,10 +100,13 @@ type Chunk = { id: string; object: string; choices: Array<Record<string, unknown
 
 function decode(name: string, includeUsage: boolean, cuts: number[] = []) {
   const decoder = chat.createStreamDecoder!(target, {
-    model: 'public',
-    messages: [],
-    stream: true,
-    stream_options: { include_usage: includeUsage },
+    publicModel: 'public',
+    body: {
+      model: 'public',
+      messages: [],
+      stream: true,
+      stream_options: { include_usage: includeUsage },
+    },
   });
   const events = decodeAll(decoder, fixture(name), cuts);
   const chunks = events.filter((e) => e.data !== SSE_DONE).map((e) => e.data as Chunk);
@@ -181,7 +184,7 @@ describe('azure chat streams: content-filter annotations', () => {
   test('the OpenAI decoder without the Azure normaliser still refuses the annotation chunk', () => {
     const decoder = openAIProvider.operations['chat.completions']!.createStreamDecoder!(
       { ...target, provider: 'openai' },
-      { model: 'm', messages: [] },
+      { body: { model: 'm', messages: [] }, publicModel: 'm' },
     );
     assert.throws(() => decodeAll(decoder, fixture('azure-prompt-filter-first-chunk.sse')));
   });

@@ -13,6 +13,8 @@ import { readOpenAIError } from './openai-error-wire.ts';
 
 export interface ChatStreamDecoderOptions {
   provider: string;
+  /** The model every chunk names (StreamDecoderCall.publicModel). */
+  publicModel: string;
   /** Whether the client asked for the usage chunk (`stream_options.include_usage`). */
   includeUsage: boolean;
   /**
@@ -34,12 +36,14 @@ export type ChatChunkNormaliser = (data: unknown) => unknown;
 export class OpenAIChatStreamDecoder extends SseStreamDecoder {
   readonly #includeUsage: boolean;
   readonly #normalise: ChatChunkNormaliser | undefined;
+  readonly #publicModel: string;
   #usage: Usage | null = null;
 
   constructor(options: ChatStreamDecoderOptions) {
     super(options.provider, 'data: [DONE]');
     this.#includeUsage = options.includeUsage;
     this.#normalise = options.normaliseChunk;
+    this.#publicModel = options.publicModel;
   }
 
   override usage(): Usage | null {
@@ -74,6 +78,7 @@ export class OpenAIChatStreamDecoder extends SseStreamDecoder {
       throw malformedAnswerError(this.provider, 'chat.completion.chunk', parsed.error.issues);
     // Forward what the upstream sent (validated), not zod's copy, so field order is kept.
     const chunk = data as UpstreamChatCompletionChunk;
+    chunk.model = this.#publicModel;
     if (parsed.data.usage != null) this.#usage = usageFromChat(parsed.data.usage);
     if (this.#includeUsage) return { data: chunk };
     if (chunk.choices.length === 0 && chunk.usage != null) return null;

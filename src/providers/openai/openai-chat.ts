@@ -34,9 +34,10 @@ export function openAIChatAdapter(
         typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
       return { ...body, stream_options: { ...options, include_usage: true } };
     },
-    createStreamDecoder: (target, body) =>
+    createStreamDecoder: (target, { body, publicModel }) =>
       new OpenAIChatStreamDecoder({
         provider: target.provider,
+        publicModel,
         includeUsage: body?.stream_options?.include_usage === true,
         normaliseChunk: variant.chunkNormaliser?.(),
       }),

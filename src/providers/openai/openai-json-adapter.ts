@@ -1,6 +1,13 @@
 import type { z } from 'zod';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
-import type { DeploymentTarget, OperationAdapter, StreamDecoder, UpstreamRequest, Usage } from '../types.ts';
+import type {
+  DeploymentTarget,
+  OperationAdapter,
+  StreamDecoder,
+  StreamDecoderCall,
+  UpstreamRequest,
+  Usage,
+} from '../types.ts';
 import type { OpenAIEndpoint } from './openai-endpoint.ts';
 
 /** What distinguishes one JSON operation of the OpenAI family from another. */
@@ -11,7 +18,7 @@ export interface OpenAIJsonOperation<Body, Answer> {
   usageOf(answer: Answer): Usage | null;
   /** Upstream-only additions to the body, on a copy (e.g. chat's stream_options). */
   prepare?(body: Record<string, unknown>, stream: boolean, target: DeploymentTarget): Record<string, unknown>;
-  createStreamDecoder?(target: DeploymentTarget, body?: Body): StreamDecoder;
+  createStreamDecoder?(target: DeploymentTarget, call: StreamDecoderCall<Body>): StreamDecoder;
 }
 
 /**
