@@ -10,7 +10,7 @@ import {
   type UpstreamErrorMessages,
 } from '../../errors/render-error.ts';
 import type { ClientFormat } from '../format.ts';
-import { isRecord, type Json, setModel } from '../json.ts';
+import type { Json } from '../json.ts';
 import type { StreamEvent } from '../stream-event.ts';
 import { ResponseAssembler } from './assembly.ts';
 import { responsesBody } from './body-schema.ts';
