@@ -33,6 +33,7 @@ import {
   fakeReasoning,
   stopAt,
 } from './bedrock-fake-converse.ts';
+import { structuredOutputRefusal } from './claude-schema-limits.ts';
 import type { FakeReply, FakeResponder } from './fake-responder.ts';
 import { countWords, FakeServer, type RecordedRequest } from './fake-server.ts';
 import { scriptedToolCall } from './scripted-tool-call.ts';
@@ -338,7 +339,7 @@ function invokeRefusal(request: BedrockRecordedRequest): string | null {
   if (JSON.stringify(body.system ?? '').includes('x-anthropic-billing-header')) {
     return 'x-anthropic-billing-header is a reserved keyword and may not be used in the system prompt.';
   }
-  return null;
+  return structuredOutputRefusal(body);
 }
 
 /**
