@@ -6,6 +6,7 @@ import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Stage } from '../pipeline/stage.ts';
 import { type Db, withTimeout } from '../store/database.ts';
 import { admitLimits } from './admission-stage.ts';
+import { meterUsage } from './billed-usage.ts';
 import { BudgetCounter } from './budget-counter.ts';
 import { BudgetThresholds } from './budget-thresholds.ts';
 import { type CostModel, catalogCostModel } from './cost.ts';
@@ -136,6 +137,7 @@ export function createLimits(deps: LimitsDeps): Limits {
     module: {
       name: 'limits',
       call: { admission: stage },
+      answer: { meter: meterUsage },
       observers: [observer],
       shutdown: [{ phase: 'flush', name: 'limits and spend', run: close }],
     },

@@ -18,10 +18,11 @@ export type CallPlace = (typeof CALL_PLACES)[number];
 
 /**
  * The places of the answer stages, in order: the order of the wrapping, so a later stage sees
- * what the earlier ones returned (the cache keeps the answer as the extensions left it; the
- * stored response is the one the client gets; the records capture last).
+ * what the earlier ones returned (the usage is metered on the upstream's own answer; the cache
+ * keeps the answer as the extensions left it; the stored response is the one the client gets;
+ * the records capture last).
  */
-export const ANSWER_PLACES = ['after-upstream', 'cache-store', 'state-write', 'capture'] as const;
+export const ANSWER_PLACES = ['meter', 'after-upstream', 'cache-store', 'state-write', 'capture'] as const;
 export type AnswerPlace = (typeof ANSWER_PLACES)[number];
 
 export interface ShutdownStep {

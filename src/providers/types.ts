@@ -3,8 +3,10 @@
  * knows fastify, undici or Kysely: an adapter turns a request in an operation's wire format into
  * an upstream HTTP request description, and upstream answers back into that wire format.
  */
+
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
+import type { PriceLookups } from '../catalog/price-lookup.ts';
 import type { ErrorClass } from '../errors/error-classes.ts';
 import type { ErrorCode } from '../errors/error-codes.ts';
 import { OPERATIONS, type Operation } from '../formats/operation.ts';
@@ -197,6 +199,8 @@ export interface ProviderAdapter {
   readonly countTokens?: TokenCountAdapter;
   /** Classifies a non-2xx answer (status, parsed JSON body or text, headers). */
   classifyError(status: number, body: unknown, headers: Readonly<Record<string, string>>): UpstreamErrorInfo;
+  /** Where the model catalog finds the price of one of the provider's upstream model ids. */
+  readonly priceLookups: PriceLookups;
 }
 
 /** What the pipeline already knows of a call when a stream translator starts. */

@@ -44,8 +44,6 @@ export class ResponseStateWriter {
     if (result.kind === 'stream') return { ...result, events: this.#presenting(ctx, state, result.events) };
     if (!isRecord(result.answer) || result.textContentType !== undefined) return result;
     const answer = presented(result.answer, state);
-    // The upstream was paid whether or not the state is kept: its usage is billed either way.
-    ctx.usage = result.usage;
     await this.#write(ctx, state, answer);
     // The upstream's text names its own id: the answer is serialised again.
     return { kind: 'json', answer, usage: result.usage };

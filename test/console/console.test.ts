@@ -354,7 +354,11 @@ describe('admin console in Chromium', () => {
     await nav('Deployments').click();
     // The Usage page's chart tables name console-gpt too until the Deployments page replaces them.
     await page.getByRole('heading', { name: 'Deployments', level: 1 }).waitFor();
-    await page.getByRole('table').getByRole('rowheader', { name: /^console-gpt/ }).first().waitFor();
+    await page
+      .getByRole('table')
+      .getByRole('rowheader', { name: /^console-gpt/ })
+      .first()
+      .waitFor();
     await browser.screenshot('deployments-phone');
     await page.getByRole('button', { name: 'Dark theme' }).click();
     await page.setViewportSize({ width: 1280, height: 900 });

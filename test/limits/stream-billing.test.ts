@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { AnthropicFake } from '../fakes/anthropic-fake.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
-import { createDeployment as createAnyDeployment } from '../helpers/admin-api.ts';
+import { admin, createDeployment as createAnyDeployment } from '../helpers/admin-api.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import {
   client,
@@ -127,5 +127,33 @@ describe('streamed calls whose client left after the content', () => {
     }
     // message_start reported 6 input tokens; message_delta, after the client left, 7 output tokens.
     await waitUntil(async () => (await spendCents(gw.database?.url ?? '', key.id)) === 13, 'usage billed');
+  });
+
+  it("bills an answer an extension's afterUpstream refused: the upstream was paid (it was billed 0)", async () => {
+    const key = await createKey(gw);
+    await admin(gw, 'POST', '/extensions', {
+      id: 'refuse-every-answer',
+      models: ['chat'],
+      limits: { timeoutMs: 2_000 },
+      source: `export function afterUpstream() {
+        return { reject: { status: 422, message: 'Not this answer.' } };
+      }`,
+    });
+    try {
+      const refused = await failure(
+        client(gw, key.key).chat.completions.create({
+          model: 'chat',
+          messages: [{ role: 'user', content: PROMPT }],
+        }),
+      );
+      assert.equal(refused.status, 422);
+      // The fake reports 6 prompt and 7 completion tokens.
+      await waitUntil(
+        async () => (await spendCents(gw.database?.url ?? '', key.id)) === 13,
+        'refused answer billed',
+      );
+    } finally {
+      await admin(gw, 'DELETE', '/extensions/refuse-every-answer');
+    }
   });
 });

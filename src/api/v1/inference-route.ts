@@ -10,7 +10,6 @@ import { newCallSlots } from '../../pipeline/call-slot.ts';
 import { mergeTags, parseTagsHeader, TAGS_HEADER } from '../../pipeline/call-tags.ts';
 import { type Endpoint, type EndpointBody, MULTIPART_UPLOAD } from '../../pipeline/endpoint.ts';
 import type { InferencePipeline } from '../../pipeline/pipeline.ts';
-import { countedAnswerUsage, StreamedOutput } from '../../pipeline/streamed-output.ts';
 import { FORWARDED_CLIENT_HEADERS } from '../../providers/registry.ts';
 import { toGatewayError, writeRawError } from '../../server/error-response.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
@@ -217,7 +216,6 @@ async function writeResult(
   messages: UpstreamErrorMessages,
 ): Promise<CallOutcome> {
   if (result.kind === 'json') {
-    ctx.usage = result.usage ?? countedAnswerUsage(ctx, result.answer);
     if (result.textContentType !== undefined && typeof result.answer === 'string') {
       writeText(res, ctx.responseHeaders, result.answer, result.textContentType);
     } else {
@@ -229,14 +227,12 @@ async function writeResult(
   // Only a format's endpoints are streamable (Endpoint.streamable), so a stream always has one.
   if (format === undefined) throw new Error(`${ctx.endpoint.path} has no stream format`);
   startSse(res, ctx.responseHeaders);
-  const output = new StreamedOutput(format);
-  let complete = false;
   try {
     let first = true;
     // A client that leaves does not stop the reading: the upstream is read to its end (within the
-    // attempt's drain bound, attempt-deadline.ts) so that its usage, or the text it sent, is billed.
+    // attempt's drain bound, attempt-deadline.ts) so that its usage, or the text it sent, is billed
+    // (limits/billed-usage.ts).
     for await (const batch of result.events) {
-      output.observe(batch);
       if (res.destroyed) continue;
       await writeSseEvents(res, batch);
       if (first) {
@@ -246,7 +242,6 @@ async function writeResult(
         await nextTurn();
       }
     }
-    complete = true;
     if (res.destroyed) return { status: 499, error: null, streamBroken: false };
     return { status: 200, error: null, streamBroken: false };
   } catch (error) {
@@ -256,7 +251,6 @@ async function writeResult(
     await writeSseEvents(res, [format.errorEvent(gatewayError, messages)]);
     return { status: gatewayError.status, error: gatewayError, streamBroken: true };
   } finally {
-    ctx.usage = output.usage(ctx, result.usage(), complete);
     res.end();
   }
 }

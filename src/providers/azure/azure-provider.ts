@@ -21,4 +21,6 @@ export const azureProvider: ProviderAdapter = Object.freeze({
   credentialSource: ({ hasApiKey }: CredentialFacts) => (hasApiKey ? 'azure-api-key' : 'none'),
   // Azure answers in OpenAI's error shape; its content filter uses code `content_filter`.
   classifyError: classifyOpenAIError,
+  // The library's `azure` provider falls back to OpenAI's (and others') models by itself.
+  priceLookups: (model: string) => [{ providerId: 'azure', model }],
 });

@@ -1,15 +1,61 @@
 import { countOutputTokens, estimateInputTokens } from '../formats/estimate-tokens.ts';
 import type { ClientFormat } from '../formats/format.ts';
 import { isRecord } from '../formats/json.ts';
+import type { AttemptResult } from '../pipeline/attempt-result.ts';
+import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-context.ts';
+import type { AnswerStage } from '../pipeline/stage.ts';
 import type { StreamEvent, Usage } from '../providers/types.ts';
-import { type CallContext, estimatedInputTokensOf } from './call-context.ts';
+
+type StreamResult = Extract<AttemptResult, { kind: 'stream' }>;
+
+/**
+ * The answer stage that decides the usage a call is billed (`ctx.usage`, which settlement and the
+ * records read): the upstream's when it reported it, else what the answer's text counts. It runs
+ * first, on the answer as the upstream gave it, so an answer a later stage refuses (an extension's
+ * `afterUpstream`, a stored response that cannot be written) is billed all the same: the upstream
+ * was paid. The HTTP layer only writes.
+ */
+export const meterUsage: AnswerStage = {
+  name: 'limits.meter',
+  run: (ctx, result) => {
+    if (result.kind === 'json') {
+      ctx.usage = result.usage ?? countedAnswerUsage(ctx, result.answer);
+      return result;
+    }
+    const format = ctx.endpoint.format;
+    // Only a format's endpoints are streamable (Endpoint.streamable), so a stream always has one.
+    if (format === undefined) throw new Error(`${ctx.endpoint.path} has no stream format`);
+    return { ...result, events: metered(ctx, result, new StreamedOutput(format)) };
+  },
+};
+
+/**
+ * Passes the stream on, keeping its text; once it ended, whole, broken or left by its client
+ * (the HTTP layer reads an upstream to its end either way), sets the usage to bill.
+ */
+async function* metered(
+  ctx: CallContext,
+  stream: StreamResult,
+  output: StreamedOutput,
+): AsyncGenerator<readonly StreamEvent[]> {
+  let complete = false;
+  try {
+    for await (const batch of stream.events) {
+      output.observe(batch);
+      yield batch;
+    }
+    complete = true;
+  } finally {
+    ctx.usage = output.usage(ctx, stream.usage(), complete);
+  }
+}
 
 /**
  * The text a stream delivered, kept (as the strings the events already hold) so that a call whose
  * upstream never reported its usage, or whose client left before it came, is billed for what was
  * streamed (issue 19): the text is tokenised only then.
  */
-export class StreamedOutput {
+class StreamedOutput {
   readonly #textOf: ClientFormat['streamedText'];
   readonly #texts: string[] = [];
 
@@ -44,7 +90,7 @@ export class StreamedOutput {
  * the answer's text counted as if it had been streamed, the input estimated. Null for an answer
  * the endpoint's format cannot read (no format, not an object), which stays unbilled.
  */
-export function countedAnswerUsage(ctx: CallContext, answer: unknown): Usage | null {
+function countedAnswerUsage(ctx: CallContext, answer: unknown): Usage | null {
   const format = ctx.endpoint.format;
   if (format === undefined || ctx.servedBy === null || !isRecord(answer)) return null;
   const events = format.replay(answer, ctx.body);
