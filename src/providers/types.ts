@@ -60,17 +60,41 @@ export interface UpstreamRequest {
 }
 
 /**
- * Turns upstream stream bytes into events of the operation's wire format. Stateful, one per call.
- * Bytes rather than SSE events, because not every upstream streams SSE (Bedrock uses the AWS
- * event-stream encoding).
+ * One raw server-sent event (WHATWG HTML, "Server-sent events": event stream interpretation), as
+ * the upstream engine's parser hands it to an SSE decoder (upstream/sse-parser.ts).
  */
-export interface StreamDecoder {
-  push(chunk: Uint8Array): StreamEvent[];
+export interface SseMessage {
+  event: string | undefined;
+  data: string;
+  id: string | undefined;
+}
+
+/** What every stream decoder has: stateful, one per call. */
+interface StreamDecoderBase {
   /** Called at the upstream's end; returns the closing events. Throws a GatewayError if the stream ended short. */
   finish(): StreamEvent[];
   /** Usage seen so far (complete after finish()). */
   usage(): Usage | null;
 }
+
+/**
+ * Turns an upstream's server-sent events into events of the operation's wire format. The upstream
+ * engine parses the bytes (upstream/sse-parser.ts) and hands over one message at a time; a
+ * decoder throws a GatewayError on an error event or a malformed one.
+ */
+export interface SseDecoder extends StreamDecoderBase {
+  readonly framing: 'sse';
+  read(message: SseMessage): StreamEvent[];
+}
+
+/** Turns an upstream's own binary framing into events (Bedrock's AWS event-stream encoding). */
+export interface ByteStreamDecoder extends StreamDecoderBase {
+  readonly framing: 'bytes';
+  push(chunk: Uint8Array): StreamEvent[];
+}
+
+/** How an operation's upstream stream is read: SSE for most providers, bytes for Bedrock. */
+export type StreamDecoder = SseDecoder | ByteStreamDecoder;
 
 export interface BuildRequestInput<Body> {
   target: DeploymentTarget;
