@@ -36,6 +36,13 @@ export class ChatChunkWriter {
     return { data: chunk };
   }
 
+  /** The finishing chunk of one choice, with the stop sequence it matched when known (wire.ts, `stop_reason`). */
+  finish(index: number, finishReason: ChatFinishReason, stopSequence?: string): StreamEvent {
+    const event = this.chunk(index, {}, finishReason);
+    if (stopSequence !== undefined) (event.data as ChatCompletionChunk).choices[0].stop_reason = stopSequence;
+    return event;
+  }
+
   /** The end of the stream: the usage chunk when asked for (and known), then `[DONE]`. */
   close(usage: ChatUsage | null): StreamEvent[] {
     const events: StreamEvent[] = [];
