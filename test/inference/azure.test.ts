@@ -65,7 +65,8 @@ describe('Azure OpenAI streams through the gateway', () => {
         const { text, finishes } = await streamedText(stream);
         assert.equal(text, 'echo: hello from the gateway');
         assert.deepEqual(finishes, ['stop']);
-        assert.ok(fake.lastRequest?.path.startsWith('/openai/deployments/gpt-4o-mini/chat/completions'));
+        assert.equal(fake.lastRequest?.path, '/openai/v1/chat/completions');
+        assert.equal((fake.lastRequest!.body as { model: string }).model, 'gpt-4o-mini');
       });
 
       it("assembles the final completion with the SDK's stream helper, usage included", async () => {
