@@ -109,6 +109,28 @@ describe('Vertex AI through the official clients', () => {
     }
   });
 
+  it("count_tokens on Claude: Vertex's count-tokens:rawPredict with the model in the body, through the Anthropic SDK", async () => {
+    const counted = await claude.messages.countTokens({
+      model: 'vertex-claude',
+      system: 'be brief',
+      messages: [{ role: 'user', content: 'count these four words' }],
+    });
+    assert.equal(
+      counted.input_tokens,
+      6,
+      "the Anthropic fake's count: words of the system prompt and messages",
+    );
+    const seen = vertex.requests.filter((request) => request.model === 'count-tokens');
+    assert.equal(seen.length, 1);
+    const [request] = seen;
+    assert.deepEqual(
+      [request.publisher, request.region, request.method],
+      ['anthropic', 'global', 'rawPredict'],
+    );
+    assert.equal(request.body.model, 'claude-sonnet-4-5@20250929');
+    assert.match(String(request.authorization), /^Bearer ya29\.fake-/);
+  });
+
   it('Claude through the openai client: Chat translated to Messages, JSON and SSE', async () => {
     const plain = await openai.chat.completions.create({
       model: 'vertex-claude',
