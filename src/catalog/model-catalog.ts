@@ -1,6 +1,7 @@
 import type { CatalogEntry, ModelCapabilities } from './catalog-entry.ts';
 import { findOverlayRule } from './find-overlay-rule.ts';
 import { findLibraryModel } from './library-prices.ts';
+import type { PriceLookups } from './price-lookup.ts';
 
 /**
  * Capabilities of a model neither the overlay nor a deployment override describes: all true,
@@ -31,12 +32,19 @@ interface MemoEntry {
 }
 
 export interface ModelCatalogOptions {
+  /** A provider's price lookups (ProviderAdapter.priceLookups); undefined for an unknown provider, which is unpriced. */
+  priceLookupsOf(provider: string): PriceLookups | undefined;
   /** Clock (epoch ms), for prices that change at a date or a time of day. */
   now?: () => number;
 }
 
-function buildEntry(provider: string, model: string, nowMs: number): MemoEntry {
-  const library = findLibraryModel(provider, model, nowMs);
+function buildEntry(
+  provider: string,
+  model: string,
+  lookups: PriceLookups | undefined,
+  nowMs: number,
+): MemoEntry {
+  const library = lookups === undefined ? null : findLibraryModel(lookups(model), nowMs);
   const rule = findOverlayRule(model);
   const pricing = library?.pricing ?? null;
   const entry: CatalogEntry = {
@@ -62,9 +70,11 @@ function buildEntry(provider: string, model: string, nowMs: number): MemoEntry {
 export class ModelCatalog {
   #memo = new Map<string, MemoEntry>();
   #now: () => number;
+  #priceLookupsOf: ModelCatalogOptions['priceLookupsOf'];
 
-  constructor(options: ModelCatalogOptions = {}) {
+  constructor(options: ModelCatalogOptions) {
     this.#now = options.now ?? Date.now;
+    this.#priceLookupsOf = options.priceLookupsOf;
   }
 
   lookup(provider: string, upstreamModel: string): CatalogEntry {
@@ -76,16 +86,9 @@ export class ModelCatalog {
     ) {
       return memoised.entry;
     }
-    const fresh = buildEntry(provider, upstreamModel, this.#now());
+    const fresh = buildEntry(provider, upstreamModel, this.#priceLookupsOf(provider), this.#now());
     if (this.#memo.size >= MAX_MEMO_ENTRIES) this.#memo.clear();
     this.#memo.set(key, fresh);
     return fresh.entry;
   }
-}
-
-const defaultCatalog = new ModelCatalog();
-
-/** The catalog entry of a deployment's upstream model, without deployment overrides. */
-export function lookupCatalogEntry(provider: string, upstreamModel: string): CatalogEntry {
-  return defaultCatalog.lookup(provider, upstreamModel);
 }

@@ -1,5 +1,4 @@
 import type { CatalogEntry, CatalogOverrides, ModelCapabilities } from './catalog-entry.ts';
-import { lookupCatalogEntry } from './model-catalog.ts';
 
 function hasCapabilityOverride(capabilities: Partial<ModelCapabilities> | undefined): boolean {
   if (capabilities === undefined) return false;
@@ -12,18 +11,13 @@ function hasCapabilityOverride(capabilities: Partial<ModelCapabilities> | undefi
 }
 
 /**
- * A deployment's catalog entry: the catalog's, with the deployment's overrides on top
+ * A deployment's catalog entry: the catalog's (`base`), with the deployment's overrides on top
  * (DESIGN.md section 5: `pricing`, reported as price source `override`). An absent or null
  * override keeps the catalog's value, matching a nullable column that was never set. Without
  * overrides this returns the shared, memoised entry; with overrides a new frozen one, so build it
  * when the deployment is loaded, not per request.
  */
-export function resolveCatalogEntry(
-  provider: string,
-  upstreamModel: string,
-  overrides: CatalogOverrides = {},
-): CatalogEntry {
-  const base = lookupCatalogEntry(provider, upstreamModel);
+export function resolveCatalogEntry(base: CatalogEntry, overrides: CatalogOverrides = {}): CatalogEntry {
   const pricing = overrides.pricing ?? null;
   const contextWindow = overrides.contextWindow ?? null;
   const capabilitiesOverridden = hasCapabilityOverride(overrides.capabilities);

@@ -1,4 +1,4 @@
-import { lookupCatalogEntry } from '../catalog/model-catalog.ts';
+import { lookupCatalogEntry } from '../providers/catalog-entries.ts';
 import type { CatalogLookup } from './deployment-resolver.ts';
 
 /**

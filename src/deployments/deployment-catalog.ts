@@ -1,5 +1,6 @@
 import type { CatalogEntry } from '../catalog/catalog-entry.ts';
 import { resolveCatalogEntry } from '../catalog/resolve-catalog-entry.ts';
+import { lookupCatalogEntry } from '../providers/catalog-entries.ts';
 import type { Deployment } from './deployment.ts';
 
 /**
@@ -13,9 +14,8 @@ const entries = new WeakMap<Deployment, CatalogEntry>();
 export function catalogEntryOf(deployment: Deployment): CatalogEntry {
   let entry = entries.get(deployment);
   if (entry === undefined) {
-    entry = resolveCatalogEntry(deployment.provider, deployment.upstreamModel, {
-      pricing: deployment.pricing,
-    });
+    const base = lookupCatalogEntry(deployment.provider, deployment.upstreamModel);
+    entry = resolveCatalogEntry(base, { pricing: deployment.pricing });
     entries.set(deployment, entry);
   }
   return entry;

@@ -1,9 +1,9 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
-import { lookupCatalogEntry } from '../catalog/model-catalog.ts';
 import { isEnvelopeError, type Keyring } from '../crypto/index.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { lookupCatalogEntry } from '../providers/catalog-entries.ts';
 import type { DeploymentTarget, Operation } from '../providers/types.ts';
 import type { Db } from '../store/database.ts';
 import { type CandidatePool, candidatePools, type PoolOf } from './candidate-pools.ts';

@@ -7,7 +7,8 @@ import { ENDPOINTS } from '../api/v1/endpoints.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
 import { AnthropicStreamDecoder } from '../providers/anthropic/anthropic-stream-decoder.ts';
 import { OpenAIChatStreamDecoder } from '../providers/openai/openai-chat-stream-decoder.ts';
-import { SSE_DONE, SseParser } from './sse.ts';
+import { SseParser } from '../upstream/sse-parser.ts';
+import { SSE_DONE } from './sse.ts';
 import type { StreamEvent } from './stream-event.ts';
 
 /** The client format an endpoint of `operation` speaks; undefined for one that has none (embeddings, images). */

@@ -1,9 +1,9 @@
 import type { ModelPricing } from '../catalog/model-pricing.ts';
-import { resolveCatalogEntry } from '../catalog/resolve-catalog-entry.ts';
 import type { Deployment, DeploymentPricing } from '../deployments/deployment.ts';
 import { estimateInputTokens, requestedOutputTokens } from '../formats/estimate-tokens.ts';
 import { OPERATION_SPECS } from '../formats/operation-spec.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
+import { lookupCatalogEntry } from '../providers/catalog-entries.ts';
 import type { Operation, Usage } from '../providers/types.ts';
 import { exactCents } from './exact-cents.ts';
 import { type InputBoundQuery, inputTokenBound } from './input-bound.ts';
@@ -73,9 +73,9 @@ export const catalogCostModel: CostModel = Object.freeze({
   inputTokenBound,
   requestedOutputTokens,
   catalogPricing: (provider: string, upstreamModel: string) =>
-    resolveCatalogEntry(provider, upstreamModel).pricing,
+    lookupCatalogEntry(provider, upstreamModel).pricing,
   tokenLimits: (provider: string, upstreamModel: string) => {
-    const { contextWindow, maxOutputTokens } = resolveCatalogEntry(provider, upstreamModel);
+    const { contextWindow, maxOutputTokens } = lookupCatalogEntry(provider, upstreamModel);
     return { contextWindow, maxOutputTokens };
   },
   computeCostCents,

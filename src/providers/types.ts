@@ -3,8 +3,10 @@
  * knows fastify, undici or Kysely: an adapter turns a request in an operation's wire format into
  * an upstream HTTP request description, and upstream answers back into that wire format.
  */
+
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
+import type { PriceLookups } from '../catalog/price-lookup.ts';
 import type { ErrorClass } from '../errors/error-classes.ts';
 import type { ErrorCode } from '../errors/error-codes.ts';
 import { OPERATIONS, type Operation } from '../formats/operation.ts';
@@ -58,17 +60,41 @@ export interface UpstreamRequest {
 }
 
 /**
- * Turns upstream stream bytes into events of the operation's wire format. Stateful, one per call.
- * Bytes rather than SSE events, because not every upstream streams SSE (Bedrock uses the AWS
- * event-stream encoding).
+ * One raw server-sent event (WHATWG HTML, "Server-sent events": event stream interpretation), as
+ * the upstream engine's parser hands it to an SSE decoder (upstream/sse-parser.ts).
  */
-export interface StreamDecoder {
-  push(chunk: Uint8Array): StreamEvent[];
+export interface SseMessage {
+  event: string | undefined;
+  data: string;
+  id: string | undefined;
+}
+
+/** What every stream decoder has: stateful, one per call. */
+interface StreamDecoderBase {
   /** Called at the upstream's end; returns the closing events. Throws a GatewayError if the stream ended short. */
   finish(): StreamEvent[];
   /** Usage seen so far (complete after finish()). */
   usage(): Usage | null;
 }
+
+/**
+ * Turns an upstream's server-sent events into events of the operation's wire format. The upstream
+ * engine parses the bytes (upstream/sse-parser.ts) and hands over one message at a time; a
+ * decoder throws a GatewayError on an error event or a malformed one.
+ */
+export interface SseDecoder extends StreamDecoderBase {
+  readonly framing: 'sse';
+  read(message: SseMessage): StreamEvent[];
+}
+
+/** Turns an upstream's own binary framing into events (Bedrock's AWS event-stream encoding). */
+export interface ByteStreamDecoder extends StreamDecoderBase {
+  readonly framing: 'bytes';
+  push(chunk: Uint8Array): StreamEvent[];
+}
+
+/** How an operation's upstream stream is read: SSE for most providers, bytes for Bedrock. */
+export type StreamDecoder = SseDecoder | ByteStreamDecoder;
 
 export interface BuildRequestInput<Body> {
   target: DeploymentTarget;
@@ -197,6 +223,8 @@ export interface ProviderAdapter {
   readonly countTokens?: TokenCountAdapter;
   /** Classifies a non-2xx answer (status, parsed JSON body or text, headers). */
   classifyError(status: number, body: unknown, headers: Readonly<Record<string, string>>): UpstreamErrorInfo;
+  /** Where the model catalog finds the price of one of the provider's upstream model ids. */
+  readonly priceLookups: PriceLookups;
 }
 
 /** What the pipeline already knows of a call when a stream translator starts. */

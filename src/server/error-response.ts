@@ -55,7 +55,7 @@ const CLIENT_ERROR_MESSAGES: Readonly<Record<number, string>> = {
 };
 
 /**
- * fastify's own client errors (invalid JSON, body too large, wrong content type, a bad
+ * fastify's own client errors (body too large, wrong content type, a bad
  * content-length) keep their status, in the gateway's shape and words.
  */
 function fromClientError(error: {
@@ -65,10 +65,7 @@ function fromClientError(error: {
 }): GatewayError | null {
   const status = error.statusCode;
   if (typeof status !== 'number' || status < 400 || status >= 500) return null;
-  const message =
-    error instanceof SyntaxError
-      ? 'The request body is not valid JSON.'
-      : (CLIENT_ERROR_MESSAGES[status] ?? 'The request is not valid.');
+  const message = CLIENT_ERROR_MESSAGES[status] ?? 'The request is not valid.';
   // 413: Anthropic clients expect `request_too_large`; OpenAI clients get it as the code.
   const code = status === 413 ? 'request_too_large' : 'invalid_request';
   return new GatewayError(code, { status, message, detail: error.code ?? error.message });

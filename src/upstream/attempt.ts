@@ -14,6 +14,7 @@ import type {
   TranslationTarget,
 } from '../providers/types.ts';
 import { answerTextWithModel } from './answer-text.ts';
+import { eventReaderOf } from './event-reader.ts';
 import { exchange, readAnswerText } from './exchange.ts';
 import { endOfFirstEvent } from './first-event.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
@@ -135,6 +136,7 @@ function streamResult(
 ): AttemptResult {
   const decoder = input.plan.adapter.createStreamDecoder?.(input.target, sentBody);
   if (decoder === undefined) throw new Error(`adapter for ${input.target.provider} cannot stream`);
+  const reader = eventReaderOf(decoder);
   const translator =
     input.plan.kind === 'translated'
       ? input.plan.translator.createStreamTranslator(input.body, { inputTokens: input.inputTokens })
@@ -158,27 +160,24 @@ function streamResult(
           // not after every other event of the upstream's first chunk has been decoded.
           const end = endOfFirstEvent(chunk);
           if (end < chunk.length) {
-            const head = through(decoder!.push(chunk.subarray(0, end)));
+            const head = through(reader.push(chunk.subarray(0, end)));
             if (head.length > 0) yield head;
             chunk = chunk.subarray(end);
           }
         }
-        const batch = through(decoder!.push(chunk));
+        const batch = through(reader.push(chunk));
         if (batch.length > 0) yield batch;
       }
     } catch (error) {
       throw transportFailure(error, input.signal);
     }
-    const last = [
-      ...through(decoder!.finish()),
-      ...(translator === null ? [] : publish(translator.finish())),
-    ];
+    const last = [...through(reader.finish()), ...(translator === null ? [] : publish(translator.finish()))];
     if (last.length > 0) yield last;
   }
   return {
     kind: 'stream',
     events: events(),
-    usage: () => decoder.usage(),
+    usage: () => reader.usage(),
     firstByteAtMs: () => firstByteAtMs,
   };
 }

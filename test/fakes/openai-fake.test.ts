@@ -4,6 +4,7 @@ import OpenAI, { AzureOpenAI, toFile } from 'openai';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
 import { getProviderAdapter, planOperation } from '../../src/providers/registry.ts';
 import type { DeploymentTarget, MultipartPassThrough } from '../../src/providers/types.ts';
+import { eventReaderOf } from '../../src/upstream/event-reader.ts';
 import { decodeBodySettled } from './decode-stream.ts';
 import type { MultipartBody } from './fake-server.ts';
 import { OpenAIFake } from './openai-fake.ts';
@@ -36,7 +37,7 @@ beforeEach(() => fake.reset());
 async function streamThrough(kind: 'chat.completions' | 'responses', body: Record<string, unknown>) {
   const adapter = planOperation('openai', kind)!.adapter;
   const answer = await sendUpstream(adapter.buildRequest({ target, body, stream: true }));
-  const decoder = adapter.createStreamDecoder!(target, body);
+  const decoder = eventReaderOf(adapter.createStreamDecoder!(target, body));
   const { events, failure } = await decodeBodySettled(decoder, answer.body);
   return { status: answer.status, events, decoder, failure };
 }
@@ -329,7 +330,7 @@ describe('OpenAI-family adapters against the fake over HTTP', () => {
       adapter.buildRequest({ target, body, stream: true }),
       controller.signal,
     );
-    const decoder = adapter.createStreamDecoder!(target, body);
+    const decoder = eventReaderOf(adapter.createStreamDecoder!(target, body));
     let seen = 0;
     const aborted = fake.waitForAbort();
     await assert.rejects(

@@ -149,6 +149,24 @@ describe('bad input is a 4xx in the endpoint shape', () => {
     assert.equal((await fetch(`${up.gw.url}/health/live`)).status, 200);
   });
 
+  it('refuses a __proto__ key, and a constructor.prototype, anywhere in a body, on /v1 and /admin', async () => {
+    const poisons = [
+      '{"__proto__":{"isAdmin":true}}',
+      '{"constructor":{"prototype":{"isAdmin":true}}}',
+      '{"\\u005f_proto__":{"isAdmin":true}}',
+    ];
+    for (const poison of poisons) {
+      const chat = `{"model":"gpt","messages":[{"role":"user","content":"hi"}],"metadata":${poison}}`;
+      assertOpenAI400(await post(up.gw, up.key, '/chat/completions', chat));
+      assertOpenAI400(
+        await adminCall('POST', '/keys', `{"name":"n","allowedModels":["*"],"metadata":${poison}}`),
+      );
+    }
+    // A key named constructor without a prototype inside is data like any other.
+    const plain = '{"name":"n","allowedModels":["*"],"metadata":{"constructor":"a builder"}}';
+    assert.equal((await adminCall('POST', '/keys', plain)).status, 201);
+  });
+
   it('refuses a NUL or a lone surrogate in an admin string, naming the field', async () => {
     const cases: Array<[string, string, string]> = [
       ['/keys', '{"name":"a\\u0000b","allowedModels":["*"]}', 'name'],

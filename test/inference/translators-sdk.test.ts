@@ -12,6 +12,7 @@ import OpenAI from 'openai';
 import { formatSseEvent } from '../../src/formats/sse.ts';
 import { planOperation } from '../../src/providers/registry.ts';
 import type { DeploymentTarget, Operation } from '../../src/providers/types.ts';
+import { eventReaderOf } from '../../src/upstream/event-reader.ts';
 import { AnthropicFake } from '../fakes/anthropic-fake.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { readAnswer, sendUpstream } from '../fakes/upstream-call.ts';
@@ -76,7 +77,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     res.end(JSON.stringify(plan.translator.response(parsed, clientBody)));
     return;
   }
-  const decoder = plan.adapter.createStreamDecoder!(target, upstreamBody);
+  const decoder = eventReaderOf(plan.adapter.createStreamDecoder!(target, upstreamBody));
   const translator = plan.translator.createStreamTranslator(clientBody);
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   for await (const chunk of answer.body) {

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { decodeAll } from '../../../test/fakes/decode-stream.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { AnthropicMessagesRequest } from '../../formats/messages/wire.ts';
+import { eventReaderOf } from '../../upstream/event-reader.ts';
 import type { DeploymentTarget } from '../types.ts';
 import { ANTHROPIC_VERSION } from './anthropic-config.ts';
 import { anthropicProvider } from './anthropic-provider.ts';
@@ -94,7 +95,7 @@ describe('anthropic messages: request and response', () => {
 
 describe('anthropic messages: stream decoder', () => {
   test('passes every event on under its type, usage from message_start and message_delta', () => {
-    const decoder = new AnthropicStreamDecoder('anthropic');
+    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
     const events = decodeAll(decoder, recorded);
     assert.deepEqual(
       events.slice(0, 3).map((e) => e.event),
@@ -109,7 +110,7 @@ describe('anthropic messages: stream decoder', () => {
   });
 
   test('a stream that ends before message_stop fails in finish()', () => {
-    const decoder = new AnthropicStreamDecoder('anthropic');
+    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
     decoder.push(recorded.subarray(0, recorded.indexOf('event: message_stop')));
     assert.throws(
       () => decoder.finish(),
@@ -118,7 +119,7 @@ describe('anthropic messages: stream decoder', () => {
   });
 
   test('an error event is raised, classified, without provider wording in public', () => {
-    const decoder = new AnthropicStreamDecoder('anthropic');
+    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
     decoder.push(recorded.subarray(0, recorded.indexOf('event: content_block_stop')));
     const error = Buffer.from(
       'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
@@ -135,7 +136,7 @@ describe('anthropic messages: stream decoder', () => {
   });
 
   test('unknown event types pass through untouched', () => {
-    const decoder = new AnthropicStreamDecoder('anthropic');
+    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
     const events = decoder.push(Buffer.from('event: future_event\ndata: {"type":"future_event","x":1}\n\n'));
     assert.deepEqual(events, [{ event: 'future_event', data: { type: 'future_event', x: 1 } }]);
   });

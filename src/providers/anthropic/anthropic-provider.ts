@@ -15,4 +15,5 @@ export const anthropicProvider: ProviderAdapter = Object.freeze({
   forwardedClientHeaders: ANTHROPIC_CLIENT_HEADERS,
   countTokens: anthropicCountTokens,
   classifyError: classifyAnthropicError,
+  priceLookups: (model: string) => [{ providerId: 'anthropic', model }],
 });

@@ -1,7 +1,6 @@
-import type { SseMessage } from '../../formats/sse.ts';
 import { sseJson } from '../shared/sse-json.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
-import type { StreamEvent, Usage } from '../types.ts';
+import type { SseMessage, StreamEvent, Usage } from '../types.ts';
 import { ClaudeStreamEvents } from './claude-stream-events.ts';
 
 /**
@@ -20,7 +19,7 @@ export class AnthropicStreamDecoder extends SseStreamDecoder {
     return this.#events.usage();
   }
 
-  protected override read(message: SseMessage): StreamEvent[] {
+  protected override decode(message: SseMessage): StreamEvent[] {
     const data = sseJson(message, this.provider);
     const type = this.#events.read(data);
     if (this.#events.ended) this.end();

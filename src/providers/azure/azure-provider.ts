@@ -53,6 +53,8 @@ export function createAzureProvider(options: AzureProviderOptions = {}): Provide
     },
     // Azure answers in OpenAI's error shape; its content filter uses code `content_filter`.
     classifyError: classifyOpenAIError,
+    // The library's `azure` provider falls back to OpenAI's (and others') models by itself.
+    priceLookups: (model: string) => [{ providerId: 'azure', model }],
   };
   return Object.freeze(provider);
 }

@@ -7,13 +7,14 @@
  */
 import { ClaudeStreamEvents } from '../anthropic/claude-stream-events.ts';
 import { malformedAnswerError, truncatedStreamError } from '../shared/upstream-error.ts';
-import type { StreamDecoder, StreamEvent, Usage } from '../types.ts';
+import type { ByteStreamDecoder, StreamEvent, Usage } from '../types.ts';
 import { BedrockEventFrames } from './bedrock-event-frames.ts';
 
 const PROVIDER = 'bedrock';
 const INVOCATION_METRICS = 'amazon-bedrock-invocationMetrics';
 
-export class BedrockClaudeStreamDecoder implements StreamDecoder {
+export class BedrockClaudeStreamDecoder implements ByteStreamDecoder {
+  readonly framing = 'bytes';
   readonly #frames = new BedrockEventFrames();
   readonly #events = new ClaudeStreamEvents(PROVIDER);
 

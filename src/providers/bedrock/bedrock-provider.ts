@@ -5,6 +5,9 @@
  * Claude goes Chat -> Messages -> InvokeModel, a Messages client on Nova Messages -> Chat ->
  * Converse).
  */
+
+import { normalizeModelName } from '../../catalog/normalize-model-name.ts';
+import type { PriceLookup } from '../../catalog/price-lookup.ts';
 import { newChatCompletionIdentity } from '../../formats/chat-completions/identity.ts';
 import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
 import type { ChatCompletion, ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
@@ -78,7 +81,19 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
     authorize: bedrockAuthorizer(options.credentials ?? new AwsCredentialSources({ now }), now),
     countTokens: bedrockCountTokens(now),
     classifyError: classifyBedrockError,
+    priceLookups: bedrockPriceLookups,
   });
+}
+
+const BEDROCK_VERSION_SUFFIX = /-v\d+(?::\d+)?$/;
+
+/** Bedrock's own prices, then Anthropic's for a Claude id the library does not list under `aws`. */
+function bedrockPriceLookups(model: string): PriceLookup[] {
+  const lookups: PriceLookup[] = [{ providerId: 'aws', model }];
+  const name = normalizeModelName(model);
+  if (name.startsWith('claude'))
+    lookups.push({ providerId: 'anthropic', model: name.replace(BEDROCK_VERSION_SUFFIX, '') });
+  return lookups;
 }
 
 /**

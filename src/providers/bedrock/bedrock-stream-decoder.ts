@@ -11,7 +11,7 @@ import { ChatChunkWriter, type ChatChunkWriterOptions } from '../../formats/chat
 import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
 import type { ChatFinishReason, ChatUsage } from '../../formats/chat-completions/wire.ts';
 import { malformedAnswerError, truncatedStreamError } from '../shared/upstream-error.ts';
-import type { StreamDecoder, StreamEvent, Usage } from '../types.ts';
+import type { ByteStreamDecoder, StreamEvent, Usage } from '../types.ts';
 import { type BedrockAnswerMode, toolUseRole } from './bedrock-answer-mode.ts';
 import { BedrockEventFrames } from './bedrock-event-frames.ts';
 import { toChatUsage } from './bedrock-usage.ts';
@@ -28,7 +28,8 @@ export interface BedrockStreamDecoderOptions extends ChatChunkWriterOptions {
   mode?: BedrockAnswerMode;
 }
 
-export class BedrockStreamDecoder implements StreamDecoder {
+export class BedrockStreamDecoder implements ByteStreamDecoder {
+  readonly framing = 'bytes';
   readonly #chunks: ChatChunkWriter;
   readonly #mode: BedrockAnswerMode;
   readonly #frames = new BedrockEventFrames();

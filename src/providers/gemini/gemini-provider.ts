@@ -88,6 +88,7 @@ export function createGeminiProvider(options: GeminiProviderOptions = {}): Provi
     credentialSource: storedKeyOrNone,
     countTokens: geminiCountTokens,
     classifyError: classifyGeminiError,
+    priceLookups: (model: string) => [{ providerId: 'google', model: model.replace(/^models\//, '') }],
   });
 }
 

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { eventReaderOf } from '../../upstream/event-reader.ts';
 import type { StreamEvent } from '../types.ts';
 import { GeminiStreamDecoder } from './gemini-stream-decoder.ts';
 import { thoughtSignatureOf } from './gemini-tool-call-id.ts';
@@ -12,12 +13,14 @@ const TEXT = recorded('stream-text.sse');
 const CALLS = recorded('stream-function-calls.sse');
 
 const decoder = (includeUsage = false) =>
-  new GeminiStreamDecoder({
-    id: 'chatcmpl-1',
-    model: 'gemini-2.0-flash',
-    created: 1_700_000_000,
-    includeUsage,
-  });
+  eventReaderOf(
+    new GeminiStreamDecoder({
+      id: 'chatcmpl-1',
+      model: 'gemini-2.0-flash',
+      created: 1_700_000_000,
+      includeUsage,
+    }),
+  );
 
 function decodeAll(bytes: Uint8Array, includeUsage = false): StreamEvent[] {
   const d = decoder(includeUsage);

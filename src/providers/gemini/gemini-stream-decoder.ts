@@ -1,5 +1,5 @@
 /**
- * streamGenerateContent?alt=sse bytes -> Chat Completions chunks. Each SSE event carries one
+ * streamGenerateContent?alt=sse events -> Chat Completions chunks. Each SSE event carries one
  * GenerateContentResponse with the next parts of each candidate; the chunk that ends a candidate
  * carries its `finishReason`; `usageMetadata` is cumulative, the last one final. Thought parts
  * stream as `reasoning_content` deltas, `logprobsResult` as the chunk's `logprobs`. An `{ error }`
@@ -9,14 +9,13 @@
 import { ChatChunkWriter, type ChatChunkWriterOptions } from '../../formats/chat-completions/chunk-writer.ts';
 import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
 import type { ChatChunkToolCallDelta, ChatUsage } from '../../formats/chat-completions/wire.ts';
-import { type SseMessage, SseParser } from '../../formats/sse.ts';
 import { sseJson } from '../shared/sse-json.ts';
 import {
   malformedAnswerError,
   truncatedStreamError,
   upstreamGatewayError,
 } from '../shared/upstream-error.ts';
-import type { StreamDecoder, StreamEvent, Usage } from '../types.ts';
+import type { SseDecoder, SseMessage, StreamEvent, Usage } from '../types.ts';
 import type { GeminiAnswerOptions } from './gemini-chat-response.ts';
 import { classifyGeminiError, promptBlockedError } from './gemini-error.ts';
 import { toChatLogprobs } from './gemini-logprobs.ts';
@@ -34,52 +33,32 @@ interface CandidateState {
 
 export type GeminiStreamDecoderOptions = ChatChunkWriterOptions & GeminiAnswerOptions;
 
-export class GeminiStreamDecoder implements StreamDecoder {
+export class GeminiStreamDecoder implements SseDecoder {
+  readonly framing = 'sse';
   readonly #chunks: ChatChunkWriter;
   readonly #singleToolCall: boolean;
-  readonly #sse = new SseParser();
   /** Candidate index -> what has been emitted for it. */
   readonly #candidates = new Map<number, CandidateState>();
   #usage: ChatUsage | null = null;
-  /** A failure met after other events of the same bytes: thrown at the next push or the end. */
-  #failure: unknown = null;
 
   constructor(options: GeminiStreamDecoderOptions) {
     this.#chunks = new ChatChunkWriter(options);
     this.#singleToolCall = options.singleToolCall === true;
   }
 
-  /** The events before a failure in the same bytes still reach the client; the failure follows. */
-  push(chunk: Uint8Array): StreamEvent[] {
-    if (this.#failure) throw this.#failure;
-    const events: StreamEvent[] = [];
-    for (const message of this.#sse.push(chunk)) {
-      try {
-        events.push(...this.#message(message));
-      } catch (error) {
-        if (events.length === 0) throw error;
-        this.#failure = error;
-        break;
-      }
-    }
-    return events;
-  }
-
   finish(): StreamEvent[] {
-    if (this.#failure) throw this.#failure;
-    const events = this.#sse.end().flatMap((message) => this.#message(message));
     const states = [...this.#candidates.values()];
     if (states.length === 0 || states.some((state) => !state.finished)) {
       throw truncatedStreamError(PROVIDER, 'a finishReason for every candidate');
     }
-    return [...events, ...this.#chunks.close(this.#usage)];
+    return this.#chunks.close(this.#usage);
   }
 
   usage(): Usage | null {
     return this.#usage ? normaliseChatUsage(this.#usage) : null;
   }
 
-  #message(message: SseMessage): StreamEvent[] {
+  read(message: SseMessage): StreamEvent[] {
     const data = sseJson(message, PROVIDER);
     if (typeof data === 'object' && data !== null && 'error' in data) {
       throw upstreamGatewayError(classifyGeminiError(0, data, {}), { provider: PROVIDER, during: 'stream' });

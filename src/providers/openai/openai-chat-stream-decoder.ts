@@ -3,11 +3,11 @@ import {
   chatCompletionChunkSchema,
   type UpstreamChatCompletionChunk,
 } from '../../formats/chat-completions/wire.ts';
-import { SSE_DONE, type SseMessage } from '../../formats/sse.ts';
+import { SSE_DONE } from '../../formats/sse.ts';
 import { sseJson } from '../shared/sse-json.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
-import type { StreamEvent, Usage } from '../types.ts';
+import type { SseMessage, StreamEvent, Usage } from '../types.ts';
 import { classifyOpenAIStreamError } from './openai-error.ts';
 import { readOpenAIError } from './openai-error-wire.ts';
 
@@ -46,7 +46,7 @@ export class OpenAIChatStreamDecoder extends SseStreamDecoder {
     return this.#usage;
   }
 
-  protected override read(message: SseMessage): StreamEvent[] {
+  protected override decode(message: SseMessage): StreamEvent[] {
     if (message.data === SSE_DONE) {
       this.end();
       return [{ data: SSE_DONE }];

@@ -6,6 +6,7 @@ import { decodeAll } from '../../../test/fakes/decode-stream.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
 import { SSE_DONE } from '../../formats/sse.ts';
+import { eventReaderOf } from '../../upstream/event-reader.ts';
 import type { DeploymentTarget } from '../types.ts';
 import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
 import { openAIProvider } from './openai-provider.ts';
@@ -96,11 +97,13 @@ describe('openai chat.completions: response', () => {
 
 describe('openai chat.completions: stream decoder', () => {
   test('a client that asked for usage gets every chunk, the usage chunk and [DONE]', () => {
-    const decoder = chat.createStreamDecoder!(target, {
-      ...body,
-      stream: true,
-      stream_options: { include_usage: true },
-    });
+    const decoder = eventReaderOf(
+      chat.createStreamDecoder!(target, {
+        ...body,
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    );
     const events = decodeAll(decoder, toolCallsStream);
     assert.equal(events.length, 13);
     assert.deepEqual(events.at(-1), { data: SSE_DONE });
@@ -111,7 +114,7 @@ describe('openai chat.completions: stream decoder', () => {
   });
 
   test('a client that did not ask gets no usage chunk and no usage field, yet usage is known', () => {
-    const decoder = chat.createStreamDecoder!(target, { ...body, stream: true });
+    const decoder = eventReaderOf(chat.createStreamDecoder!(target, { ...body, stream: true }));
     const events = decodeAll(decoder, toolCallsStream);
     assert.equal(events.length, 12);
     for (const event of events.slice(0, -1)) assert.equal('usage' in (event.data as object), false);
@@ -144,7 +147,7 @@ describe('openai chat.completions: stream decoder', () => {
 
   test('a stream that ends without [DONE] fails in finish()', () => {
     const cut = toolCallsStream.subarray(0, toolCallsStream.indexOf('data: [DONE]'));
-    const decoder = new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: true });
+    const decoder = eventReaderOf(new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: true }));
     decoder.push(cut);
     assert.throws(
       () => decoder.finish(),
@@ -153,7 +156,7 @@ describe('openai chat.completions: stream decoder', () => {
   });
 
   test('an error object inside the stream is raised as a classified GatewayError without provider wording', () => {
-    const decoder = new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: false });
+    const decoder = eventReaderOf(new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: false }));
     const bytes = Buffer.from(
       'data: {"error":{"message":"The server had an error","type":"server_error","code":null}}\n\n',
     );
@@ -168,7 +171,9 @@ describe('openai chat.completions: stream decoder', () => {
   });
 
   test("vLLM's flat error object mid-stream is classified too", () => {
-    const decoder = new OpenAIChatStreamDecoder({ provider: 'openai-compatible', includeUsage: false });
+    const decoder = eventReaderOf(
+      new OpenAIChatStreamDecoder({ provider: 'openai-compatible', includeUsage: false }),
+    );
     const bytes = Buffer.from(
       'data: {"object":"error","message":"This model\'s maximum context length is 4096 tokens.","type":"BadRequestError","param":null,"code":400}\n\n',
     );
@@ -179,7 +184,7 @@ describe('openai chat.completions: stream decoder', () => {
   });
 
   test('a chunk that is not JSON is a malformed upstream answer', () => {
-    const decoder = new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: false });
+    const decoder = eventReaderOf(new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: false }));
     assert.throws(() => decoder.push(Buffer.from('data: {not json\n\n')), GatewayError);
   });
 
@@ -193,7 +198,9 @@ describe('openai chat.completions: stream decoder', () => {
         fc.property(
           fc.uniqueArray(fc.integer({ min: 1, max: recorded.length - 1 }), { maxLength: 40 }),
           (cuts) => {
-            const decoder = new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: true });
+            const decoder = eventReaderOf(
+              new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: true }),
+            );
             assert.deepEqual(decodeAll(decoder, recorded, cuts), whole);
           },
         ),

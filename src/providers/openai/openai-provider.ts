@@ -13,4 +13,5 @@ export const openAIProvider: ProviderAdapter = Object.freeze({
   optionsSchema: openAIProviderOptionsSchema.strict(),
   credentialSource: storedKeyOrNone,
   classifyError: classifyOpenAIError,
+  priceLookups: (model: string) => [{ providerId: 'openai', model }],
 });

@@ -1,10 +1,9 @@
 import { usageFromResponses } from '../../formats/responses/usage.ts';
 import { responsesStreamEventSchema } from '../../formats/responses/wire.ts';
-import type { SseMessage } from '../../formats/sse.ts';
 import { sseJson } from '../shared/sse-json.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
-import type { StreamEvent, Usage } from '../types.ts';
+import type { SseMessage, StreamEvent, Usage } from '../types.ts';
 import { classifyOpenAIStreamError } from './openai-error.ts';
 
 /** Events that end a Responses stream normally (API reference, "Streaming events"). */
@@ -27,7 +26,7 @@ export class OpenAIResponsesStreamDecoder extends SseStreamDecoder {
     return this.#usage;
   }
 
-  protected override read(message: SseMessage): StreamEvent[] {
+  protected override decode(message: SseMessage): StreamEvent[] {
     const data = sseJson(message, this.provider);
     const parsed = responsesStreamEventSchema.safeParse(data);
     if (!parsed.success)

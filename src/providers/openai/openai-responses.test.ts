@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { decodeAll } from '../../../test/fakes/decode-stream.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { eventReaderOf } from '../../upstream/event-reader.ts';
 import type { DeploymentTarget } from '../types.ts';
 import { openAIProvider } from './openai-provider.ts';
 import { OpenAIResponsesStreamDecoder } from './openai-responses-stream-decoder.ts';
@@ -78,7 +79,7 @@ describe('openai responses', () => {
   });
 
   test('the decoder passes each typed event on under its own name, usage from response.completed', () => {
-    const decoder = new OpenAIResponsesStreamDecoder('openai');
+    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai'));
     const events = decodeAll(decoder, recorded);
     assert.deepEqual(
       events.map((e) => e.event),
@@ -99,7 +100,7 @@ describe('openai responses', () => {
   });
 
   test('a stream that ends before response.completed fails in finish()', () => {
-    const decoder = new OpenAIResponsesStreamDecoder('openai');
+    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai'));
     decoder.push(recorded.subarray(0, recorded.indexOf('event: response.completed')));
     assert.throws(
       () => decoder.finish(),
@@ -108,7 +109,7 @@ describe('openai responses', () => {
   });
 
   test('response.incomplete is a normal end', () => {
-    const decoder = new OpenAIResponsesStreamDecoder('openai');
+    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai'));
     const response = JSON.parse(fixture('response.json').toString());
     decoder.push(
       Buffer.from(
@@ -128,7 +129,7 @@ describe('openai responses', () => {
         message: 'Your input exceeds the context window of this model.',
       },
     };
-    const decoder = new OpenAIResponsesStreamDecoder('openai');
+    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai'));
     assert.throws(
       () => decoder.push(Buffer.from(sse('response.failed', { response: failed, sequence_number: 3 }))),
       (e: unknown) => e instanceof GatewayError && e.code === 'context_length_exceeded',
@@ -136,7 +137,7 @@ describe('openai responses', () => {
   });
 
   test('an error event is raised as an upstream_error', () => {
-    const decoder = new OpenAIResponsesStreamDecoder('openai');
+    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai'));
     assert.throws(
       () =>
         decoder.push(

@@ -1,4 +1,4 @@
-import type { SseMessage } from '../../formats/sse.ts';
+import type { SseMessage } from '../types.ts';
 import { malformedAnswerError } from './upstream-error.ts';
 
 /** The JSON payload of one SSE message; a payload that is not JSON is a malformed upstream answer. */

@@ -4,6 +4,9 @@
  * (vertex-operations.ts), authenticated with an OAuth token from the deployment's service-account
  * key or the workload's default credentials (vertex-tokens.ts).
  */
+
+import { normalizeModelName } from '../../catalog/normalize-model-name.ts';
+import type { PriceLookup } from '../../catalog/price-lookup.ts';
 import { classifyAnthropicError } from '../anthropic/anthropic-error.ts';
 import { classifyGeminiError } from '../gemini/gemini-error.ts';
 import type { ProviderAdapter } from '../types.ts';
@@ -39,8 +42,17 @@ export function createVertexProvider(options: VertexProviderOptions = {}): Provi
       isAnthropicError(body)
         ? classifyAnthropicError(status, body, headers)
         : classifyGeminiError(status, body, headers),
+    priceLookups: vertexPriceLookups,
   };
   return Object.freeze(provider);
+}
+
+/** The library's `google` provider holds Vertex AI's own prices, Claude's `@version` ids included. */
+function vertexPriceLookups(model: string): PriceLookup[] {
+  const lookups: PriceLookup[] = [{ providerId: 'google', model }];
+  if (model.startsWith('claude-'))
+    lookups.push({ providerId: 'anthropic', model: normalizeModelName(model) });
+  return lookups;
 }
 
 function isAnthropicError(body: unknown): boolean {

@@ -10,6 +10,7 @@ import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { ChatCompletionRequest } from '../../../formats/chat-completions/wire.ts';
 import type { AnthropicMessage } from '../../../formats/messages/wire.ts';
 import { SSE_DONE } from '../../../formats/sse.ts';
+import { eventReaderOf } from '../../../upstream/event-reader.ts';
 import { AnthropicStreamDecoder } from '../../anthropic/anthropic-stream-decoder.ts';
 import { CLAUDE_THINKING_BUDGETS } from '../../anthropic/claude-thinking-budget.ts';
 import { JSON_MODE_TOOL } from './json-mode-tool.ts';
@@ -292,7 +293,7 @@ describe("chat via messages: Claude's thinking reaches the Chat client", () => {
   });
 
   test('recorded thinking stream: reasoning_content deltas, then the signed block once, then text', () => {
-    const decoder = new AnthropicStreamDecoder('anthropic');
+    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
     const stream = translator.createStreamTranslator({ ...base, stream: true });
     const bytes = fixture('messages-stream-thinking-signature.sse');
     const chunks = [...decoder.push(bytes), ...decoder.finish()].flatMap((e) => stream.push(e));

@@ -5,6 +5,7 @@ import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { ChatCompletionRequest } from '../../../formats/chat-completions/wire.ts';
 import type { AnthropicMessage } from '../../../formats/messages/wire.ts';
 import { SSE_DONE } from '../../../formats/sse.ts';
+import { eventReaderOf } from '../../../upstream/event-reader.ts';
 import { AnthropicStreamDecoder } from '../../anthropic/anthropic-stream-decoder.ts';
 import type { StreamEvent } from '../../types.ts';
 import { STOP_REASON_TO_CHAT_FINISH } from './finish-reason.ts';
@@ -374,7 +375,7 @@ describe('chat via messages: stream', () => {
   });
 
   test('the recorded Anthropic stream rebuilds the tool arguments exactly', () => {
-    const decoder = new AnthropicStreamDecoder('anthropic');
+    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
     const bytes = readFileSync(
       new URL('../../anthropic/fixtures/messages-stream-tool-use.sse', import.meta.url),
     );

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import type { UpstreamChatCompletion } from '../../../formats/chat-completions/wire.ts';
 import type { AnthropicMessagesRequest } from '../../../formats/messages/wire.ts';
+import { eventReaderOf } from '../../../upstream/event-reader.ts';
 import { openAIChatAdapter } from '../../openai/openai-chat.ts';
 import { OpenAIChatStreamDecoder } from '../../openai/openai-chat-stream-decoder.ts';
 import { openAIEndpoint } from '../../openai/openai-endpoint.ts';
@@ -215,7 +216,9 @@ describe("messages via chat: an upstream's reasoning_content reaches the Anthrop
   });
 
   test('recorded DeepSeek stream: a thinking block with thinking_delta events, then the text block', () => {
-    const decoder = new OpenAIChatStreamDecoder({ provider: 'openai-compatible', includeUsage: true });
+    const decoder = eventReaderOf(
+      new OpenAIChatStreamDecoder({ provider: 'openai-compatible', includeUsage: true }),
+    );
     const translator = messagesViaChat.createStreamTranslator(base);
     const bytes = fixture('deepseek-reasoning-content-stream.sse');
     const events = [...decoder.push(bytes), ...decoder.finish()].flatMap((e) => translator.push(e));

@@ -6,6 +6,7 @@ import type { UpstreamChatCompletion } from '../../../formats/chat-completions/w
 import { estimateInputTokens } from '../../../formats/estimate-tokens.ts';
 import type { AnthropicMessagesRequest } from '../../../formats/messages/wire.ts';
 import { SSE_DONE } from '../../../formats/sse.ts';
+import { eventReaderOf } from '../../../upstream/event-reader.ts';
 import { OpenAIChatStreamDecoder } from '../../openai/openai-chat-stream-decoder.ts';
 import type { StreamEvent } from '../../types.ts';
 import { CHAT_FINISH_TO_STOP_REASON } from './finish-reason.ts';
@@ -405,7 +406,7 @@ describe('messages via chat: stream', () => {
   });
 
   test('the recorded parallel tool-call stream becomes two tool_use blocks with their whole JSON', () => {
-    const decoder = new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: true });
+    const decoder = eventReaderOf(new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: true }));
     const bytes = readFileSync(new URL('../../openai/fixtures/chat-stream-tool-calls.sse', import.meta.url));
     const translator = messagesViaChat.createStreamTranslator(base);
     const out = [...decoder.push(bytes), ...decoder.finish()].flatMap((e) => translator.push(e));

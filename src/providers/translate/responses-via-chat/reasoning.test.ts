@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import type { UpstreamChatCompletion } from '../../../formats/chat-completions/wire.ts';
 import type { ResponsesRequest } from '../../../formats/responses/wire.ts';
+import { eventReaderOf } from '../../../upstream/event-reader.ts';
 import { OpenAIChatStreamDecoder } from '../../openai/openai-chat-stream-decoder.ts';
 import { encodeThinkingBlocks, thinkingBlocksOfItem } from './reasoning.ts';
 import { responsesViaChat } from './translator.ts';
@@ -34,7 +35,9 @@ describe('responses via chat: reasoning items', () => {
   });
 
   test('recorded DeepSeek stream: reasoning summary events, then the message, in the final response too', () => {
-    const decoder = new OpenAIChatStreamDecoder({ provider: 'openai-compatible', includeUsage: true });
+    const decoder = eventReaderOf(
+      new OpenAIChatStreamDecoder({ provider: 'openai-compatible', includeUsage: true }),
+    );
     const translator = responsesViaChat.createStreamTranslator({ ...base, stream: true });
     const bytes = fixture('deepseek-reasoning-content-stream.sse');
     const events = [...decoder.push(bytes), ...decoder.finish()].flatMap((e) => translator.push(e));

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { type SseMessage, SseParser } from './sse.ts';
+import type { SseMessage } from '../providers/types.ts';
+import { SseParser } from './sse-parser.ts';
 
 /** Feeds `text` to a parser in chunks of `size` bytes and collects every event. */
 function parseInChunks(parser: SseParser, text: string, size: number): SseMessage[] {

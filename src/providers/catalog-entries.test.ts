@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { lookupCatalogEntry, ModelCatalog } from './model-catalog.ts';
+import { ModelCatalog } from '../catalog/model-catalog.ts';
+import { lookupCatalogEntry } from './catalog-entries.ts';
+import { getProviderAdapter } from './registry.ts';
+
+/** A catalog of its own (a fresh memo), pricing by the providers' lookups as the gateway's does. */
+const catalogAt = (now?: () => number) =>
+  new ModelCatalog({ priceLookupsOf: (provider) => getProviderAdapter(provider)?.priceLookups, now });
 
 // Expected prices are genai-prices 0.1.8's data (US dollars per million tokens) times 100.
 describe('lookupCatalogEntry: prices and context windows from genai-prices', () => {
@@ -166,7 +172,7 @@ describe('lookupCatalogEntry: unknown models', () => {
 
 describe('ModelCatalog memo', () => {
   test('the second lookup returns the memoised, frozen entry', () => {
-    const catalog = new ModelCatalog();
+    const catalog = catalogAt();
     const first = catalog.lookup('openai', 'gpt-4o');
     assert.equal(catalog.lookup('openai', 'gpt-4o'), first);
     assert.ok(Object.isFrozen(first));
@@ -176,11 +182,9 @@ describe('ModelCatalog memo', () => {
 
   test('a fixed-price entry never reads the clock again', () => {
     let clockReads = 0;
-    const catalog = new ModelCatalog({
-      now: () => {
-        clockReads += 1;
-        return Date.parse('2025-07-01T00:00:00Z');
-      },
+    const catalog = catalogAt(() => {
+      clockReads += 1;
+      return Date.parse('2025-07-01T00:00:00Z');
     });
     catalog.lookup('anthropic', 'claude-3-5-sonnet-20241022');
     const readsAfterFirst = clockReads;
@@ -190,7 +194,7 @@ describe('ModelCatalog memo', () => {
 
   test('a scheduled price change is picked up once its start date passes (o3: $10 -> $2 on 2025-06-10)', () => {
     let nowMs = Date.parse('2025-06-09T23:00:00Z');
-    const catalog = new ModelCatalog({ now: () => nowMs });
+    const catalog = catalogAt(() => nowMs);
     const before = catalog.lookup('openai', 'o3');
     assert.equal(before.pricing?.inputCentsPerMTok, 1000);
     nowMs = Date.parse('2025-06-09T23:59:00Z');
@@ -201,7 +205,7 @@ describe('ModelCatalog memo', () => {
 
   test('a time-of-day price follows the clock (deepseek-chat: peak 00:30-16:30 UTC)', () => {
     let nowMs = Date.parse('2025-03-01T02:00:00Z');
-    const catalog = new ModelCatalog({ now: () => nowMs });
+    const catalog = catalogAt(() => nowMs);
     assert.equal(catalog.lookup('openai-compatible', 'deepseek-chat').pricing?.inputCentsPerMTok, 27);
     nowMs = Date.parse('2025-03-01T20:00:00Z');
     assert.equal(catalog.lookup('openai-compatible', 'deepseek-chat').pricing?.inputCentsPerMTok, 13.5);
