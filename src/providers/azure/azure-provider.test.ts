@@ -30,21 +30,30 @@ describe('azure provider', () => {
     assert.equal(azureProvider.requiresBaseUrl, true);
   });
 
-  test('deployment path, api-version query and api-key header', () => {
+  test('the v1 API by default: /openai/v1 paths, the deployment as the body model, no api-version', () => {
     const request = azureProvider.operations['chat.completions']!.buildRequest({
       target,
       body,
       stream: false,
     });
-    assert.equal(
-      request.url,
-      `https://myres.openai.azure.com/openai/deployments/my-gpt4o/chat/completions?api-version=${AZURE_DEFAULT_API_VERSION}`,
-    );
+    assert.equal(AZURE_DEFAULT_API_VERSION, 'v1');
+    assert.equal(request.url, 'https://myres.openai.azure.com/openai/v1/chat/completions');
+    assert.equal(JSON.parse(request.body as string).model, 'my-gpt4o');
     assert.equal(request.headers['api-key'], 'azure-key');
     assert.equal(request.headers.authorization, undefined);
   });
 
-  test('providerOptions.apiVersion overrides the default; deployment names are encoded', () => {
+  test('a pinned dated version: deployment path and api-version query; names are encoded', () => {
+    const pinned = { ...target, providerOptions: { apiVersion: '2024-10-21' } };
+    const chatRequest = azureProvider.operations['chat.completions']!.buildRequest({
+      target: pinned,
+      body,
+      stream: false,
+    });
+    assert.equal(
+      chatRequest.url,
+      'https://myres.openai.azure.com/openai/deployments/my-gpt4o/chat/completions?api-version=2024-10-21',
+    );
     const request = azureProvider.operations.embeddings!.buildRequest({
       target: {
         ...target,
@@ -58,6 +67,71 @@ describe('azure provider', () => {
       request.url,
       'https://myres.openai.azure.com/openai/deployments/emb%20small/embeddings?api-version=2025-04-01-preview',
     );
+  });
+
+  test('a field the pinned version predates is refused naming it; the v1 API takes it', () => {
+    const build = (apiVersion: string | undefined, extra: Record<string, unknown>) =>
+      azureProvider.operations['chat.completions']!.buildRequest({
+        target: { ...target, providerOptions: apiVersion === undefined ? {} : { apiVersion } },
+        body: { ...body, ...extra } as typeof body,
+        stream: false,
+      });
+    for (const [version, field] of [
+      ['2024-10-21', 'reasoning_effort'],
+      ['2025-01-01-preview', 'verbosity'],
+    ] as const) {
+      assert.throws(
+        () => build(version, { [field]: 'low' }),
+        (e: unknown) => e instanceof GatewayError && e.code === 'unsupported_parameter' && e.param === field,
+      );
+    }
+    assert.equal(
+      JSON.parse(build('2024-12-01-preview', { reasoning_effort: 'low' }).body as string).reasoning_effort,
+      'low',
+    );
+    assert.equal(JSON.parse(build(undefined, { verbosity: 'low' }).body as string).verbosity, 'low');
+  });
+
+  test('Responses only where the deployment declares it: /openai/v1/responses, or /openai/responses on a dated version', () => {
+    const model = { upstreamModel: 'my-gpt4o' };
+    assert.equal(azureProvider.operationsFor!({ ...model, providerOptions: {} }).responses, undefined);
+    const responses = azureProvider.operationsFor!({ ...model, providerOptions: { responsesApi: true } })
+      .responses!;
+    const input = { model: 'public', input: 'hi' };
+    assert.equal(
+      responses.buildRequest({
+        target: { ...target, providerOptions: { responsesApi: true } },
+        body: input,
+        stream: false,
+      }).url,
+      'https://myres.openai.azure.com/openai/v1/responses',
+    );
+    const dated = { responsesApi: true, apiVersion: '2025-04-01-preview' };
+    assert.equal(
+      responses.buildRequest({ target: { ...target, providerOptions: dated }, body: input, stream: false })
+        .url,
+      'https://myres.openai.azure.com/openai/responses?api-version=2025-04-01-preview',
+    );
+    const tooOld = azureProvider.optionsSchema.safeParse({ responsesApi: true, apiVersion: '2024-10-21' });
+    assert.equal(tooOld.success, false);
+    assert.deepEqual(tooOld.error?.issues[0].path, ['responsesApi']);
+  });
+
+  test('credential source: the api-key, or Entra ID with an app secret or the workload identity', () => {
+    const source = (hasApiKey: boolean, providerOptions: Record<string, unknown>) =>
+      azureProvider.credentialSource({ hasApiKey, providerOptions });
+    assert.equal(source(true, {}), 'azure-api-key');
+    assert.equal(
+      source(true, { entra: { tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47' } }),
+      'azure-entra-id',
+    );
+    assert.equal(source(false, {}), 'azure-entra-id');
+    const request = azureProvider.operations['chat.completions']!.buildRequest({
+      target: { ...target, providerOptions: { entra: {} } },
+      body,
+      stream: false,
+    });
+    assert.equal(request.headers['api-key'], undefined, 'a client secret is never sent as the api-key');
   });
 
   test('streamed chat asks for usage as on OpenAI (composed, not copied)', () => {
