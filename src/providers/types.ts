@@ -274,6 +274,11 @@ export interface OperationTranslator<
     request: FromBody,
     known?: StreamTranslatorContext,
   ): {
+    /**
+     * Each translator's own class takes the typed events of its `to` format
+     * (`StreamEvent<AnthropicStreamEvent>`, `StreamEvent<ChatStreamData>`): planOperation pairs
+     * it with the decoder of that operation, which a list of translators cannot say in types.
+     */
     push(event: StreamEvent): StreamEvent[];
     finish(): StreamEvent[];
   };
