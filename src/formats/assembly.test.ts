@@ -265,7 +265,11 @@ describe('assembly: chat.completions', () => {
   });
 
   test('the recorded stream as a client without include_usage was sent it (through the decoder)', () => {
-    const decoder = new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: false });
+    const decoder = new OpenAIChatStreamDecoder({
+      provider: 'openai',
+      publicModel: 'public-gpt',
+      includeUsage: false,
+    });
     const events = decodeAll(decoder, fixture('openai/fixtures/chat-stream-text.sse'));
     const assembled = assemble('chat.completions', events) as Record<string, unknown>;
     assert.equal('usage' in assembled, false);
@@ -371,11 +375,10 @@ describe('assembly: messages', () => {
     };
     const path = 'anthropic/fixtures/messages-stream-tool-use.sse';
     assert.deepEqual(assemble('messages', recordedEvents(path)), expected);
-    // As the client is sent it, through the decoder, and replayed from what was stored.
-    assert.deepEqual(
-      assemble('messages', decodeAll(new AnthropicStreamDecoder('anthropic'), fixture(path))),
-      expected,
-    );
+    // As the client is sent it, through the decoder (naming the recording's model, as the
+    // expected answer does), and replayed from what was stored.
+    const decoder = new AnthropicStreamDecoder('anthropic', 'claude-sonnet-4-5-20250929');
+    assert.deepEqual(assemble('messages', decodeAll(decoder, fixture(path))), expected);
     assert.deepEqual(roundTrip('messages', expected, request), expected);
   });
 });

@@ -41,8 +41,6 @@ export interface ClientFormat {
    * is no answer (null), never an exception, so the call is served from upstream instead.
    */
   replay(answer: unknown, request: Readonly<Json>): StreamEvent[] | null;
-  /** Puts the public model where this format's stream events carry one; changes the event in place. */
-  eventWithPublicModel(event: StreamEvent, model: string): StreamEvent;
   /** Appends the generated text one stream event carries (`data`: the event's JSON object) to `texts`. */
   streamedText(data: Readonly<Json>, texts: string[]): void;
   /**

@@ -239,7 +239,8 @@ describe('replay: responses', () => {
 
   test('a recorded answer replays as the recorded stream of it, its text in one delta', () => {
     const recorded = decodeAll(
-      new OpenAIResponsesStreamDecoder('openai'),
+      // The recording's own model, as the recorded answer names it.
+      new OpenAIResponsesStreamDecoder('openai', 'gpt-4.1-2025-04-14'),
       fixture('openai/fixtures/responses-stream.sse'),
     );
     const events = replay('responses', recordedAnswer);

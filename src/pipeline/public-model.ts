@@ -4,7 +4,7 @@
  * carries the model:
  *
  *   Chat Completions, Embeddings, Responses, Messages answers: top-level `model`
- *   stream events: where each format's events carry it (ClientFormat.eventWithPublicModel)
+ *   stream events: named by the provider's stream decoder as it reads them (StreamDecoderCall)
  *
  * Images and transcriptions carry no model. Objects are changed in place: the answer was parsed
  * (or built) for this call alone.

@@ -45,9 +45,9 @@ export interface ExtensionsTable {
   memory_mb: number;
   created_at: Generated<Timestamp>;
   updated_at: Generated<Timestamp>;
-  /** Migration 0013: the name a configuration file gives the extension (its id); null: made through the admin API. */
+  /** Migration 0014: the name a configuration file gives the extension (its id); null: made through the admin API. */
   config_name: string | null;
-  /** Migration 0013: the module file the configuration file read the source from. */
+  /** Migration 0014: the module file the configuration file read the source from. */
   source_ref: string | null;
 }
 
@@ -142,6 +142,8 @@ export interface RequestLogsTable {
   extensions: Json<unknown[] | null>;
   /** Migration 0009: the calling key's team. */
   team_id: Generated<string | null>;
+  /** Migration 0013: what the provider's content filter withheld (formats/content-filter.ts). */
+  content_filter: Json<unknown[] | null>;
 }
 
 /** Last run of a periodic job that runs once per cycle across replicas (migration 0002). */
@@ -180,6 +182,8 @@ export interface GatewayOperationsTable {
   extensions: Json<unknown[] | null>;
   /** Migration 0009: the calling key's team. */
   team_id: Generated<string | null>;
+  /** Migration 0013: what the provider's content filter withheld (formats/content-filter.ts). */
+  content_filter: Json<unknown[] | null>;
 }
 
 /** Variant B: one row per upstream attempt (migration 0003). */

@@ -1,6 +1,5 @@
 import type { Deployment } from '../deployments/deployment.ts';
 import { catalogEntryOf } from '../deployments/deployment-catalog.ts';
-import type { ClientFormat } from '../formats/format.ts';
 import { isRecord } from '../formats/json.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import { type EndpointBody, multipartUploadOf } from '../pipeline/endpoint.ts';
@@ -12,6 +11,7 @@ import type {
   ProviderAdapter,
   StreamEvent,
   TranslationTarget,
+  Usage,
 } from '../providers/types.ts';
 import { answerTextWithModel } from './answer-text.ts';
 import { eventReaderOf } from './event-reader.ts';
@@ -20,6 +20,8 @@ import { endOfFirstEvent } from './first-event.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
 import { parseUpstreamBody, transportFailure } from './upstream-failure.ts';
 
+type JsonResult = Extract<AttemptResult, { kind: 'json' }>;
+
 export interface AttemptInput {
   deployment: Deployment;
   target: DeploymentTarget;
@@ -27,8 +29,6 @@ export interface AttemptInput {
   plan: OperationPlan;
   /** The client's body; its `model` is the public model the answer will name. */
   body: EndpointBody;
-  /** The client's wire format (Endpoint.format): where its stream events name the model. */
-  format?: ClientFormat;
   stream: boolean;
   signal: AbortSignal;
   timeouts: UpstreamTimeouts;
@@ -116,6 +116,21 @@ async function jsonResult(
       textContentType: contentType ?? 'text/plain; charset=utf-8',
     };
   }
+  const result = objectResult(input, text, upstreamAnswer, parsed, usage);
+  // Read on the upstream's own answer, before a translator made it another format's.
+  const filtered = input.plan.adapter.contentFilterOf?.(parsed);
+  if (filtered != null) result.contentFilter = filtered;
+  return result;
+}
+
+/** A JSON answer that is an object: translated, or the upstream's own text bar the model name. */
+function objectResult(
+  input: AttemptInput,
+  text: string,
+  upstreamAnswer: unknown,
+  parsed: unknown,
+  usage: Usage | null,
+): JsonResult {
   if (input.plan.kind === 'translated') {
     const answer = input.plan.translator.response(parsed, input.body);
     return { kind: 'json', answer: withPublicModel(answer, input.body.model), usage };
@@ -134,21 +149,19 @@ function streamResult(
   response: UpstreamResponse,
   sentBody: Record<string, unknown>,
 ): AttemptResult {
-  const decoder = input.plan.adapter.createStreamDecoder?.(input.target, sentBody);
+  const decoder = input.plan.adapter.createStreamDecoder?.(input.target, {
+    body: sentBody,
+    publicModel: input.body.model,
+  });
   if (decoder === undefined) throw new Error(`adapter for ${input.target.provider} cannot stream`);
   const reader = eventReaderOf(decoder);
   const translator =
     input.plan.kind === 'translated'
       ? input.plan.translator.createStreamTranslator(input.body, { inputTokens: input.inputTokens })
       : null;
-  const publicModel = input.body.model;
-  const format = input.format;
-  const publish = (events: StreamEvent[]): StreamEvent[] => {
-    if (format !== undefined) for (const event of events) format.eventWithPublicModel(event, publicModel);
-    return events;
-  };
+  // The decoder names the public model; a translator carries it over from the events it reads.
   const through = (events: StreamEvent[]): StreamEvent[] =>
-    publish(translator === null ? events : events.flatMap((event) => translator.push(event)));
+    translator === null ? events : events.flatMap((event) => translator.push(event));
   let firstByteAtMs: number | null = null;
   async function* events(): AsyncGenerator<readonly StreamEvent[]> {
     try {
@@ -171,13 +184,14 @@ function streamResult(
     } catch (error) {
       throw transportFailure(error, input.signal);
     }
-    const last = [...through(reader.finish()), ...(translator === null ? [] : publish(translator.finish()))];
+    const last = [...through(reader.finish()), ...(translator === null ? [] : translator.finish())];
     if (last.length > 0) yield last;
   }
   return {
     kind: 'stream',
     events: events(),
     usage: () => reader.usage(),
+    contentFilter: decoder.contentFilter?.bind(decoder),
     firstByteAtMs: () => firstByteAtMs,
   };
 }

@@ -11,7 +11,7 @@ const ERROR =
 
 describe('eventReaderOf: an SSE upstream read by the engine', () => {
   test('hands over the events before an error event of the same bytes, then throws the error (they were lost)', () => {
-    const reader = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
+    const reader = eventReaderOf(new AnthropicStreamDecoder('anthropic', 'public-claude'));
     const events = reader.push(Buffer.from(`${START}${ERROR}`));
     assert.deepEqual(
       events.map((event) => event.event),
@@ -24,12 +24,12 @@ describe('eventReaderOf: an SSE upstream read by the engine', () => {
   });
 
   test('throws at once an error event that comes first in its bytes', () => {
-    const reader = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
+    const reader = eventReaderOf(new AnthropicStreamDecoder('anthropic', 'public-claude'));
     assert.throws(() => reader.push(Buffer.from(ERROR)), GatewayError);
   });
 
   test('reads an event split anywhere across chunks, and reports a stream cut before its end', () => {
-    const reader = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
+    const reader = eventReaderOf(new AnthropicStreamDecoder('anthropic', 'public-claude'));
     const bytes = Buffer.from(START);
     const events = [...reader.push(bytes.subarray(0, 17)), ...reader.push(bytes.subarray(17))];
     assert.equal(events.length, 1);

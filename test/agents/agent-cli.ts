@@ -141,12 +141,15 @@ export async function runClaudeCode(options: {
 /**
  * `codex exec <prompt>` against the gateway's Responses endpoint with `model` (a provider
  * `gateway` in its config.toml, `wire_api = "responses"`); the last message (`-o`).
+ * `reasoningEffort`: `model_reasoning_effort`, without which Codex asks a model it does not know
+ * (any Claude) for no reasoning.
  */
 export async function runCodex(options: {
   gatewayUrl: string;
   key: string;
   model: string;
   prompt: string;
+  reasoningEffort?: 'low' | 'medium' | 'high';
 }): Promise<CliRun & { lastMessage: string }> {
   const launcher = await installedCli('codex');
   const { home, env } = await isolatedEnv();
@@ -158,6 +161,9 @@ export async function runCodex(options: {
       `model = ${JSON.stringify(options.model)}`,
       'model_provider = "gateway"',
       'check_for_update_on_startup = false',
+      ...(options.reasoningEffort
+        ? [`model_reasoning_effort = ${JSON.stringify(options.reasoningEffort)}`]
+        : []),
       '',
       '[analytics]',
       'enabled = false',

@@ -49,7 +49,7 @@ describe('Claude Code (claude -p) on every kind of upstream', { timeout: 900_000
   /** The bodies a fake received, as text, so a test can find what came back. */
   const bodiesOf = (fake: { requests: Array<{ body: unknown }> }) => fake.requests.map((r) => r.body as Json);
 
-  it('Anthropic: the betas, the thinking budget and the cache breakpoints reach Claude as sent', async () => {
+  it('Anthropic: the betas, the thinking budget, the cache breakpoints and the signed thinking reach Claude as sent', async () => {
     up.anthropic.reset();
     await session('claude-opus-4-5');
     const requests = up.anthropic.requests;
@@ -59,7 +59,9 @@ describe('Claude Code (claude -p) on every kind of upstream', { timeout: 900_000
     const body = first.body as Json;
     assert.equal((body.thinking as Json).budget_tokens, 31_999);
     assert.match(JSON.stringify(body.system), /"cache_control"/);
-    assert.match(JSON.stringify(requests.at(-1)?.body), new RegExp(MARKER));
+    const loop = JSON.stringify(requests.at(-1)?.body);
+    assert.match(loop, /"signature":"c2lnbmVkLWZha2U/, 'the signed thinking went back to Claude');
+    assert.match(loop, new RegExp(MARKER));
   });
 
   it('Bedrock Claude (InvokeModel): betas in the body, the exact budget, the signed thinking sent back', async () => {

@@ -27,7 +27,15 @@ describe('Codex (codex exec) on every kind of upstream', { timeout: 900_000 }, (
 
   /** A session; `quotes`: the fake answers a tool result by quoting it (Anthropic, OpenAI). */
   async function session(model: string, quotes = true): Promise<void> {
-    const outcome = await runCodex({ gatewayUrl: up.gw.url, key: up.key, model, prompt: PROMPT });
+    // Codex knows no Claude model: its thinking is asked for in config.toml (docs/clients.md).
+    const reasoningEffort = model.includes('claude') ? 'medium' : undefined;
+    const outcome = await runCodex({
+      gatewayUrl: up.gw.url,
+      key: up.key,
+      model,
+      prompt: PROMPT,
+      reasoningEffort,
+    });
     const said = `exit ${outcome.code}: ${outcome.stdout.slice(-1500)}\n${outcome.stderr.slice(-1500)}`;
     assert.equal(outcome.code, 0, said);
     if (quotes) assert.match(outcome.lastMessage, new RegExp(`tool result: .*${MARKER}`, 's'), said);
@@ -69,8 +77,14 @@ describe('Codex (codex exec) on every kind of upstream', { timeout: 900_000 }, (
         assert.equal(body.client_metadata, undefined, 'Codex’s labels stay at the gateway');
       const last = JSON.stringify(bodies.at(-1));
       assert.match(last, marker);
-      // On Claude, the cache breakpoints the gateway adds for a client that marks none.
-      if (model.includes('claude')) assert.match(last, /"cache_control"/);
+      if (model.includes('claude')) {
+        // The cache breakpoints the gateway adds for a client that marks none; the thinking budget
+        // for Codex's effort, and Claude's signed thinking, carried in the reasoning item's
+        // encrypted_content that Codex echoes back.
+        assert.match(last, /"cache_control"/);
+        assert.match(last, /"budget_tokens":8192/);
+        assert.match(last, /"signature":"c2lnbmVkLWZha2U/, 'the signed thinking went back to Claude');
+      }
       assert.match(last, new RegExp(MARKER));
     });
   }

@@ -35,7 +35,7 @@ beforeEach(() => fake.reset());
 
 async function streamThrough(body: Record<string, unknown>) {
   const answer = await sendUpstream(adapter.buildRequest({ target, body, stream: true }));
-  const decoder = adapter.createStreamDecoder!(target, body);
+  const decoder = adapter.createStreamDecoder!(target, { body, publicModel: 'public-claude' });
   const { events, failure } = await decodeBodySettled(decoder, answer.body);
   return { events, decoder, failure };
 }

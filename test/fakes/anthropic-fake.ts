@@ -8,12 +8,15 @@
  * `tool result: <content>` after a tool_result; with tools offered, a forcing tool_choice or the word
  * "tool" in the last user text makes it call the chosen (or first) tool with `{"echo": <text>}`.
  * Tokens are words; `max_tokens` cuts the text (stop_reason max_tokens) and a stop sequence found
- * in it ends it there (stop_reason stop_sequence).
+ * in it ends it there (stop_reason stop_sequence). With thinking asked for (`thinking.type:
+ * enabled`), a signed thinking block comes first (claudeAnswer). A JSON Schema beyond what
+ * Claude's structured outputs take is refused as Claude refuses it (claude-schema-limits.ts).
  *
  *   const fake = await new AnthropicFake({ apiKey: 'sk-ant-test' }).start();
  *   fake.url   // an anthropic deployment's baseUrl
  */
 import type { StreamEvent } from '../../src/providers/types.ts';
+import { structuredOutputRefusal } from './claude-schema-limits.ts';
 import type { FakeResponder } from './fake-responder.ts';
 import { countWords, FakeServer, type RecordedRequest } from './fake-server.ts';
 import { scriptedToolCall } from './scripted-tool-call.ts';
@@ -83,6 +86,8 @@ export class AnthropicFake extends FakeServer {
       return res.json(404, anthropicError('not_found_error', `model: ${model}`));
     }
     if (countTokens) return res.json(200, { input_tokens: inputTokensOf(body) });
+    const schemaRefusal = structuredOutputRefusal(body);
+    if (schemaRefusal !== null) return res.json(400, anthropicError('invalid_request_error', schemaRefusal));
     const sequence = ++this.#sequence;
     const plan = planMessage(body, sequence);
     const window = this.#options.contextWindow;
@@ -95,8 +100,9 @@ export class AnthropicFake extends FakeServer {
         ),
       );
     }
-    if (body.stream === true) return res.sse(messageEvents(plan, model, sequence));
-    res.json(200, message(plan, model, sequence));
+    const answer = claudeAnswer(body, model, sequence);
+    if (body.stream === true) return res.sse(answer.events);
+    res.json(200, answer.message);
   }
 }
 

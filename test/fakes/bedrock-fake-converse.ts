@@ -2,7 +2,8 @@
  * The parts of Converse the Bedrock fake models beyond echoing: the request checks Bedrock makes
  * (a conversation with toolUse / toolResult blocks needs a `toolConfig`), prompt caching (what
  * precedes the last `cachePoint` is written on first sight and read afterwards, counted in words),
- * and extended thinking (Claude's `thinking` in `additionalModelRequestFields` adds a reasoning block).
+ * extended thinking (Claude's `thinking` in `additionalModelRequestFields` adds a reasoning block),
+ * and stop sequences (stopAt).
  */
 import { countWords } from './fake-server.ts';
 
@@ -16,6 +17,8 @@ export interface ConverseBody {
     toolChoice?: { any?: unknown; tool?: { name: string } };
   };
   additionalModelRequestFields?: { thinking?: { type?: string }; tool_choice?: { type?: string } };
+  inferenceConfig?: { stopSequences?: string[] };
+  additionalModelResponseFieldPaths?: unknown;
 }
 
 /** Converse's ValidationException for tool blocks without a toolConfig, or null. */
@@ -26,7 +29,40 @@ export function converseValidationError(body: ConverseBody): string | null {
   if (toolBlocks && !body.toolConfig) {
     return 'The toolConfig field must be defined when using toolUse and toolResult content blocks.';
   }
+  const paths = body.additionalModelResponseFieldPaths;
+  if (paths !== undefined && !(Array.isArray(paths) && paths.every((path) => /^\/./.test(String(path))))) {
+    return 'additionalModelResponseFieldPaths must be a list of JSON Pointers';
+  }
   return null;
+}
+
+export interface ConverseStop {
+  sequence: string;
+  /** The model's own answer fields the request asked for (`additionalModelResponseFields`). */
+  fields?: Record<string, unknown>;
+}
+
+/**
+ * The text cut before the first of the request's stop sequences it contains, as Converse cuts it,
+ * and the stop; Claude's answer names the sequence in its own `stop_sequence` field, which comes
+ * back when the request asks for `/stop_sequence` (other models' answers lack it: ignored).
+ */
+export function stopAt(
+  body: ConverseBody,
+  text: string,
+  modelId: string,
+): { text: string; stop: ConverseStop | null } {
+  for (const sequence of body.inferenceConfig?.stopSequences ?? []) {
+    const at = text.indexOf(sequence);
+    if (at === -1) continue;
+    const paths = body.additionalModelResponseFieldPaths as string[] | undefined;
+    const named = /anthropic\.claude-/.test(modelId) && paths?.includes('/stop_sequence');
+    return {
+      text: text.slice(0, at),
+      stop: { sequence, ...(named ? { fields: { stop_sequence: sequence } } : {}) },
+    };
+  }
+  return { text, stop: null };
 }
 
 /** Words are counted in text blocks only (tool specs and results count for nothing). */

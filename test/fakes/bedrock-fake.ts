@@ -27,10 +27,13 @@ import { claudeAnswer, inputTokensOf } from './anthropic-fake.ts';
 import {
   type CacheUsage,
   type ConverseBody,
+  type ConverseStop,
   converseValidationError,
   FakePromptCache,
   fakeReasoning,
+  stopAt,
 } from './bedrock-fake-converse.ts';
+import { structuredOutputRefusal } from './claude-schema-limits.ts';
 import type { FakeReply, FakeResponder } from './fake-responder.ts';
 import { countWords, FakeServer, type RecordedRequest } from './fake-server.ts';
 import { scriptedToolCall } from './scripted-tool-call.ts';
@@ -57,6 +60,7 @@ interface Reply {
   text: string;
   reasoning: string | null;
   tool: { toolUseId: string; name: string; input: unknown } | null;
+  stop: ConverseStop | null;
   cache: CacheUsage;
 }
 
@@ -146,7 +150,7 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
     }
     const invalid = converseValidationError(body);
     if (invalid) return sendError(res, 400, 'ValidationException', invalid);
-    const reply = this.#reply(body);
+    const reply = this.#reply(body, request.modelId ?? '');
     if (request.operation === 'converse') return res.json(200, converseAnswer(reply), AMZN_REQUEST);
     return res.frames(streamFrames(reply), {
       'content-type': 'application/vnd.amazon.eventstream',
@@ -183,7 +187,7 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
     return res.frames(frames, { 'content-type': 'application/vnd.amazon.eventstream', ...AMZN_REQUEST });
   }
 
-  #reply(body: ConverseBody): Reply {
+  #reply(body: ConverseBody, modelId: string): Reply {
     const messages = body.messages ?? [];
     const lastUser = [...messages].reverse().find((message) => message.role === 'user');
     const lastText = (lastUser?.content ?? [])
@@ -204,10 +208,12 @@ export class BedrockFake extends FakeServer<BedrockRecordedRequest> {
             tools.map((tool) => String(tool.toolSpec?.name)),
           );
     const call = scripted ?? (wantsTool && name ? { name, input: { echo: lastText } } : null);
+    const { text, stop } = stopAt(body, `echo: ${lastText}`, modelId);
     return {
-      text: `echo: ${lastText}`,
+      text,
       reasoning: fakeReasoning(body, lastText),
       tool: call === null ? null : { toolUseId: `tooluse_fake${++this.#toolCalls}`, ...call },
+      stop: call === null ? stop : null,
       cache: this.#cache.usage(body),
     };
   }
@@ -229,10 +235,18 @@ function converseAnswer(reply: Reply): unknown {
   if (reply.tool) content.push({ toolUse: reply.tool });
   return {
     output: { message: { role: 'assistant', content } },
-    stopReason: reply.tool ? 'tool_use' : 'end_turn',
+    ...stopOf(reply),
     usage: usageOf(reply),
     metrics: { latencyMs: 1 },
   };
+}
+
+/** `stopReason`, and the model's fields the request asked for (a stop sequence's, see stopAt). */
+function stopOf(reply: Reply): Record<string, unknown> {
+  if (reply.tool) return { stopReason: 'tool_use' };
+  if (reply.stop === null) return { stopReason: 'end_turn' };
+  const fields = reply.stop.fields;
+  return { stopReason: 'stop_sequence', ...(fields ? { additionalModelResponseFields: fields } : {}) };
 }
 
 /** The ConverseStream events of a reply; `p` is the padding Bedrock adds to every event. */
@@ -282,7 +296,7 @@ function streamFrames(reply: Reply): Uint8Array[] {
     );
   }
   frames.push(
-    event('messageStop', { stopReason: reply.tool ? 'tool_use' : 'end_turn' }),
+    event('messageStop', stopOf(reply)),
     event('metadata', { usage: usageOf(reply), metrics: { latencyMs: 1 } }),
   );
   return frames;
@@ -325,7 +339,7 @@ function invokeRefusal(request: BedrockRecordedRequest): string | null {
   if (JSON.stringify(body.system ?? '').includes('x-anthropic-billing-header')) {
     return 'x-anthropic-billing-header is a reserved keyword and may not be used in the system prompt.';
   }
-  return null;
+  return structuredOutputRefusal(body);
 }
 
 /**

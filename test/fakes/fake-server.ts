@@ -22,6 +22,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { buffer } from 'node:stream/consumers';
 import busboy from 'busboy';
@@ -82,21 +83,30 @@ export class FakeServer<Recorded extends RecordedRequest = RecordedRequest> {
   #aborted = 0;
   #url = '';
 
+  readonly #scheme: 'http' | 'https';
+
+  /**
+   * `tls`: serve HTTPS with this key and certificate (test/fakes/tls-certificate.ts), for clients
+   * that refuse a plain-HTTP endpoint (Microsoft Entra ID's authority).
+   */
   constructor(
     handler: FakeHandler<Recorded>,
     describe: (request: RecordedRequest) => Recorded = (request) => request as Recorded,
+    tls?: { key: string; cert: string },
   ) {
     this.#handler = handler;
     this.#describe = describe;
-    this.#server = createServer((req, res) => {
+    const listener = (req: IncomingMessage, res: ServerResponse): void => {
       this.#serve(req, res).catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(`fake server failure: ${String(error)}`);
       });
-    });
+    };
+    this.#scheme = tls === undefined ? 'http' : 'https';
+    this.#server = tls === undefined ? createServer(listener) : createTlsServer(tls, listener);
   }
 
-  /** Origin of the running server, e.g. `http://127.0.0.1:39123`. */
+  /** Origin of the running server, e.g. `http://127.0.0.1:39123` (`https://` with `tls`). */
   get url(): string {
     return this.#url;
   }
@@ -114,7 +124,7 @@ export class FakeServer<Recorded extends RecordedRequest = RecordedRequest> {
     this.#server.listen(0, '127.0.0.1');
     await once(this.#server, 'listening');
     const { port } = this.#server.address() as AddressInfo;
-    this.#url = `http://127.0.0.1:${port}`;
+    this.#url = `${this.#scheme}://127.0.0.1:${port}`;
     return this;
   }
 

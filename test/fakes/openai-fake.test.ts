@@ -37,7 +37,7 @@ beforeEach(() => fake.reset());
 async function streamThrough(kind: 'chat.completions' | 'responses', body: Record<string, unknown>) {
   const adapter = planOperation('openai', kind)!.adapter;
   const answer = await sendUpstream(adapter.buildRequest({ target, body, stream: true }));
-  const decoder = eventReaderOf(adapter.createStreamDecoder!(target, body));
+  const decoder = eventReaderOf(adapter.createStreamDecoder!(target, { body, publicModel: 'public-gpt' }));
   const { events, failure } = await decodeBodySettled(decoder, answer.body);
   return { status: answer.status, events, decoder, failure };
 }
@@ -163,20 +163,38 @@ describe('OpenAI fake through the official SDK (wire-format fidelity)', () => {
 });
 
 describe('OpenAI-family adapters against the fake over HTTP', () => {
-  test('the azure adapter reaches the deployment path with api-key and api-version', async () => {
-    const azureTarget = { ...target, provider: 'azure', baseUrl: fake.url, upstreamModel: 'gpt-4o-mini' };
-    const adapter = planOperation('azure', 'chat.completions')!.adapter;
-    const body = { model: 'public', messages: [{ role: 'user', content: 'hi azure' }] };
-    const answer = await sendUpstream(adapter.buildRequest({ target: azureTarget, body, stream: false }));
-    assert.equal(answer.status, 200);
-    const parsed = adapter.parseResponse(await readAnswer(answer), azureTarget) as {
-      choices: Array<{ message: { content: string } }>;
-    };
-    assert.equal(parsed.choices[0].message.content, 'echo: hi azure');
-    assert.equal(fake.lastRequest!.path, '/openai/deployments/gpt-4o-mini/chat/completions');
-    assert.equal(fake.lastRequest!.headers['api-key'], KEY);
-    assert.equal(fake.lastRequest!.headers.authorization, undefined);
-  });
+  for (const [api, providerOptions, path, version] of [
+    ['the v1 API', {}, '/openai/v1/chat/completions', undefined],
+    [
+      'a pinned version',
+      { apiVersion: '2024-10-21' },
+      '/openai/deployments/gpt-4o-mini/chat/completions',
+      '2024-10-21',
+    ],
+  ] as const) {
+    test(`the azure adapter on ${api} reaches ${path} with the api-key`, async () => {
+      const azureTarget = {
+        ...target,
+        provider: 'azure',
+        baseUrl: fake.url,
+        upstreamModel: 'gpt-4o-mini',
+        providerOptions,
+      };
+      const adapter = planOperation('azure', 'chat.completions')!.adapter;
+      const body = { model: 'public', messages: [{ role: 'user', content: 'hi azure' }] };
+      const answer = await sendUpstream(adapter.buildRequest({ target: azureTarget, body, stream: false }));
+      assert.equal(answer.status, 200);
+      const parsed = adapter.parseResponse(await readAnswer(answer), azureTarget) as {
+        choices: Array<{ message: { content: string } }>;
+      };
+      assert.equal(parsed.choices[0].message.content, 'echo: hi azure');
+      assert.equal(fake.lastRequest!.path, path);
+      assert.equal(fake.lastRequest!.query['api-version'], version);
+      assert.equal((fake.lastRequest!.body as { model: string }).model, 'gpt-4o-mini');
+      assert.equal(fake.lastRequest!.headers['api-key'], KEY);
+      assert.equal(fake.lastRequest!.headers.authorization, undefined);
+    });
+  }
 
   test('chat stream: events and usage through the decoder; the usage chunk hidden from a client that did not ask', async () => {
     const { events, decoder, failure } = await streamThrough('chat.completions', {
@@ -312,7 +330,7 @@ describe('OpenAI-family adapters against the fake over HTTP', () => {
       adapter.buildRequest({ target, body, stream: true }),
       controller.signal,
     );
-    const decoder = eventReaderOf(adapter.createStreamDecoder!(target, body));
+    const decoder = eventReaderOf(adapter.createStreamDecoder!(target, { body, publicModel: 'public-gpt' }));
     let seen = 0;
     const aborted = fake.waitForAbort();
     await assert.rejects(

@@ -3,9 +3,11 @@
  * speaks the documented wire formats of chat completions (JSON and SSE, tool calls, the usage
  * chunk), responses (JSON and SSE), embeddings, image generations, edits and variations
  * (multipart), audio transcriptions (multipart) and `GET /models`, under both OpenAI's paths
- * (`/v1/...`, Bearer key) and Azure's (`/openai/deployments/{deployment}/...?api-version=`,
- * `api-key` header; the deployment is the model; chat answers carry Azure's content-filter
- * annotations, openai-fake-azure.ts). Answers are deterministic: see
+ * (`/v1/...`, Bearer key) and Azure's: the v1 API (`/openai/v1/...`, the deployment as the body's
+ * model), the dated one (`/openai/deployments/{deployment}/...?api-version=`, and
+ * `/openai/responses?api-version=`), with the `api-key` header or an Entra ID bearer token the
+ * `azureBearer` check accepts; chat answers carry Azure's content-filter annotations
+ * (openai-fake-azure.ts). Answers are deterministic: see
  * openai-fake-plan.ts and openai-fake-media.ts.
  *
  *   const fake = await new OpenAIFake({ apiKey: 'sk-test', models: ['gpt-4o-mini'] }).start();
@@ -14,7 +16,12 @@
  */
 import type { FakeReply, FakeResponder } from './fake-responder.ts';
 import { FakeServer, type MultipartBody, type RecordedRequest } from './fake-server.ts';
-import { type AzureContentFilterMode, azureChatEvents, azureCompletion } from './openai-fake-azure.ts';
+import {
+  type AzureContentFilterMode,
+  type AzureFilterVerdict,
+  azureChatEvents,
+  azureCompletion,
+} from './openai-fake-azure.ts';
 import { chatCompletion, chatCompletionEvents, planChat } from './openai-fake-chat.ts';
 import {
   embeddings,
@@ -39,6 +46,13 @@ export interface OpenAIFakeOptions {
    * the default filter's, or the asynchronous filter's. Default: `default`.
    */
   azureContentFilter?: AzureContentFilterMode;
+  /**
+   * On Azure paths, what the content filter withholds from a chat answer to this body (the
+   * completion stopped with `finish_reason: "content_filter"`), or null to let it pass. Default: none.
+   */
+  azureFilterVerdict?: (body: Json) => AzureFilterVerdict | null;
+  /** On Azure paths, a bearer token this accepts authorizes the call too (Entra ID: EntraFake.issued). */
+  azureBearer?: (token: string) => boolean;
 }
 
 /** Models listed by `GET /models` when no list is configured. */
@@ -73,7 +87,7 @@ export class OpenAIFake extends FakeServer {
   }
 
   async #route(request: RecordedRequest, res: FakeResponder): Promise<void> {
-    const azure = request.path.startsWith('/openai/deployments/');
+    const azure = request.path.startsWith('/openai/');
     if (!this.#authorized(request, azure)) {
       res.json(
         401,
@@ -120,8 +134,14 @@ export class OpenAIFake extends FakeServer {
 
   #authorized(request: RecordedRequest, azure: boolean): boolean {
     const key = this.#options.apiKey;
+    const bearer = request.headers.authorization?.startsWith('Bearer ')
+      ? request.headers.authorization.slice('Bearer '.length)
+      : undefined;
+    if (azure && bearer !== undefined && this.#options.azureBearer !== undefined) {
+      return this.#options.azureBearer(bearer);
+    }
     if (key === undefined) return true;
-    return azure ? request.headers['api-key'] === key : request.headers.authorization === `Bearer ${key}`;
+    return azure ? request.headers['api-key'] === key : bearer === key;
   }
 
   async #answer(call: Call, request: RecordedRequest, res: FakeResponder, sequence: number): Promise<void> {
@@ -169,12 +189,13 @@ export class OpenAIFake extends FakeServer {
       return res.json(400, openAIError(message, 'messages', 'context_length_exceeded'));
     }
     const mode = this.#options.azureContentFilter ?? 'default';
+    const verdict = call.azure ? (this.#options.azureFilterVerdict?.(body) ?? null) : null;
     if (body.stream === true) {
       const events = chatCompletionEvents(body, call.model, sequence);
-      return res.sse(call.azure ? azureChatEvents(events, mode) : events);
+      return res.sse(call.azure ? azureChatEvents(events, mode, verdict) : events);
     }
     const completion = chatCompletion(body, call.model, sequence);
-    res.json(200, call.azure ? azureCompletion(completion) : completion);
+    res.json(200, call.azure ? azureCompletion(completion, verdict) : completion);
   }
 
   #multipart(call: Call, body: MultipartBody, sequence: number): FakeReply {
@@ -228,8 +249,24 @@ function openAICall(request: RecordedRequest): Call | null {
   return { operation, model, azure: false };
 }
 
-/** `/openai/deployments/{deployment}/{operation}?api-version=...` (Azure OpenAI REST reference). */
+/**
+ * Azure OpenAI REST reference: the v1 API, `/openai/v1/{operation}` with the deployment in the body;
+ * the dated one, `/openai/deployments/{deployment}/{operation}?api-version=...`, and
+ * `/openai/responses?api-version=...` (the deployment in the body).
+ */
 function azureCall(request: RecordedRequest): Call | null {
+  if (request.path.startsWith('/openai/v1/')) {
+    const call = openAICall({ ...request, path: request.path.slice('/openai'.length) });
+    return call === null ? null : { ...call, azure: true };
+  }
+  if (request.path === '/openai/responses' && request.query['api-version'] !== undefined) {
+    return {
+      operation: '/responses',
+      model: String((request.body as Json | undefined)?.model ?? ''),
+      azure: true,
+    };
+  }
+  if (!request.path.startsWith('/openai/deployments/')) return null;
   const rest = request.path.slice('/openai/deployments/'.length);
   const slash = rest.indexOf('/');
   if (slash === -1 || request.query['api-version'] === undefined) return null;

@@ -2,7 +2,7 @@
  * Vertex AI's model endpoints on port 0 (Vertex AI REST reference, `publishers.models`):
  * `POST /v1/projects/{project}/locations/{region}/publishers/google/models/{model}:generateContent`
  * (`:streamGenerateContent?alt=sse`) and `.../publishers/anthropic/models/{model}:rawPredict`
- * (`:streamRawPredict`), each with an OAuth bearer token the Google OAuth fake issued. Vertex serves
+ * (`:streamRawPredict`; `.../models/count-tokens:rawPredict` counts a Claude body's tokens), each with an OAuth bearer token the Google OAuth fake issued. Vertex serves
  * Gemini's and Anthropic's own wire formats, so after checking what is Vertex's (the path, the
  * token, Claude's body: `anthropic_version: "vertex-2023-10-16"`, no `model`) the call is answered
  * by the Gemini and Anthropic fakes, to which it is passed on with their keys. Text embeddings
@@ -117,6 +117,7 @@ export class VertexFake {
     method: string,
     body: Record<string, unknown>,
   ): Promise<void> {
+    if (model === 'count-tokens') return this.#countTokens(res, method, body);
     const stream = method === 'streamRawPredict';
     if (!stream && method !== 'rawPredict')
       return googleError(res, 400, 'INVALID_ARGUMENT', `Unknown method ${method}`);
@@ -135,6 +136,24 @@ export class VertexFake {
     const { anthropic_version: _version, ...messages } = body;
     const headers = { 'x-api-key': this.#upstreams.anthropicKey, 'anthropic-version': '2023-06-01' };
     await passOn(res, `${this.#upstreams.anthropic.url}/v1/messages`, headers, { ...messages, model });
+  }
+
+  /**
+   * Claude's token count on Vertex ("Count tokens for Claude models"): `rawPredict` on the model
+   * `count-tokens`, the Messages body naming the Claude model in `model`; answers `{ input_tokens }`
+   * (the Anthropic fake's count).
+   */
+  async #countTokens(res: ServerResponse, method: string, body: Json): Promise<void> {
+    if (method !== 'rawPredict' || typeof body.model !== 'string' || !body.model.startsWith('claude-')) {
+      return googleError(
+        res,
+        400,
+        'INVALID_ARGUMENT',
+        'count-tokens:rawPredict with a Claude model in the body',
+      );
+    }
+    const headers = { 'x-api-key': this.#upstreams.anthropicKey, 'anthropic-version': '2023-06-01' };
+    await passOn(res, `${this.#upstreams.anthropic.url}/v1/messages/count_tokens`, headers, body);
   }
 }
 

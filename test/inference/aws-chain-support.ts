@@ -12,7 +12,7 @@ import type OpenAI from 'openai';
 import type { AwsCredentials } from '../../src/providers/bedrock/sigv4.ts';
 import { BedrockFake } from '../fakes/bedrock-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { createDeployment, createKey, openaiClient } from './support.ts';
+import { assertPlainAndStreamedEcho, createDeployment, createKey, openaiClient } from './support.ts';
 
 /** Clears every variable the chain reads, then sets `env`; nothing on this machine leaks in. */
 function setAwsEnvironment(env: Record<string, string>): void {
@@ -82,19 +82,7 @@ export async function assertSignedBy(
   credentials: AwsCredentials,
 ): Promise<void> {
   bedrock.reset();
-  const plain = await client.chat.completions.create({
-    model,
-    messages: [{ role: 'user', content: 'hello' }],
-  });
-  assert.equal(plain.choices[0].message.content, 'echo: hello');
-  const stream = await client.chat.completions.create({
-    model,
-    stream: true,
-    messages: [{ role: 'user', content: 'streamed' }],
-  });
-  let text = '';
-  for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-  assert.equal(text, 'echo: streamed');
+  await assertPlainAndStreamedEcho(client, model);
   assert.equal(bedrock.requests.length, 2);
   for (const request of bedrock.requests) {
     assert.match(String(request.headers.authorization), new RegExp(`Credential=${credentials.accessKeyId}/`));

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
-import { recordedText } from '../fakes/recorded.ts';
+import { recordedJson, recordedReply, recordedText } from '../fakes/recorded.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { anthropicClient, createDeployment, createKey, openaiClient } from './support.ts';
+import { admin, anthropicClient, createDeployment, createKey, type Json, openaiClient } from './support.ts';
 
 const AZURE_KEY = 'azure-upstream-key-0001';
 const fixture = (name: string): string => recordedText('azure', name);
@@ -65,7 +65,8 @@ describe('Azure OpenAI streams through the gateway', () => {
         const { text, finishes } = await streamedText(stream);
         assert.equal(text, 'echo: hello from the gateway');
         assert.deepEqual(finishes, ['stop']);
-        assert.ok(fake.lastRequest?.path.startsWith('/openai/deployments/gpt-4o-mini/chat/completions'));
+        assert.equal(fake.lastRequest?.path, '/openai/v1/chat/completions');
+        assert.equal((fake.lastRequest!.body as { model: string }).model, 'gpt-4o-mini');
       });
 
       it("assembles the final completion with the SDK's stream helper, usage included", async () => {
@@ -137,6 +138,79 @@ describe('Azure OpenAI streams through the gateway', () => {
         text: 'Hey Jude,',
         finishes: ['content_filter'],
       });
+    });
+  });
+
+  describe('content filter verdicts in each client format', () => {
+    let fake: OpenAIFake;
+    let fallback: OpenAIFake;
+    let gw: TestGateway;
+    let client: OpenAI;
+    before(async () => {
+      fake = await new OpenAIFake({ apiKey: AZURE_KEY }).start();
+      fallback = await new OpenAIFake({ apiKey: AZURE_KEY }).start();
+      ({ gw, client } = await azureGateway(fake, 'gpt-4o-mini'));
+      await createDeployment(gw, {
+        publicModel: 'azure-fallback',
+        provider: 'azure',
+        upstreamModel: 'gpt-4o-mini',
+        baseUrl: fallback.url,
+        apiKey: AZURE_KEY,
+      });
+      await admin(gw, 'PUT', '/router-settings', {
+        retries: { maxAttempts: 1, backoffMs: 0 },
+        fallbacks: { content_policy: { 'azure-gpt': ['azure-fallback'] } },
+      });
+    });
+    after(async () => {
+      await gw?.close();
+      await Promise.all([fake?.close(), fallback?.close()]);
+    });
+    const filtered = () =>
+      fake.enqueue({
+        status: 200,
+        body: recordedJson('azure', 'azure-chat-completion-content-filter-finish.json'),
+      });
+
+    it('Chat: finish_reason content_filter, with the category and severity Azure sent', async () => {
+      filtered();
+      const completion = await client.chat.completions.create({
+        model: 'azure-gpt',
+        messages: [{ role: 'user', content: 'tell a story' }],
+      });
+      const [choice] = completion.choices;
+      assert.equal(choice.finish_reason, 'content_filter');
+      assert.deepEqual((choice as unknown as Record<string, Json>).content_filter_results.violence, {
+        filtered: true,
+        severity: 'medium',
+      });
+    });
+
+    it('Messages (Anthropic SDK): stop_reason refusal', async () => {
+      filtered();
+      const message = await anthropicClient(gw, await createKey(gw)).messages.create({
+        model: 'azure-gpt',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'tell a story' }],
+      });
+      assert.equal(message.stop_reason, 'refusal');
+    });
+
+    it('Responses: status incomplete, reason content_filter', async () => {
+      filtered();
+      const response = await client.responses.create({ model: 'azure-gpt', input: 'tell a story' });
+      assert.equal(response.status, 'incomplete');
+      assert.equal(response.incomplete_details?.reason, 'content_filter');
+    });
+
+    it('azure-400-content-filter.http is content_policy: the content_policy fallback serves the call', async () => {
+      fake.enqueue(recordedReply('azure', 'azure-400-content-filter.http'));
+      const answer = await client.chat.completions
+        .create({ model: 'azure-gpt', messages: [{ role: 'user', content: 'tell a story' }] })
+        .withResponse();
+      assert.equal(answer.data.choices[0].message.content, 'echo: tell a story');
+      assert.equal(answer.response.headers.get('x-switchyard-fallback-model'), 'azure-fallback');
+      assert.equal(fallback.requests.length, 1);
     });
   });
 });

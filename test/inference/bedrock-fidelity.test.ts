@@ -274,4 +274,63 @@ describe('Bedrock through the official clients', () => {
     assert.ok(text.endsWith('{"echo":"give json"}'), text);
     assert.equal(finish, 'stop');
   });
+
+  it("Messages -> Converse: the matched stop sequence comes back as Claude's stop_sequence, streamed and not", async () => {
+    const anthropic = anthropicClient(up.gw, up.key);
+    const request = {
+      model: 'nova',
+      max_tokens: 50,
+      stop_sequences: ['NEVER', 'STOP'],
+      messages: [{ role: 'user' as const, content: 'count to three STOP then more' }],
+    };
+    const message = await anthropic.messages.create(request);
+    const sent = lastJson(up.bedrock) as {
+      inferenceConfig: Json;
+      additionalModelResponseFieldPaths: unknown;
+    };
+    assert.deepEqual(sent.inferenceConfig.stopSequences, ['NEVER', 'STOP']);
+    assert.deepEqual(sent.additionalModelResponseFieldPaths, ['/stop_sequence']);
+    assert.equal(message.stop_reason, 'stop_sequence');
+    assert.equal(message.stop_sequence, 'STOP');
+    assert.deepEqual(message.content, [{ type: 'text', text: 'echo: count to three ' }]);
+
+    const streamed = await anthropic.messages.stream(request).finalMessage();
+    assert.equal(streamed.stop_reason, 'stop_sequence');
+    assert.equal(streamed.stop_sequence, 'STOP');
+  });
+
+  it("Converse: a Chat client gets the matched stop sequence as the choice's stop_reason (vLLM's field)", async () => {
+    const completion = await client.chat.completions.create({
+      model: 'nova',
+      stop: ['NEVER', 'STOP'],
+      messages: [{ role: 'user', content: 'count STOP' }],
+    });
+    const choice = completion.choices[0] as (typeof completion.choices)[0] & { stop_reason?: string };
+    assert.equal(choice.finish_reason, 'stop');
+    assert.equal(choice.stop_reason, 'STOP');
+  });
+
+  it("Converse on a model whose answer names no stop sequence: the request's only one", async () => {
+    await createDeployment(up.gw, {
+      publicModel: 'nova-pro',
+      provider: 'bedrock',
+      upstreamModel: 'amazon.nova-pro-v1:0',
+      baseUrl: up.bedrock.baseUrl,
+      apiKey: up.bedrock.apiKey,
+      providerOptions: { region: up.bedrock.region },
+    });
+    const anthropic = anthropicClient(up.gw, up.key);
+    const call = (stop_sequences: string[]) =>
+      anthropic.messages.create({
+        model: 'nova-pro',
+        max_tokens: 50,
+        stop_sequences,
+        messages: [{ role: 'user', content: 'one STOP two' }],
+      });
+    const one = await call(['STOP']);
+    assert.deepEqual([one.stop_reason, one.stop_sequence], ['stop_sequence', 'STOP']);
+    // Two sequences, and the answer does not say which: a plain end of turn, never a guess.
+    const two = await call(['NEVER', 'STOP']);
+    assert.deepEqual([two.stop_reason, two.stop_sequence], ['end_turn', null]);
+  });
 });

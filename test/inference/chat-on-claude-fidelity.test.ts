@@ -22,6 +22,13 @@ describe('openai client on an Anthropic deployment: fidelity', () => {
   after(() => up?.close());
 
   const sent = () => lastJson(up.anthropic);
+  /** The next answer: a recorded stream. */
+  const enqueueStream = (name: string) =>
+    up.anthropic.enqueue({
+      status: 200,
+      body: fixture(name),
+      headers: { 'content-type': 'text/event-stream' },
+    });
 
   it("reasoning_effort asks for a thinking budget, and Claude's thinking comes back as reasoning_content", async () => {
     up.anthropic.enqueue({ status: 200, body: JSON.parse(fixture('message-thinking-signature.json')) });
@@ -46,11 +53,7 @@ describe('openai client on an Anthropic deployment: fidelity', () => {
   });
 
   it('streams thinking as reasoning_content deltas', async () => {
-    up.anthropic.enqueue({
-      status: 200,
-      body: fixture('messages-stream-thinking-signature.sse'),
-      headers: { 'content-type': 'text/event-stream' },
-    });
+    enqueueStream('messages-stream-thinking-signature.sse');
     const stream = await client.chat.completions.create({
       model: 'claude',
       reasoning_effort: 'medium',
@@ -208,5 +211,53 @@ describe('openai client on an Anthropic deployment: fidelity', () => {
     assert.deepEqual(sent().tool_choice, { type: 'tool', name: 'json_response' });
     assert.deepEqual(JSON.parse(json.choices[0].message.content ?? ''), { echo: 'a JSON object please' });
     assert.equal(json.choices[0].finish_reason, 'stop');
+  });
+
+  it('a paused turn (pause_turn) is unfinished, `length`, and sent back it reaches Claude as the turn to resume', async () => {
+    up.anthropic.enqueue({ status: 200, body: JSON.parse(fixture('message-pause-turn.json')) });
+    const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'latest release?' };
+    const paused = await client.chat.completions.create({ model: 'claude', messages: [question] });
+    assert.equal(paused.choices[0].finish_reason, 'length');
+    const partial = "I'll search for the latest release notes.The first result lists";
+    assert.equal(paused.choices[0].message.content, partial);
+    await client.chat.completions.create({
+      model: 'claude',
+      messages: [question, paused.choices[0].message as OpenAI.ChatCompletionMessageParam],
+    });
+    assert.deepEqual((sent().messages as Json[]).at(-1), {
+      role: 'assistant',
+      content: [{ type: 'text', text: partial }],
+    });
+  });
+
+  it('a streamed paused turn ends with finish_reason `length`; server tool blocks stream nothing', async () => {
+    enqueueStream('messages-stream-pause-turn.sse');
+    const stream = await client.chat.completions.create({
+      model: 'claude',
+      stream: true,
+      messages: [{ role: 'user', content: 'latest release?' }],
+    });
+    let text = '';
+    const finishes: unknown[] = [];
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      if (chunk.choices[0]?.finish_reason) finishes.push(chunk.choices[0].finish_reason);
+      assert.equal(chunk.choices[0]?.delta.tool_calls, undefined);
+    }
+    assert.equal(text, "I'll search for the latest release notes. The first result lists");
+    assert.deepEqual(finishes, ['length']);
+  });
+
+  it('a paused turn reaches a Responses client as an incomplete response, streamed or not', async () => {
+    up.anthropic.enqueue({ status: 200, body: JSON.parse(fixture('message-pause-turn.json')) });
+    const response = await client.responses.create({ model: 'claude', input: 'latest release?' });
+    assert.equal(response.status, 'incomplete');
+    assert.deepEqual(response.incomplete_details, { reason: 'max_output_tokens' });
+
+    enqueueStream('messages-stream-pause-turn.sse');
+    const stream = await client.responses.create({ model: 'claude', input: 'latest release?', stream: true });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    assert.equal(types.at(-1), 'response.incomplete');
   });
 });

@@ -1,13 +1,17 @@
 /**
- * Structured outputs from the OpenAI SDK on Claude (issue 31): a zod schema with constraints
- * Claude's structured outputs do not take (`.int().min().max()`, string lengths) reaches Claude
- * adapted (claude-json-schema.ts), not as a 400; Bedrock's Claude gets the same schema.
+ * Structured outputs on Claude (issue 31): a zod schema with constraints Claude's structured
+ * outputs do not take (`.int().min().max()`, string lengths) reaches Claude adapted
+ * (claude-json-schema.ts), not as a 400, from the OpenAI SDK (translated) and from the Anthropic
+ * SDK (native Messages: Anthropic and Bedrock's InvokeModel). The fakes refuse such schemas as
+ * Claude does (test/fakes/claude-schema-limits.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { z } from 'zod';
 import {
+  anthropicClient,
   createDeployment,
   type Json,
   lastJson,
@@ -57,6 +61,37 @@ describe('structured outputs on Claude', () => {
       assert.match(String(properties.name.description), /minLength: 1/);
       assert.equal(schema.additionalProperties, false);
       assert.equal(schema.$schema, undefined);
+    });
+  }
+
+  for (const [model, fake] of [
+    ['claude', () => up.anthropic],
+    ['bedrock-sonnet', () => up.bedrock],
+  ] as const) {
+    it(`${model}: native Messages passed schemas unadapted; output_config and strict tools now reach Claude adapted`, async () => {
+      const anthropic = anthropicClient(up.gw, up.key);
+      const loose = { type: 'object', properties: { n: { type: 'integer', minimum: 1 } } };
+      const message = await anthropic.messages.create({
+        model,
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'who?' }],
+        output_config: { format: { type: 'json_schema', schema: PERSON } },
+        tools: [
+          { name: 'strict_tool', strict: true, input_schema: PERSON as Anthropic.Tool.InputSchema },
+          { name: 'loose_tool', input_schema: loose as Anthropic.Tool.InputSchema },
+        ],
+      });
+      assert.equal(message.type, 'message');
+      const sent = lastJson(fake());
+      const schema = ((sent.output_config as Json).format as Json).schema as Json;
+      assert.deepEqual((schema.properties as Record<string, Json>).age, {
+        type: 'integer',
+        description: '{minimum: 0, maximum: 150}',
+      });
+      const [strict, free] = sent.tools as Json[];
+      assert.deepEqual(strict.input_schema, schema);
+      // A tool without strict takes any JSON Schema: sent as it came.
+      assert.deepEqual(free.input_schema, loose);
     });
   }
 });

@@ -97,7 +97,7 @@ describe('conformance: native columns pass every feature on as sent', () => {
 
   for (const [column, model, path] of [
     ['OpenAI native', 'gpt', '/v1/chat/completions'],
-    ['Azure', 'azure-gpt', '/openai/deployments/gpt-4o-mini/chat/completions'],
+    ['Azure (v1 API)', 'azure-gpt', '/openai/v1/chat/completions'],
   ] as const) {
     it(`${column}: every Chat feature reaches the upstream verbatim but for the model`, async () => {
       const completion = await openai.chat.completions.create(chatRequest(model));

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
 import { AnthropicFake } from '../fakes/anthropic-fake.ts';
 import { BedrockFake } from '../fakes/bedrock-fake.ts';
 import { GeminiFake } from '../fakes/gemini-fake.ts';
@@ -159,4 +160,30 @@ export function lastJson(fake: { lastRequest: { body: unknown } | undefined }): 
   const body = fake.lastRequest?.body;
   assert.ok(typeof body === 'object' && body !== null, 'the fake received a JSON body');
   return body as Json;
+}
+
+/** A plain chat call (`hello`) and a streamed one (`streamed`), each echoed by an upstream fake. */
+export async function assertPlainAndStreamedEcho(client: OpenAI, model: string): Promise<void> {
+  const plain = await client.chat.completions.create({
+    model,
+    messages: [{ role: 'user', content: 'hello' }],
+  });
+  assert.equal(plain.choices[0].message.content, 'echo: hello');
+  const stream = await client.chat.completions.create({
+    model,
+    stream: true,
+    messages: [{ role: 'user', content: 'streamed' }],
+  });
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+  assert.equal(text, 'echo: streamed');
+}
+
+/** `POST /admin/deployments/resolve` as sent, for the status and the error's `param` of a refusal. */
+export function resolveDeployment(gw: TestGateway, fields: Record<string, unknown>): Promise<Response> {
+  return fetch(`${gw.url}/admin/deployments/resolve`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.masterKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(fields),
+  });
 }

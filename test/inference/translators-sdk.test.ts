@@ -77,7 +77,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     res.end(JSON.stringify(plan.translator.response(parsed, clientBody)));
     return;
   }
-  const decoder = eventReaderOf(plan.adapter.createStreamDecoder!(target, upstreamBody));
+  const decoder = eventReaderOf(
+    plan.adapter.createStreamDecoder!(target, { body: upstreamBody, publicModel: 'public-model' }),
+  );
   const translator = plan.translator.createStreamTranslator(clientBody);
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   for await (const chunk of answer.body) {

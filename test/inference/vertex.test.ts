@@ -14,7 +14,15 @@ import { GeminiFake } from '../fakes/gemini-fake.ts';
 import { type FakeServiceAccount, GoogleOAuthFake } from '../fakes/google-oauth-fake.ts';
 import { VertexFake } from '../fakes/vertex-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { admin, anthropicClient, createDeployment, createKey, openaiClient } from './support.ts';
+import {
+  admin,
+  anthropicClient,
+  assertPlainAndStreamedEcho,
+  createDeployment,
+  createKey,
+  openaiClient,
+  resolveDeployment,
+} from './support.ts';
 
 const ANTHROPIC_KEY = 'sk-ant-vertex-backend-0001';
 const PROJECT = 'switchyard-test';
@@ -60,19 +68,7 @@ describe('Vertex AI through the official clients', () => {
   });
 
   it('Gemini: generateContent and streamGenerateContent with a bearer token', async () => {
-    const plain = await openai.chat.completions.create({
-      model: 'vertex-gemini',
-      messages: [{ role: 'user', content: 'hello' }],
-    });
-    assert.equal(plain.choices[0].message.content, 'echo: hello');
-    const stream = await openai.chat.completions.create({
-      model: 'vertex-gemini',
-      stream: true,
-      messages: [{ role: 'user', content: 'streamed' }],
-    });
-    let text = '';
-    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    assert.equal(text, 'echo: streamed');
+    await assertPlainAndStreamedEcho(openai, 'vertex-gemini');
     const seen = vertex.requests.filter((request) => request.publisher === 'google');
     assert.deepEqual(
       seen.map(({ project, region, model, method }) => [project, region, model, method]),
@@ -111,6 +107,28 @@ describe('Vertex AI through the official clients', () => {
       assert.equal(request.body.anthropic_version, 'vertex-2023-10-16');
       assert.ok(!('model' in request.body), 'the model is in the path, not the body');
     }
+  });
+
+  it("count_tokens on Claude: Vertex's count-tokens:rawPredict with the model in the body, through the Anthropic SDK", async () => {
+    const counted = await claude.messages.countTokens({
+      model: 'vertex-claude',
+      system: 'be brief',
+      messages: [{ role: 'user', content: 'count these four words' }],
+    });
+    assert.equal(
+      counted.input_tokens,
+      6,
+      "the Anthropic fake's count: words of the system prompt and messages",
+    );
+    const seen = vertex.requests.filter((request) => request.model === 'count-tokens');
+    assert.equal(seen.length, 1);
+    const [request] = seen;
+    assert.deepEqual(
+      [request.publisher, request.region, request.method],
+      ['anthropic', 'global', 'rawPredict'],
+    );
+    assert.equal(request.body.model, 'claude-sonnet-4-5@20250929');
+    assert.match(String(request.authorization), /^Bearer ya29\.fake-/);
   });
 
   it('Claude through the openai client: Chat translated to Messages, JSON and SSE', async () => {
@@ -160,15 +178,11 @@ describe('Vertex AI through the official clients', () => {
 
   it('resolve names the credential source; bad options are refused naming the field', async () => {
     const resolve = (fields: Record<string, unknown>) =>
-      fetch(`${gw.url}/admin/deployments/resolve`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${gw.masterKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          publicModel: 'r',
-          provider: 'vertex',
-          upstreamModel: 'gemini-2.5-flash',
-          ...fields,
-        }),
+      resolveDeployment(gw, {
+        publicModel: 'r',
+        provider: 'vertex',
+        upstreamModel: 'gemini-2.5-flash',
+        ...fields,
       });
     const options = { project: PROJECT, region: 'us-central1' };
     const json = async (answer: Promise<Response>) =>

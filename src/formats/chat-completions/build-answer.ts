@@ -15,6 +15,8 @@ export interface ChatChoiceExtras {
   reasoning?: string;
   thinkingBlocks?: ChatThinkingBlock[];
   logprobs?: ChatLogprobs | null;
+  /** The stop sequence that ended the answer, when the upstream said which (wire.ts, `stop_reason`). */
+  stopSequence?: string;
 }
 
 /** One choice: `content` is null for a turn of tool calls only, as OpenAI sends it. */
@@ -37,6 +39,7 @@ export function chatChoice(
     },
     logprobs: extras.logprobs ?? null,
     finish_reason: finishReason,
+    ...(extras.stopSequence !== undefined ? { stop_reason: extras.stopSequence } : {}),
   };
 }
 

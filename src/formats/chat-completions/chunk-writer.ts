@@ -28,12 +28,23 @@ export class ChatChunkWriter {
     delta: ChatChunkDelta,
     finishReason: ChatFinishReason | null = null,
     logprobs: ChatLogprobs | null = null,
-  ): StreamEvent {
+  ): StreamEvent<ChatCompletionChunk> {
     const chunk: ChatCompletionChunk = {
       ...this.#base(),
       choices: [{ index, delta, logprobs, finish_reason: finishReason }],
     };
     return { data: chunk };
+  }
+
+  /** The finishing chunk of one choice, with the stop sequence it matched when known (wire.ts, `stop_reason`). */
+  finish(
+    index: number,
+    finishReason: ChatFinishReason,
+    stopSequence?: string,
+  ): StreamEvent<ChatCompletionChunk> {
+    const event = this.chunk(index, {}, finishReason);
+    if (stopSequence !== undefined) event.data.choices[0].stop_reason = stopSequence;
+    return event;
   }
 
   /** The end of the stream: the usage chunk when asked for (and known), then `[DONE]`. */

@@ -5,7 +5,7 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { renderErrorBody, type UpstreamErrorMessages } from '../../errors/render-error.ts';
 import type { ClientFormat } from '../format.ts';
-import { isRecord, type Json, setModel } from '../json.ts';
+import { isRecord, type Json } from '../json.ts';
 import type { StreamEvent } from '../stream-event.ts';
 import { ChatCompletionAssembler } from './assembly.ts';
 import { chatCompletionsBody } from './body-schema.ts';
@@ -38,10 +38,6 @@ export const chatCompletionsFormat: ClientFormat = Object.freeze({
   createAssembler: () => new ChatCompletionAssembler(),
   replay: replayChatCompletion,
   /** Every chunk carries the answer's top-level `model`. */
-  eventWithPublicModel(event: StreamEvent, model: string): StreamEvent {
-    setModel(event.data, model);
-    return event;
-  },
   streamedText,
   /** An `error` object in a data event. */
   errorEvent(error: GatewayError, messages: UpstreamErrorMessages = 'generic'): StreamEvent {

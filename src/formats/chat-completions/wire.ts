@@ -175,6 +175,8 @@ export interface ChatCompletion {
     };
     logprobs: ChatLogprobs | null;
     finish_reason: ChatFinishReason;
+    /** The stop sequence that ended the answer, when the upstream said which (vLLM's field: see stopReasonField). */
+    stop_reason?: string;
   }>;
   usage: ChatUsage;
 }
@@ -203,6 +205,7 @@ export interface ChatCompletionChunk {
     };
     logprobs: ChatLogprobs | null;
     finish_reason: ChatFinishReason | null;
+    stop_reason?: string;
   }>;
   usage?: ChatUsage | null;
 }
@@ -226,6 +229,24 @@ const reasoningFields = {
   reasoning_content: z.string().nullish(),
   reasoning: z.unknown().optional(),
 };
+
+/**
+ * vLLM's `stop_reason` beside `finish_reason: "stop"`: the stop string that ended the answer (a
+ * token id, or null for the end of the text, otherwise). Not OpenAI's; the gateway writes it where
+ * an upstream of its own says which stop sequence matched (Bedrock's Converse), so that a Messages
+ * client gets `stop_sequence` back.
+ */
+const stopReasonField = { stop_reason: z.union([z.string(), z.number()]).nullish() };
+
+/** The stop sequence of `requested` that ended a choice, when the upstream said which. */
+export function matchedStopString(
+  choice: { finish_reason?: string | null; stop_reason?: string | number | null },
+  requested: readonly string[] | undefined,
+): string | undefined {
+  const named = choice.stop_reason;
+  if (choice.finish_reason !== 'stop' || typeof named !== 'string') return undefined;
+  return requested?.includes(named) ? named : undefined;
+}
 
 /** The reasoning text of an upstream message or delta, whichever field carries it. */
 export function upstreamReasoningText(message: {
@@ -258,6 +279,7 @@ export const chatCompletionSchema = z.looseObject({
         ...reasoningFields,
       }),
       finish_reason: z.string().nullable(),
+      ...stopReasonField,
     }),
   ),
   usage: usageSchema.nullish(),
@@ -287,8 +309,12 @@ export const chatCompletionChunkSchema = z.looseObject({
         ...reasoningFields,
       }),
       finish_reason: z.string().nullish(),
+      ...stopReasonField,
     }),
   ),
   usage: usageSchema.nullish(),
 });
 export type UpstreamChatCompletionChunk = z.infer<typeof chatCompletionChunkSchema>;
+
+/** The data of one Chat Completions stream event: a chunk, or the `[DONE]` that ends the stream. */
+export type ChatStreamData = UpstreamChatCompletionChunk | '[DONE]';

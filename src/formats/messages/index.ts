@@ -5,7 +5,7 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { renderErrorBody, type UpstreamErrorMessages } from '../../errors/render-error.ts';
 import type { ClientFormat } from '../format.ts';
-import { isRecord, type Json, setModel } from '../json.ts';
+import { isRecord, type Json } from '../json.ts';
 import type { StreamEvent } from '../stream-event.ts';
 import { MessageAssembler } from './assembly.ts';
 import { messagesBody } from './body-schema.ts';
@@ -30,11 +30,6 @@ export const messagesFormat: ClientFormat = Object.freeze({
   createAssembler: () => new MessageAssembler(),
   replay: (answer: unknown) => replayMessage(answer),
   /** The model is in `message_start`'s `message`. */
-  eventWithPublicModel(event: StreamEvent, model: string): StreamEvent {
-    const data = event.data;
-    if (isRecord(data) && data.type === 'message_start') setModel(data.message, model);
-    return event;
-  },
   streamedText,
   /** An `error` event. */
   errorEvent(error: GatewayError, messages: UpstreamErrorMessages = 'generic'): StreamEvent {

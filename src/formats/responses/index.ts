@@ -10,7 +10,7 @@ import {
   type UpstreamErrorMessages,
 } from '../../errors/render-error.ts';
 import type { ClientFormat } from '../format.ts';
-import { isRecord, type Json, setModel } from '../json.ts';
+import type { Json } from '../json.ts';
 import type { StreamEvent } from '../stream-event.ts';
 import { ResponseAssembler } from './assembly.ts';
 import { responsesBody } from './body-schema.ts';
@@ -32,13 +32,6 @@ export const responsesFormat: ClientFormat = Object.freeze({
   createAssembler: () => new ResponseAssembler(),
   replay: (answer: unknown) => replayResponse(answer),
   /** The `response.*` events (`response.created`, `.in_progress`, `.completed`, ...) carry it in `response`. */
-  eventWithPublicModel(event: StreamEvent, model: string): StreamEvent {
-    const data = event.data;
-    if (isRecord(data) && typeof data.type === 'string' && data.type.startsWith('response.')) {
-      setModel(data.response, model);
-    }
-    return event;
-  },
   streamedText,
   /**
    * `response.failed`, the event the API ends a failed response with, its response `failed` with

@@ -95,7 +95,7 @@ describe('anthropic messages: request and response', () => {
 
 describe('anthropic messages: stream decoder', () => {
   test('passes every event on under its type, usage from message_start and message_delta', () => {
-    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
+    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic', 'public-claude'));
     const events = decodeAll(decoder, recorded);
     assert.deepEqual(
       events.slice(0, 3).map((e) => e.event),
@@ -110,7 +110,7 @@ describe('anthropic messages: stream decoder', () => {
   });
 
   test('a stream that ends before message_stop fails in finish()', () => {
-    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
+    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic', 'public-claude'));
     decoder.push(recorded.subarray(0, recorded.indexOf('event: message_stop')));
     assert.throws(
       () => decoder.finish(),
@@ -119,7 +119,7 @@ describe('anthropic messages: stream decoder', () => {
   });
 
   test('an error event is raised, classified, without provider wording in public', () => {
-    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
+    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic', 'public-claude'));
     decoder.push(recorded.subarray(0, recorded.indexOf('event: content_block_stop')));
     const error = Buffer.from(
       'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
@@ -136,18 +136,21 @@ describe('anthropic messages: stream decoder', () => {
   });
 
   test('unknown event types pass through untouched', () => {
-    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
+    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic', 'public-claude'));
     const events = decoder.push(Buffer.from('event: future_event\ndata: {"type":"future_event","x":1}\n\n'));
     assert.deepEqual(events, [{ event: 'future_event', data: { type: 'future_event', x: 1 } }]);
   });
 
   test('property: any split of the recorded stream decodes to the same events', () => {
-    const whole = decodeAll(new AnthropicStreamDecoder('anthropic'), recorded);
+    const whole = decodeAll(new AnthropicStreamDecoder('anthropic', 'public-claude'), recorded);
     fc.assert(
       fc.property(
         fc.uniqueArray(fc.integer({ min: 1, max: recorded.length - 1 }), { maxLength: 40 }),
         (cuts) => {
-          assert.deepEqual(decodeAll(new AnthropicStreamDecoder('anthropic'), recorded, cuts), whole);
+          assert.deepEqual(
+            decodeAll(new AnthropicStreamDecoder('anthropic', 'public-claude'), recorded, cuts),
+            whole,
+          );
         },
       ),
     );

@@ -8,11 +8,12 @@ import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type { OperationAdapter } from '../types.ts';
 import { anthropicHeaders, anthropicMessagesUrl } from './anthropic-endpoint.ts';
 import { AnthropicStreamDecoder } from './anthropic-stream-decoder.ts';
+import { withClaudeSchemas } from './claude-body-schemas.ts';
 
-/** `POST /v1/messages`: the client's body with the upstream model. */
+/** `POST /v1/messages`: the client's body with the upstream model, its schemas as Claude takes them. */
 export const anthropicMessagesAdapter: OperationAdapter<AnthropicMessagesRequest, AnthropicMessage> = {
   buildRequest({ target, body, stream, clientHeaders }) {
-    const upstream: Record<string, unknown> = { ...body, model: target.upstreamModel };
+    const upstream: Record<string, unknown> = { ...withClaudeSchemas(body), model: target.upstreamModel };
     if (stream) upstream.stream = true;
     return {
       url: anthropicMessagesUrl(target),
@@ -31,5 +32,5 @@ export const anthropicMessagesAdapter: OperationAdapter<AnthropicMessagesRequest
     return body as AnthropicMessage;
   },
   usageOf: (answer) => usageFromAnthropic(answer.usage),
-  createStreamDecoder: (target) => new AnthropicStreamDecoder(target.provider),
+  createStreamDecoder: (target, { publicModel }) => new AnthropicStreamDecoder(target.provider, publicModel),
 };

@@ -10,9 +10,9 @@ import { ClaudeStreamEvents } from './claude-stream-events.ts';
 export class AnthropicStreamDecoder extends SseStreamDecoder {
   readonly #events: ClaudeStreamEvents;
 
-  constructor(provider: string) {
+  constructor(provider: string, publicModel: string) {
     super(provider, 'message_stop');
-    this.#events = new ClaudeStreamEvents(provider);
+    this.#events = new ClaudeStreamEvents(provider, publicModel);
   }
 
   override usage(): Usage | null {

@@ -5,10 +5,12 @@
  * `anthropic_version` in the body, and on Bedrock the betas in the body as `anthropic_beta`.
  * Everything else (`thinking` with its exact budget, signed and redacted thinking blocks,
  * `cache_control`, `stop_sequences`, `context_management`, tools) is the client's, as sent, but
- * for the first-party attribution line Claude Code opens its system prompt with
+ * for JSON Schemas beyond Claude's structured outputs (claude-body-schemas.ts) and for the
+ * first-party attribution line Claude Code opens its system prompt with
  * (`x-anthropic-billing-header: cc_version=...`), which Bedrock refuses as a reserved keyword and
  * which means nothing off Anthropic's own API.
  */
+import { withClaudeSchemas } from './claude-body-schemas.ts';
 
 const BILLING_HEADER = 'x-anthropic-billing-header:';
 
@@ -28,7 +30,7 @@ export function claudePlatformBody(
   betas: readonly string[],
   stream: boolean,
 ): Record<string, unknown> {
-  const { model: _model, stream: _stream, anthropic_version: _version, ...rest } = body;
+  const { model: _model, stream: _stream, anthropic_version: _version, ...rest } = withClaudeSchemas(body);
   const out: Record<string, unknown> = { anthropic_version: platform.anthropicVersion, ...rest };
   if (Array.isArray(rest.system)) out.system = rest.system.filter((block) => !isBillingHeader(block));
   if (platform.betasInBody && betas.length > 0) out.anthropic_beta = [...betas];

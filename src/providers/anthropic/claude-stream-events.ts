@@ -5,6 +5,7 @@
  * with message_delta; message_stop ends the stream; an `error` event is raised as a GatewayError
  * so that the provider's wording never reaches the client. Unknown event types pass untouched.
  */
+import { isRecord, type Json, setModel } from '../../formats/json.ts';
 import { type AnthropicUsageCounts, usageFromAnthropic } from '../../formats/messages/usage.ts';
 import { anthropicStreamEventSchema } from '../../formats/messages/wire.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
@@ -24,11 +25,14 @@ const KNOWN_EVENTS: ReadonlySet<string> = new Set([
 
 export class ClaudeStreamEvents {
   readonly #provider: string;
+  readonly #publicModel: string;
   #counts: AnthropicUsageCounts | null = null;
   #ended = false;
 
-  constructor(provider: string) {
+  /** `publicModel`: the model message_start names (StreamDecoderCall.publicModel). */
+  constructor(provider: string, publicModel: string) {
     this.#provider = provider;
+    this.#publicModel = publicModel;
   }
 
   /** True once message_stop was read. */
@@ -40,11 +44,15 @@ export class ClaudeStreamEvents {
     return this.#counts === null ? null : usageFromAnthropic(this.#counts);
   }
 
-  /** Reads one event's data and returns its type; throws on an `error` event or a malformed one. */
+  /**
+   * Reads one event's data and returns its type; throws on an `error` event or a malformed one.
+   * message_start is left naming the public model.
+   */
   read(data: unknown): string {
-    const type = typeof data === 'object' && data !== null && 'type' in data ? data.type : undefined;
+    const type = isRecord(data) ? data.type : undefined;
     if (typeof type !== 'string') throw malformedAnswerError(this.#provider, 'stream event', { data });
     if (KNOWN_EVENTS.has(type)) this.#observe(data);
+    if (type === 'message_start') setModel((data as Json).message, this.#publicModel);
     return type;
   }
 

@@ -6,6 +6,7 @@
  */
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
+import { stopSequences } from '../shared/chat-parameter-map.ts';
 import { JSON_RESPONSE_TOOL, usesJsonResponseTool } from './bedrock-output-format.ts';
 import { toolCallsForbidden } from './bedrock-tool-config.ts';
 
@@ -13,6 +14,8 @@ export interface BedrockAnswerMode {
   callsForbidden: boolean;
   jsonTool: boolean;
   singleToolCall?: boolean;
+  /** The request's stop sequences, for the one an answer matched (bedrock-stop-sequence.ts). */
+  stopSequences?: readonly string[];
 }
 
 export function bedrockAnswerMode(body: ChatCompletionRequest | undefined): BedrockAnswerMode {
@@ -21,6 +24,7 @@ export function bedrockAnswerMode(body: ChatCompletionRequest | undefined): Bedr
     callsForbidden: toolCallsForbidden(body),
     jsonTool: usesJsonResponseTool(body),
     singleToolCall: body.parallel_tool_calls === false,
+    stopSequences: body.stop == null ? [] : (stopSequences(body.stop) as string[]),
   };
 }
 

@@ -2,6 +2,7 @@ import { buildChatCompletion, chatChoice } from '../../formats/chat-completions/
 import type { ChatCompletionIdentity } from '../../formats/chat-completions/identity.ts';
 import type { ChatCompletion, ChatThinkingBlock, ChatToolCall } from '../../formats/chat-completions/wire.ts';
 import { type BedrockAnswerMode, toolUseRole } from './bedrock-answer-mode.ts';
+import { matchedStopSequence } from './bedrock-stop-sequence.ts';
 import { toChatUsage } from './bedrock-usage.ts';
 import type { BedrockConverseResponse } from './bedrock-wire-types.ts';
 import { mapBedrockStopReason } from './map-bedrock-stop-reason.ts';
@@ -12,7 +13,8 @@ const PLAIN: BedrockAnswerMode = { callsForbidden: false, jsonTool: false };
  * A Converse answer as a `chat.completion` (one choice: Converse has no candidate count).
  * `reasoningContent` text becomes `reasoning_content`, and every reasoning block is kept whole in
  * `thinking_blocks` (LiteLLM's field) for the client to send back: Claude wants its signed thinking
- * again on the next turn of a tool loop (see convert-to-bedrock-messages.ts).
+ * again on the next turn of a tool loop (see convert-to-bedrock-messages.ts). The stop sequence that
+ * ended the answer, when known, is the choice's `stop_reason` (bedrock-stop-sequence.ts).
  */
 export function toChatCompletion(
   response: BedrockConverseResponse,
@@ -54,9 +56,14 @@ export function toChatCompletion(
     // Citations and other blocks have no Chat Completions field.
   }
   const finishReason = json ? 'stop' : mapBedrockStopReason(response.stopReason);
+  const stopSequence = matchedStopSequence(
+    response.stopReason,
+    response.additionalModelResponseFields,
+    mode.stopSequences ?? [],
+  );
   return buildChatCompletion(
     identity,
-    [chatChoice(0, text, toolCalls, finishReason, { reasoning, thinkingBlocks })],
+    [chatChoice(0, text, toolCalls, finishReason, { reasoning, thinkingBlocks, stopSequence })],
     toChatUsage(response.usage ?? { inputTokens: 0, outputTokens: 0 }),
   );
 }

@@ -16,7 +16,12 @@ const INVOCATION_METRICS = 'amazon-bedrock-invocationMetrics';
 export class BedrockClaudeStreamDecoder implements ByteStreamDecoder {
   readonly framing = 'bytes';
   readonly #frames = new BedrockEventFrames();
-  readonly #events = new ClaudeStreamEvents(PROVIDER);
+  readonly #events: ClaudeStreamEvents;
+
+  /** `publicModel`: the model message_start names (StreamDecoderCall.publicModel). */
+  constructor(publicModel: string) {
+    this.#events = new ClaudeStreamEvents(PROVIDER, publicModel);
+  }
 
   push(chunk: Uint8Array): StreamEvent[] {
     const out: StreamEvent[] = [];

@@ -49,6 +49,6 @@ export function bedrockClaudeOperation(
     },
     parseResponse: anthropicMessagesAdapter.parseResponse,
     usageOf: anthropicMessagesAdapter.usageOf,
-    createStreamDecoder: () => new BedrockClaudeStreamDecoder(),
+    createStreamDecoder: (_target, { publicModel }) => new BedrockClaudeStreamDecoder(publicModel),
   };
 }

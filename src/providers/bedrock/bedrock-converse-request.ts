@@ -2,6 +2,7 @@ import type { ChatCompletionRequest } from '../../formats/chat-completions/wire.
 import { unsupportedParameter } from '../shared/unsupported-parameter.ts';
 import { mapInferenceConfig } from './bedrock-chat-parameters.ts';
 import { withResponseFormat } from './bedrock-output-format.ts';
+import { withStopSequenceField } from './bedrock-stop-sequence.ts';
 import { bedrockThinking } from './bedrock-thinking.ts';
 import { convertToBedrockToolConfig, isClaudeModel } from './bedrock-tool-config.ts';
 import type { BedrockConverseRequest } from './bedrock-wire-types.ts';
@@ -29,11 +30,14 @@ export function toConverseRequest(body: ChatCompletionRequest): BedrockConverseR
     ...topK(body, thinking !== undefined),
     ...(thinking ? { thinking } : {}),
   };
-  return withResponseFormat(body, {
-    messages,
-    ...(system.length > 0 ? { system } : {}),
-    ...(Object.keys(inferenceConfig).length > 0 ? { inferenceConfig } : {}),
-    ...(toolConfig ? { toolConfig } : {}),
-    ...(Object.keys(additional).length > 0 ? { additionalModelRequestFields: additional } : {}),
-  });
+  return withResponseFormat(
+    body,
+    withStopSequenceField({
+      messages,
+      ...(system.length > 0 ? { system } : {}),
+      ...(Object.keys(inferenceConfig).length > 0 ? { inferenceConfig } : {}),
+      ...(toolConfig ? { toolConfig } : {}),
+      ...(Object.keys(additional).length > 0 ? { additionalModelRequestFields: additional } : {}),
+    }),
+  );
 }

@@ -57,9 +57,9 @@ function chatOperation(now: () => Date): OperationAdapter<ChatCompletionRequest,
       );
     },
     usageOf: (answer) => normaliseChatUsage(answer.usage),
-    createStreamDecoder: (target, body) =>
+    createStreamDecoder: (_target, { body, publicModel }) =>
       new BedrockStreamDecoder({
-        ...newChatCompletionIdentity(target.upstreamModel, now()),
+        ...newChatCompletionIdentity(publicModel, now()),
         includeUsage: body?.stream_options?.include_usage === true,
         mode: bedrockAnswerMode(body),
       }),

@@ -5,7 +5,7 @@
  * `exception` messages (`:exception-type`) and `error` messages (`:error-code`) end the stream with a
  * classified GatewayError. Reasoning deltas stream as `reasoning_content`; the request's answer
  * mode (see bedrock-answer-mode.ts) turns the JSON tool's input into content and a forbidden call
- * into an error.
+ * into an error; messageStop's matched stop sequence goes out as the finish chunk's `stop_reason`.
  */
 import { ChatChunkWriter, type ChatChunkWriterOptions } from '../../formats/chat-completions/chunk-writer.ts';
 import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
@@ -14,6 +14,7 @@ import { malformedAnswerError, truncatedStreamError } from '../shared/upstream-e
 import type { ByteStreamDecoder, StreamEvent, Usage } from '../types.ts';
 import { type BedrockAnswerMode, toolUseRole } from './bedrock-answer-mode.ts';
 import { BedrockEventFrames } from './bedrock-event-frames.ts';
+import { matchedStopSequence } from './bedrock-stop-sequence.ts';
 import { toChatUsage } from './bedrock-usage.ts';
 import {
   type BedrockStreamEvent,
@@ -83,9 +84,12 @@ export class BedrockStreamDecoder implements ByteStreamDecoder {
       case 'contentBlockStop':
         return [];
       case 'messageStop': {
-        const mapped = mapBedrockStopReason(this.#parse('messageStop', payload).stopReason);
+        const { stopReason, additionalModelResponseFields } = this.#parse('messageStop', payload);
+        const mapped = mapBedrockStopReason(stopReason);
         this.#finishReason = mapped === 'tool_calls' && this.#jsonBlocks.size > 0 ? 'stop' : mapped;
-        return [this.#chunks.chunk(0, {}, this.#finishReason)];
+        const requested = this.#mode.stopSequences ?? [];
+        const matched = matchedStopSequence(stopReason, additionalModelResponseFields, requested);
+        return [this.#chunks.finish(0, this.#finishReason, matched)];
       }
       case 'metadata': {
         const { usage } = this.#parse('metadata', payload);

@@ -75,6 +75,12 @@ export interface BedrockConverseRequest {
   toolConfig?: BedrockToolConfig;
   /** Fields of the model's native request Converse has no member for (Claude: `thinking`, `tool_choice`). */
   additionalModelRequestFields?: Record<string, unknown>;
+  /**
+   * JSON Pointers to fields of the model's native answer Converse has no member for, returned in
+   * `additionalModelResponseFields` (a path the model's answer lacks is ignored): `/stop_sequence`,
+   * Claude's matched stop sequence.
+   */
+  additionalModelResponseFieldPaths?: string[];
   outputConfig?: BedrockOutputConfig;
 }
 
@@ -117,6 +123,7 @@ export const bedrockConverseResponseSchema = z
     }),
     stopReason: z.string(),
     usage: bedrockTokenUsageSchema.optional(),
+    additionalModelResponseFields: z.record(z.string(), z.unknown()).nullish(),
   })
   .loose();
 export type BedrockConverseResponse = z.infer<typeof bedrockConverseResponseSchema>;
@@ -152,7 +159,12 @@ export const bedrockStreamEventSchemas = {
     })
     .loose(),
   contentBlockStop: z.object({ contentBlockIndex: z.number().int() }).loose(),
-  messageStop: z.object({ stopReason: z.string() }).loose(),
+  messageStop: z
+    .object({
+      stopReason: z.string(),
+      additionalModelResponseFields: z.record(z.string(), z.unknown()).nullish(),
+    })
+    .loose(),
   metadata: z.object({ usage: bedrockTokenUsageSchema.optional() }).loose(),
 } as const;
 export type BedrockStreamEventType = keyof typeof bedrockStreamEventSchemas;

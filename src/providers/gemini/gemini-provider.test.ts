@@ -56,7 +56,10 @@ async function streamEvents(requestBody: ChatCompletionRequest): Promise<StreamE
   );
   assert.equal(response.status, 200);
   assert.equal(response.headers['content-type'], 'text/event-stream');
-  return decodeBody(chat.createStreamDecoder!(deployment, requestBody), response.body);
+  return decodeBody(
+    chat.createStreamDecoder!(deployment, { body: requestBody, publicModel: 'public-model' }),
+    response.body,
+  );
 }
 
 interface ChunkLike {

@@ -65,9 +65,9 @@ export function generateContentChatOperation(
       );
     },
     usageOf: (answer) => normaliseChatUsage(answer.usage),
-    createStreamDecoder: (target, body) =>
+    createStreamDecoder: (_target, { body, publicModel }) =>
       new GeminiStreamDecoder({
-        ...newChatCompletionIdentity(target.upstreamModel, now()),
+        ...newChatCompletionIdentity(publicModel, now()),
         includeUsage: body?.stream_options?.include_usage === true,
         singleToolCall: body?.parallel_tool_calls === false,
       }),

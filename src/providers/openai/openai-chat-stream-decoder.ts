@@ -7,12 +7,14 @@ import { SSE_DONE } from '../../formats/sse.ts';
 import { sseJson } from '../shared/sse-json.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
-import type { SseMessage, StreamEvent, Usage } from '../types.ts';
+import type { ContentFilterHit, SseMessage, StreamEvent, Usage } from '../types.ts';
 import { classifyOpenAIStreamError } from './openai-error.ts';
 import { readOpenAIError } from './openai-error-wire.ts';
 
 export interface ChatStreamDecoderOptions {
   provider: string;
+  /** The model every chunk names (StreamDecoderCall.publicModel). */
+  publicModel: string;
   /** Whether the client asked for the usage chunk (`stream_options.include_usage`). */
   includeUsage: boolean;
   /**
@@ -22,8 +24,13 @@ export interface ChatStreamDecoderOptions {
   normaliseChunk?: ChatChunkNormaliser;
 }
 
-/** Turns an upstream chunk into a Chat chunk, or null when it carries nothing for the client. */
-export type ChatChunkNormaliser = (data: unknown) => unknown;
+/** A provider's own chunks made Chat chunks (Azure's: azure-stream-annotations.ts). */
+export interface ChatChunkNormaliser {
+  /** Turns an upstream chunk into a Chat chunk, or null when it carries nothing for the client. */
+  normalise(data: unknown): unknown;
+  /** What the provider's content filter withheld so far (StreamDecoder.contentFilter). */
+  contentFilter?(): readonly ContentFilterHit[] | null;
+}
 
 /**
  * Chat Completions SSE (API reference, "The chat completion chunk object"): `data:` lines of
@@ -34,16 +41,22 @@ export type ChatChunkNormaliser = (data: unknown) => unknown;
 export class OpenAIChatStreamDecoder extends SseStreamDecoder {
   readonly #includeUsage: boolean;
   readonly #normalise: ChatChunkNormaliser | undefined;
+  readonly #publicModel: string;
   #usage: Usage | null = null;
 
   constructor(options: ChatStreamDecoderOptions) {
     super(options.provider, 'data: [DONE]');
     this.#includeUsage = options.includeUsage;
     this.#normalise = options.normaliseChunk;
+    this.#publicModel = options.publicModel;
   }
 
   override usage(): Usage | null {
     return this.#usage;
+  }
+
+  contentFilter(): readonly ContentFilterHit[] | null {
+    return this.#normalise?.contentFilter?.() ?? null;
   }
 
   protected override decode(message: SseMessage): StreamEvent[] {
@@ -56,7 +69,7 @@ export class OpenAIChatStreamDecoder extends SseStreamDecoder {
   }
 
   #chunk(received: unknown): StreamEvent | null {
-    const data = this.#normalise === undefined ? received : this.#normalise(received);
+    const data = this.#normalise === undefined ? received : this.#normalise.normalise(received);
     if (data === null) return null;
     // OpenAI sends {"error": {...}}; vLLM sends {"object": "error", "message": ...}.
     if (
@@ -74,6 +87,7 @@ export class OpenAIChatStreamDecoder extends SseStreamDecoder {
       throw malformedAnswerError(this.provider, 'chat.completion.chunk', parsed.error.issues);
     // Forward what the upstream sent (validated), not zod's copy, so field order is kept.
     const chunk = data as UpstreamChatCompletionChunk;
+    chunk.model = this.#publicModel;
     if (parsed.data.usage != null) this.#usage = usageFromChat(parsed.data.usage);
     if (this.#includeUsage) return { data: chunk };
     if (chunk.choices.length === 0 && chunk.usage != null) return null;

@@ -99,9 +99,8 @@ describe('openai chat.completions: stream decoder', () => {
   test('a client that asked for usage gets every chunk, the usage chunk and [DONE]', () => {
     const decoder = eventReaderOf(
       chat.createStreamDecoder!(target, {
-        ...body,
-        stream: true,
-        stream_options: { include_usage: true },
+        body: { ...body, stream: true, stream_options: { include_usage: true } },
+        publicModel: 'public-gpt',
       }),
     );
     const events = decodeAll(decoder, toolCallsStream);
@@ -114,7 +113,9 @@ describe('openai chat.completions: stream decoder', () => {
   });
 
   test('a client that did not ask gets no usage chunk and no usage field, yet usage is known', () => {
-    const decoder = eventReaderOf(chat.createStreamDecoder!(target, { ...body, stream: true }));
+    const decoder = eventReaderOf(
+      chat.createStreamDecoder!(target, { body: { ...body, stream: true }, publicModel: 'public-gpt' }),
+    );
     const events = decodeAll(decoder, toolCallsStream);
     assert.equal(events.length, 12);
     for (const event of events.slice(0, -1)) assert.equal('usage' in (event.data as object), false);
@@ -123,7 +124,7 @@ describe('openai chat.completions: stream decoder', () => {
 
   test('tool-call deltas pass through in order', () => {
     const events = decodeAll(
-      new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: false }),
+      new OpenAIChatStreamDecoder({ provider: 'openai', publicModel: 'public-gpt', includeUsage: false }),
       toolCallsStream,
     );
     const args = events
@@ -147,7 +148,9 @@ describe('openai chat.completions: stream decoder', () => {
 
   test('a stream that ends without [DONE] fails in finish()', () => {
     const cut = toolCallsStream.subarray(0, toolCallsStream.indexOf('data: [DONE]'));
-    const decoder = eventReaderOf(new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: true }));
+    const decoder = eventReaderOf(
+      new OpenAIChatStreamDecoder({ provider: 'openai', publicModel: 'public-gpt', includeUsage: true }),
+    );
     decoder.push(cut);
     assert.throws(
       () => decoder.finish(),
@@ -156,7 +159,9 @@ describe('openai chat.completions: stream decoder', () => {
   });
 
   test('an error object inside the stream is raised as a classified GatewayError without provider wording', () => {
-    const decoder = eventReaderOf(new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: false }));
+    const decoder = eventReaderOf(
+      new OpenAIChatStreamDecoder({ provider: 'openai', publicModel: 'public-gpt', includeUsage: false }),
+    );
     const bytes = Buffer.from(
       'data: {"error":{"message":"The server had an error","type":"server_error","code":null}}\n\n',
     );
@@ -172,7 +177,11 @@ describe('openai chat.completions: stream decoder', () => {
 
   test("vLLM's flat error object mid-stream is classified too", () => {
     const decoder = eventReaderOf(
-      new OpenAIChatStreamDecoder({ provider: 'openai-compatible', includeUsage: false }),
+      new OpenAIChatStreamDecoder({
+        provider: 'openai-compatible',
+        publicModel: 'public-gpt',
+        includeUsage: false,
+      }),
     );
     const bytes = Buffer.from(
       'data: {"object":"error","message":"This model\'s maximum context length is 4096 tokens.","type":"BadRequestError","param":null,"code":400}\n\n',
@@ -184,14 +193,16 @@ describe('openai chat.completions: stream decoder', () => {
   });
 
   test('a chunk that is not JSON is a malformed upstream answer', () => {
-    const decoder = eventReaderOf(new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: false }));
+    const decoder = eventReaderOf(
+      new OpenAIChatStreamDecoder({ provider: 'openai', publicModel: 'public-gpt', includeUsage: false }),
+    );
     assert.throws(() => decoder.push(Buffer.from('data: {not json\n\n')), GatewayError);
   });
 
   test('property: any split of a recorded stream decodes to the same events', () => {
     for (const recorded of [toolCallsStream, textStream]) {
       const whole = decodeAll(
-        new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: true }),
+        new OpenAIChatStreamDecoder({ provider: 'openai', publicModel: 'public-gpt', includeUsage: true }),
         recorded,
       );
       fc.assert(
@@ -199,7 +210,11 @@ describe('openai chat.completions: stream decoder', () => {
           fc.uniqueArray(fc.integer({ min: 1, max: recorded.length - 1 }), { maxLength: 40 }),
           (cuts) => {
             const decoder = eventReaderOf(
-              new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: true }),
+              new OpenAIChatStreamDecoder({
+                provider: 'openai',
+                publicModel: 'public-gpt',
+                includeUsage: true,
+              }),
             );
             assert.deepEqual(decodeAll(decoder, recorded, cuts), whole);
           },

@@ -1,6 +1,13 @@
 import type { z } from 'zod';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
-import type { DeploymentTarget, OperationAdapter, StreamDecoder, UpstreamRequest, Usage } from '../types.ts';
+import type {
+  DeploymentTarget,
+  OperationAdapter,
+  StreamDecoder,
+  StreamDecoderCall,
+  UpstreamRequest,
+  Usage,
+} from '../types.ts';
 import type { OpenAIEndpoint } from './openai-endpoint.ts';
 
 /** What distinguishes one JSON operation of the OpenAI family from another. */
@@ -9,9 +16,11 @@ export interface OpenAIJsonOperation<Body, Answer> {
   /** Validates a 2xx answer (loosely: unknown fields pass through). */
   answer: z.ZodType<Answer>;
   usageOf(answer: Answer): Usage | null;
+  /** Present for an upstream whose answers name what its content filter withheld (Azure). */
+  contentFilterOf?: OperationAdapter<Body, Answer>['contentFilterOf'];
   /** Upstream-only additions to the body, on a copy (e.g. chat's stream_options). */
   prepare?(body: Record<string, unknown>, stream: boolean, target: DeploymentTarget): Record<string, unknown>;
-  createStreamDecoder?(target: DeploymentTarget, body?: Body): StreamDecoder;
+  createStreamDecoder?(target: DeploymentTarget, call: StreamDecoderCall<Body>): StreamDecoder;
 }
 
 /**
@@ -47,5 +56,6 @@ export function openAIJsonAdapter<Body extends object, Answer>(
     usageOf: (answer) => operation.usageOf(answer),
   };
   if (operation.createStreamDecoder) adapter.createStreamDecoder = operation.createStreamDecoder;
+  if (operation.contentFilterOf) adapter.contentFilterOf = operation.contentFilterOf;
   return adapter;
 }

@@ -1,3 +1,4 @@
+import { isRecord, setModel } from '../../formats/json.ts';
 import { usageFromResponses } from '../../formats/responses/usage.ts';
 import { responsesStreamEventSchema } from '../../formats/responses/wire.ts';
 import { sseJson } from '../shared/sse-json.ts';
@@ -16,10 +17,13 @@ const FAILURE_EVENTS: ReadonlySet<string> = new Set(['response.failed', 'error']
  * the SSE event name. Usage is read from the terminal event's response.
  */
 export class OpenAIResponsesStreamDecoder extends SseStreamDecoder {
+  readonly #publicModel: string;
   #usage: Usage | null = null;
 
-  constructor(provider: string) {
+  /** `publicModel`: the model the events' responses name (StreamDecoderCall.publicModel). */
+  constructor(provider: string, publicModel: string) {
     super(provider, 'response.completed');
+    this.#publicModel = publicModel;
   }
 
   override usage(): Usage | null {
@@ -39,6 +43,7 @@ export class OpenAIResponsesStreamDecoder extends SseStreamDecoder {
       throw upstreamGatewayError(classifyOpenAIStreamError(code, text), { provider: this.provider });
     }
     if (TERMINAL_EVENTS.has(event.type)) this.end();
+    if (event.response !== undefined && isRecord(data)) setModel(data.response, this.#publicModel);
     return [{ event: event.type, data }];
   }
 }

@@ -79,7 +79,7 @@ describe('openai responses', () => {
   });
 
   test('the decoder passes each typed event on under its own name, usage from response.completed', () => {
-    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai'));
+    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai', 'public-gpt'));
     const events = decodeAll(decoder, recorded);
     assert.deepEqual(
       events.map((e) => e.event),
@@ -100,7 +100,7 @@ describe('openai responses', () => {
   });
 
   test('a stream that ends before response.completed fails in finish()', () => {
-    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai'));
+    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai', 'public-gpt'));
     decoder.push(recorded.subarray(0, recorded.indexOf('event: response.completed')));
     assert.throws(
       () => decoder.finish(),
@@ -109,7 +109,7 @@ describe('openai responses', () => {
   });
 
   test('response.incomplete is a normal end', () => {
-    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai'));
+    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai', 'public-gpt'));
     const response = JSON.parse(fixture('response.json').toString());
     decoder.push(
       Buffer.from(
@@ -129,7 +129,7 @@ describe('openai responses', () => {
         message: 'Your input exceeds the context window of this model.',
       },
     };
-    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai'));
+    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai', 'public-gpt'));
     assert.throws(
       () => decoder.push(Buffer.from(sse('response.failed', { response: failed, sequence_number: 3 }))),
       (e: unknown) => e instanceof GatewayError && e.code === 'context_length_exceeded',
@@ -137,7 +137,7 @@ describe('openai responses', () => {
   });
 
   test('an error event is raised as an upstream_error', () => {
-    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai'));
+    const decoder = eventReaderOf(new OpenAIResponsesStreamDecoder('openai', 'public-gpt'));
     assert.throws(
       () =>
         decoder.push(
@@ -150,12 +150,15 @@ describe('openai responses', () => {
   });
 
   test('property: any split of the recorded stream decodes to the same events', () => {
-    const whole = decodeAll(new OpenAIResponsesStreamDecoder('openai'), recorded);
+    const whole = decodeAll(new OpenAIResponsesStreamDecoder('openai', 'public-gpt'), recorded);
     fc.assert(
       fc.property(
         fc.uniqueArray(fc.integer({ min: 1, max: recorded.length - 1 }), { maxLength: 40 }),
         (cuts) => {
-          assert.deepEqual(decodeAll(new OpenAIResponsesStreamDecoder('openai'), recorded, cuts), whole);
+          assert.deepEqual(
+            decodeAll(new OpenAIResponsesStreamDecoder('openai', 'public-gpt'), recorded, cuts),
+            whole,
+          );
         },
       ),
     );

@@ -23,6 +23,7 @@ export function openAIResponsesAdapter(
     answer: responseObjectSchema,
     usageOf: (answer) => usageFromResponses(answer.usage),
     prepare: (body, _stream, target) => statelessResponsesBody(body, target),
-    createStreamDecoder: (target) => new OpenAIResponsesStreamDecoder(target.provider),
+    createStreamDecoder: (target, { publicModel }) =>
+      new OpenAIResponsesStreamDecoder(target.provider, publicModel),
   });
 }

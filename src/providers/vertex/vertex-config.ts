@@ -30,8 +30,15 @@ export function vertexCredentialSource({ hasApiKey }: CredentialFacts): Credenti
   return hasApiKey ? 'google-service-account' : 'google-default';
 }
 
-/** The model method's URL; `baseUrl` replaces the regional host (Private Service Connect, tests). */
-export function vertexModelUrl(target: DeploymentTarget, method: string): string {
+/**
+ * The model method's URL; `baseUrl` replaces the regional host (Private Service Connect, tests).
+ * `model` names another model of the deployment's publisher (Claude's `count-tokens`).
+ */
+export function vertexModelUrl(
+  target: DeploymentTarget,
+  method: string,
+  model = target.upstreamModel,
+): string {
   const { project, region } = vertexProviderOptionsSchema.parse(target.providerOptions);
   const host =
     target.baseUrl ??
@@ -39,9 +46,8 @@ export function vertexModelUrl(target: DeploymentTarget, method: string): string
       ? 'https://aiplatform.googleapis.com'
       : `https://${region}-aiplatform.googleapis.com`);
   const publisher = isVertexClaude(target.upstreamModel) ? 'anthropic' : 'google';
-  const model = encodeURIComponent(target.upstreamModel);
   return joinUrl(
     host,
-    `/v1/projects/${project}/locations/${region}/publishers/${publisher}/models/${model}:${method}`,
+    `/v1/projects/${project}/locations/${region}/publishers/${publisher}/models/${encodeURIComponent(model)}:${method}`,
   );
 }

@@ -1,6 +1,6 @@
 /**
  * Vertex AI (`vertex`): Gemini models through generateContent / streamGenerateContent, Claude
- * models through rawPredict / streamRawPredict, each with its native adapter's body and answers
+ * models through rawPredict / streamRawPredict (and their token count, vertex-count-tokens.ts), each with its native adapter's body and answers
  * (vertex-operations.ts), authenticated with an OAuth token from the deployment's service-account
  * key or the workload's default credentials (vertex-tokens.ts).
  */
@@ -11,6 +11,7 @@ import { classifyAnthropicError } from '../anthropic/anthropic-error.ts';
 import { classifyGeminiError } from '../gemini/gemini-error.ts';
 import type { ProviderAdapter } from '../types.ts';
 import { isVertexClaude, vertexCredentialSource, vertexProviderOptionsSchema } from './vertex-config.ts';
+import { vertexCountTokens } from './vertex-count-tokens.ts';
 import { vertexClaudeOperations, vertexGeminiOperations } from './vertex-operations.ts';
 import { VertexTokens } from './vertex-tokens.ts';
 
@@ -31,6 +32,7 @@ export function createVertexProvider(options: VertexProviderOptions = {}): Provi
     requiresBaseUrl: false,
     optionsSchema: vertexProviderOptionsSchema.strict(),
     credentialSource: vertexCredentialSource,
+    countTokens: vertexCountTokens,
     authorize: async (request, target) => ({
       ...request,
       headers: { ...request.headers, authorization: `Bearer ${await tokens.tokenFor(target)}` },

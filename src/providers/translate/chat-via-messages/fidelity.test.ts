@@ -293,7 +293,7 @@ describe("chat via messages: Claude's thinking reaches the Chat client", () => {
   });
 
   test('recorded thinking stream: reasoning_content deltas, then the signed block once, then text', () => {
-    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
+    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic', 'public-claude'));
     const stream = translator.createStreamTranslator({ ...base, stream: true });
     const bytes = fixture('messages-stream-thinking-signature.sse');
     const chunks = [...decoder.push(bytes), ...decoder.finish()].flatMap((e) => stream.push(e));

@@ -375,7 +375,7 @@ describe('chat via messages: stream', () => {
   });
 
   test('the recorded Anthropic stream rebuilds the tool arguments exactly', () => {
-    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic'));
+    const decoder = eventReaderOf(new AnthropicStreamDecoder('anthropic', 'public-claude'));
     const bytes = readFileSync(
       new URL('../../anthropic/fixtures/messages-stream-tool-use.sse', import.meta.url),
     );

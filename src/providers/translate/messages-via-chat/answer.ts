@@ -4,7 +4,7 @@ import {
 } from '../../../formats/chat-completions/wire.ts';
 import { malformedAnswerError } from '../../shared/upstream-error.ts';
 import { idSuffix } from '../shared/unsupported-parameter.ts';
-import { type AnthropicStopReason, stopReasonFromChat } from './finish-reason.ts';
+import { type AnthropicStopReason, anthropicStopOf } from './finish-reason.ts';
 import { type AnthropicUsageWire, anthropicUsageFromChat } from './usage.ts';
 
 export type AnthropicResponseBlock =
@@ -20,7 +20,7 @@ export interface TranslatedMessage {
   model: string;
   content: AnthropicResponseBlock[];
   stop_reason: AnthropicStopReason;
-  stop_sequence: null;
+  stop_sequence: string | null;
   usage: AnthropicUsageWire;
 }
 
@@ -31,10 +31,14 @@ export function messageIdFromChat(chatId: string): string {
 
 /**
  * Chat completion -> Anthropic message: the upstream's reasoning (`reasoning_content`, DeepSeek and
- * vLLM) as a thinking block, text, then tool_use blocks; refusals become text. The thinking block's
+ * vLLM) as a thinking block, text, then tool_use blocks; refusals become text; the stop sequence
+ * of `stopSequences` (the request's) that ended it, when the upstream said which. The thinking block's
  * signature is empty: no Claude signed it, and it is not sent back to a Chat upstream.
  */
-export function chatToMessagesResponse(answer: UpstreamChatCompletion): TranslatedMessage {
+export function chatToMessagesResponse(
+  answer: UpstreamChatCompletion,
+  stopSequences?: readonly string[],
+): TranslatedMessage {
   const choice = answer.choices[0];
   const content: AnthropicResponseBlock[] = [];
   const reasoning = choice === undefined ? '' : upstreamReasoningText(choice.message);
@@ -50,14 +54,14 @@ export function chatToMessagesResponse(answer: UpstreamChatCompletion): Translat
     });
   }
   const refused = choice?.message.refusal != null && choice.message.refusal !== '';
+  const stop = anthropicStopOf(choice ?? {}, stopSequences);
   return {
     id: messageIdFromChat(answer.id),
     type: 'message',
     role: 'assistant',
     model: answer.model,
     content,
-    stop_reason: refused ? 'refusal' : stopReasonFromChat(choice?.finish_reason),
-    stop_sequence: null,
+    ...(refused ? { stop_reason: 'refusal', stop_sequence: null } : stop),
     usage: anthropicUsageFromChat(answer.usage),
   };
 }

@@ -217,7 +217,11 @@ describe("messages via chat: an upstream's reasoning_content reaches the Anthrop
 
   test('recorded DeepSeek stream: a thinking block with thinking_delta events, then the text block', () => {
     const decoder = eventReaderOf(
-      new OpenAIChatStreamDecoder({ provider: 'openai-compatible', includeUsage: true }),
+      new OpenAIChatStreamDecoder({
+        provider: 'openai-compatible',
+        publicModel: 'public-gpt',
+        includeUsage: true,
+      }),
     );
     const translator = messagesViaChat.createStreamTranslator(base);
     const bytes = fixture('deepseek-reasoning-content-stream.sse');

@@ -1,4 +1,5 @@
 import {
+  type ChatStreamData,
   type UpstreamChatCompletionChunk,
   type UpstreamChatUsage,
   upstreamReasoningText,
@@ -10,7 +11,7 @@ import { truncatedStreamError } from '../../shared/upstream-error.ts';
 import type { StreamEvent } from '../../types.ts';
 import { ToolCallDeltas } from '../shared/tool-call-deltas.ts';
 import { messageIdFromChat } from './answer.ts';
-import { type AnthropicStopReason, stopReasonFromChat } from './finish-reason.ts';
+import { type AnthropicStop, anthropicStopOf } from './finish-reason.ts';
 import { anthropicUsageFromChat } from './usage.ts';
 
 type OpenBlock = { kind: 'text' | 'thinking' | 'tool'; index: number };
@@ -34,6 +35,7 @@ export class ChatToMessagesStream {
   /** `inputTokens`: the pipeline's estimate when it made one; otherwise it is made here. */
   constructor(request: AnthropicMessagesRequest, inputTokens?: number) {
     this.#inputEstimate = inputTokens ?? estimateInputTokens('messages', request);
+    this.#stopSequences = request.stop_sequences;
   }
 
   #started = false;
@@ -47,14 +49,15 @@ export class ChatToMessagesStream {
   });
   /** The gateway's estimate of the request's input tokens, for message_start. */
   readonly #inputEstimate: number;
-  #stopReason: AnthropicStopReason = 'end_turn';
+  readonly #stopSequences: readonly string[] | undefined;
+  #stop: AnthropicStop = { stop_reason: 'end_turn', stop_sequence: null };
   #refused = false;
   #usage: UpstreamChatUsage | null = null;
 
-  push(event: StreamEvent): StreamEvent[] {
+  push(event: StreamEvent<ChatStreamData>): StreamEvent[] {
     if (this.#finished) return [];
     if (event.data === SSE_DONE) return this.#end();
-    const chunk = event.data as UpstreamChatCompletionChunk;
+    const chunk = event.data;
     const out: StreamEvent[] = [];
     if (!this.#started) {
       this.#started = true;
@@ -72,7 +75,7 @@ export class ChatToMessagesStream {
       this.#streamed('text', delta.refusal, out);
     }
     for (const call of delta.tool_calls ?? []) this.#toolCalls.push(call, out);
-    if (choice.finish_reason != null) this.#stopReason = stopReasonFromChat(choice.finish_reason);
+    if (choice.finish_reason != null) this.#stop = anthropicStopOf(choice, this.#stopSequences);
     return out;
   }
 
@@ -125,7 +128,7 @@ export class ChatToMessagesStream {
     const usage = anthropicUsageFromChat(this.#usage);
     out.push(
       messagesStreamEvent('message_delta', {
-        delta: { stop_reason: this.#refused ? 'refusal' : this.#stopReason, stop_sequence: null },
+        delta: this.#refused ? { stop_reason: 'refusal', stop_sequence: null } : this.#stop,
         usage: {
           input_tokens: usage.input_tokens,
           output_tokens: usage.output_tokens,

@@ -406,7 +406,9 @@ describe('messages via chat: stream', () => {
   });
 
   test('the recorded parallel tool-call stream becomes two tool_use blocks with their whole JSON', () => {
-    const decoder = eventReaderOf(new OpenAIChatStreamDecoder({ provider: 'openai', includeUsage: true }));
+    const decoder = eventReaderOf(
+      new OpenAIChatStreamDecoder({ provider: 'openai', publicModel: 'public-gpt', includeUsage: true }),
+    );
     const bytes = readFileSync(new URL('../../openai/fixtures/chat-stream-tool-calls.sse', import.meta.url));
     const translator = messagesViaChat.createStreamTranslator(base);
     const out = [...decoder.push(bytes), ...decoder.finish()].flatMap((e) => translator.push(e));

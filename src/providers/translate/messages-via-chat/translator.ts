@@ -18,7 +18,8 @@ export const messagesViaChat: OperationTranslator<
   from: 'messages',
   to: 'chat.completions',
   request: messagesToChatRequest,
-  response: (answer: UpstreamChatCompletion) => chatToMessagesResponse(answer),
+  response: (answer: UpstreamChatCompletion, request: AnthropicMessagesRequest) =>
+    chatToMessagesResponse(answer, request.stop_sequences),
   createStreamTranslator: (request: AnthropicMessagesRequest, known?: StreamTranslatorContext) =>
     new ChatToMessagesStream(request, known?.inputTokens),
 });

@@ -36,7 +36,11 @@ describe('responses via chat: reasoning items', () => {
 
   test('recorded DeepSeek stream: reasoning summary events, then the message, in the final response too', () => {
     const decoder = eventReaderOf(
-      new OpenAIChatStreamDecoder({ provider: 'openai-compatible', includeUsage: true }),
+      new OpenAIChatStreamDecoder({
+        provider: 'openai-compatible',
+        publicModel: 'public-gpt',
+        includeUsage: true,
+      }),
     );
     const translator = responsesViaChat.createStreamTranslator({ ...base, stream: true });
     const bytes = fixture('deepseek-reasoning-content-stream.sse');
