@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { TokenEntry } from '../cache/cache-store.ts';
 import { MemoryCacheStore } from '../cache/memory-cache-store.ts';
 import { BudgetCounter } from './budget-counter.ts';
 import { LIMIT_KEYS } from './limit-keys.ts';
@@ -10,12 +11,16 @@ describe('BudgetCounter', () => {
   let stored: number;
   let pending: number;
   let counter: BudgetCounter;
+  let reservations: TokenEntry[];
+  let unsent: { costCents: number; calls: TokenEntry[] };
 
   beforeEach(() => {
     cache = new MemoryCacheStore();
     reads = 0;
     stored = 0;
     pending = 0;
+    reservations = [];
+    unsent = { costCents: 0, calls: [] };
     counter = new BudgetCounter({
       cache,
       readSpendCents: async () => {
@@ -24,6 +29,8 @@ describe('BudgetCounter', () => {
         return stored;
       },
       pendingSpendCents: () => pending,
+      inFlight: () => ({ reservations, unsent }),
+      leaseMs: 60_000,
     });
   });
   afterEach(() => cache.close());
@@ -41,6 +48,29 @@ describe('BudgetCounter', () => {
     stored = 0;
     await counter.seed('key_a');
     assert.equal(await cache.get(LIMIT_KEYS.budget('key_a')), '9');
+  });
+
+  it('a counter lost with calls in flight is rebuilt holding them, the unsent settlements left to add their cost', async () => {
+    stored = 10;
+    pending = 4; // 3 of it settled in a batch not yet sent
+    reservations = [{ id: 'flying', cost: 20 }];
+    unsent = { costCents: 3, calls: [{ id: 'landed', cost: 3 }] };
+    await counter.seed('key_a');
+    assert.equal(Number(await cache.get(LIMIT_KEYS.budget('key_a'))), 11);
+    const probe = await cache.admitCall({
+      id: 'probe',
+      windowMs: 60_000,
+      requests: null,
+      tokens: null,
+      budget: {
+        key: LIMIT_KEYS.budget('key_a'),
+        heldKey: LIMIT_KEYS.budgetHeld('key_a'),
+        limit: 100,
+        amount: 1,
+        leaseMs: 60_000,
+      },
+    });
+    assert.deepEqual(probe.budget, { status: 'admitted', spent: 11, held: 24 });
   });
 
   it('seeds again once the counter is gone', async () => {

@@ -1,6 +1,7 @@
-import type { CacheStore } from '../cache/cache-store.ts';
+import type { CacheStore, TokenEntry } from '../cache/cache-store.ts';
 import { exactCents } from './exact-cents.ts';
 import { LIMIT_KEYS, type LimitScope, type ScopeRef, scopeOf } from './limit-keys.ts';
+import type { UnsentSettlements } from './settlement-batcher.ts';
 
 /**
  * How long a spend counter lives in the cache store before it is seeded again from the database.
@@ -19,6 +20,13 @@ export interface BudgetCounterDeps {
   readSpendCents(scope: LimitScope, periodStartMs: number | null): Promise<number>;
   /** Spend of the scope in the window accepted by this process but not yet in the database. */
   pendingSpendCents: SpendSource;
+  /**
+   * This process's calls of the budget the store may have lost with it: the reservations of its
+   * calls in flight (ReservationLeases) and the settlements of counter `counterKey` not yet sent.
+   */
+  inFlight(scope: LimitScope, counterKey: string): { reservations: TokenEntry[]; unsent: UnsentSettlements };
+  /** The reservations' lease (ReservationLeases.leaseMs). */
+  leaseMs: number;
 }
 
 /**
@@ -26,7 +34,11 @@ export interface BudgetCounterDeps {
  * enforced from the cache store): settled spend, in cents. Calls reserve their worst-case cost
  * atomically with their other limits (CacheStore.admitCall) and settle their actual cost when
  * they end (settleCalls). A counter the cache store has lost (restart, flush, expiry), or the
- * first call of a new period, makes admitCall answer `missing`; it is seeded here from the database.
+ * first call of a new period, makes admitCall answer `missing`; it is rebuilt here. A store that
+ * lost the counter (FLUSHDB, a failover to an empty replica) lost the reservations of the calls in
+ * flight with it: the rebuild takes this process's again in the same script, or the calls
+ * admitted next would spend the budget a second time (issue 30 finding 8). Other replicas take
+ * theirs again at their next lease renewal (reservation-leases.ts; docs/operations.md).
  */
 export class BudgetCounter {
   readonly #deps: BudgetCounterDeps;
@@ -55,7 +67,17 @@ export class BudgetCounter {
     const pendingBefore = this.#deps.pendingSpendCents(scope, periodStartMs);
     const stored = await this.#deps.readSpendCents(scope, periodStartMs);
     const pending = Math.max(pendingBefore, this.#deps.pendingSpendCents(scope, periodStartMs));
+    // Read at the rebuild's sending, after every settlement sent before it (one connection, in
+    // order): one not yet sent adds its cost itself, so it is left out here and its call held.
+    const { reservations, unsent } = this.#deps.inFlight(scope, counter);
     // Another replica may seed first; then its value stands.
-    await this.#deps.cache.setIfAbsent(counter, String(exactCents(stored + pending)), BUDGET_COUNTER_TTL_MS);
+    await this.#deps.cache.rebuildBudget({
+      key: counter,
+      heldKey: LIMIT_KEYS.budgetHeld(scope),
+      spentCents: exactCents(Math.max(0, stored + pending - unsent.costCents)),
+      ttlMs: BUDGET_COUNTER_TTL_MS,
+      reservations: [...reservations, ...unsent.calls],
+      leaseMs: this.#deps.leaseMs,
+    });
   }
 }

@@ -73,12 +73,6 @@ export function createLimits(deps: LimitsDeps): Limits {
   const teamSpend = writer('teams');
   const pendingSpendCents = (scope: LimitScope, periodStartMs: number | null) =>
     (scope.kind === 'team' ? teamSpend : spend).pendingFor(scope.id, periodStartMs);
-  const budget = new BudgetCounter({
-    cache,
-    readSpendCents: (scope, periodStartMs) =>
-      withTimeout(readWindowSpendCents(db, scope, periodStartMs), deps.dependencyTimeoutMs, 'database'),
-    pendingSpendCents,
-  });
   const leases = new ReservationLeases({ cache });
   const thresholds = new BudgetThresholds({
     cache,
@@ -100,6 +94,17 @@ export function createLimits(deps: LimitsDeps): Limits {
       if (target.key.watch !== undefined) thresholds.check(target.key.watch);
       if (target.team?.watch !== undefined) thresholds.check(target.team.watch);
     },
+  });
+  const budget = new BudgetCounter({
+    cache,
+    readSpendCents: (scope, periodStartMs) =>
+      withTimeout(readWindowSpendCents(db, scope, periodStartMs), deps.dependencyTimeoutMs, 'database'),
+    pendingSpendCents,
+    inFlight: (scope, counterKey) => ({
+      reservations: leases.reservationsOf(scope),
+      unsent: observer.unsent(counterKey),
+    }),
+    leaseMs: leases.leaseMs,
   });
   spend.start();
   teamSpend.start();
