@@ -22,12 +22,12 @@ export { OUTPUT_RESERVATION_FLOOR_TOKENS } from './token-reservation.ts';
 
 export interface LimitsDeps {
   cache: CacheStore;
-  db: Db;
   /**
-   * Where spend batches are written: the background view, whose longer bound makes a batch that
-   * times out yet lands (and is then added again) a stall's event, not a busy pool's.
+   * Budget re-seeds and spend batches. A batch is applied once under its id (spend-writer.ts), so
+   * its statement is bounded as tightly as the request path's: spend held through a Postgres stall
+   * lands within about a second of its end, not after a 30 s statement bound (issue 30 finding 10).
    */
-  spendDb?: Db;
+  db: Db;
   /** The deployments by public model: the pools whose highest price a budget reservation uses. */
   directory: Pick<DeploymentDirectory, 'poolOf'>;
   /** Bound on the budget re-seed's database read (the dependency timeout). */
@@ -66,7 +66,7 @@ export function createLimits(deps: LimitsDeps): Limits {
   const model = deps.model ?? catalogCostModel;
   const writer = (table: SpendTable) =>
     new SpendWriter({
-      flush: spendFlushFor(deps.spendDb ?? db, table),
+      flush: spendFlushFor(db, table),
       intervalMs: deps.spendFlushIntervalMs,
     });
   const spend = writer('virtual_keys');
