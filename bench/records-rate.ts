@@ -66,6 +66,7 @@ function logRow(run: string, i: number): RequestLogRow {
     tags: tags(i),
     extensions: null,
     team_id: null,
+    content_filter: null,
   } as RequestLogRow;
 }
 
@@ -97,6 +98,7 @@ function operationRecord(run: string, i: number): OperationRecord {
     tags: tags(i),
     extensions: null,
     team_id: null,
+    content_filter: null,
   } as unknown as OperationRow;
   const attempt = {
     operation_id: id,

@@ -1,7 +1,7 @@
 import type { StreamEvent } from './stream-event.ts';
 
 /** The `[DONE]` sentinel OpenAI sends as the last data line of a stream. */
-export const SSE_DONE = '[DONE]';
+export const SSE_DONE = '[DONE]' as const;
 
 /** Serialises one event in an endpoint's format; `data` is JSON-encoded unless it is `[DONE]`. */
 export function formatSseEvent(event: StreamEvent): string {

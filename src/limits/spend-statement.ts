@@ -18,7 +18,7 @@ export function spendTableOf(scope: Pick<LimitScope, 'kind'>): SpendTable {
  * the same order; a row deleted meanwhile matches nothing and its delta is dropped.
  *
  * The batch is applied once whatever the number of tries: the statement claims `batchId` in
- * `spend_batches` (migration 0013) and adds nothing when another try already did, and prunes
+ * `spend_batches` (migration 0014) and adds nothing when another try already did, and prunes
  * claims older than an hour as it goes (a hundred at most, skipping rows another replica holds).
  *
  * The period's spend (migration 0009) follows the row's `period_start`: a delta of the same

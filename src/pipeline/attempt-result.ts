@@ -1,4 +1,4 @@
-import type { StreamEvent, Usage } from '../providers/types.ts';
+import type { ContentFilterHit, StreamEvent, Usage } from '../providers/types.ts';
 
 /**
  * A call's answer as the pipeline passes it on: from an upstream attempt (upstream/attempt.ts),
@@ -15,6 +15,8 @@ export type AttemptResult =
        */
       json?: string;
       usage: Usage | null;
+      /** What the upstream's content filter withheld (OperationAdapter.contentFilterOf); absent when nothing. */
+      contentFilter?: readonly ContentFilterHit[];
       /**
        * Set when `answer` is text to pass on as it is, with this content type (transcriptions
        * with `response_format` text, srt or vtt); absent for JSON.
@@ -29,5 +31,7 @@ export type AttemptResult =
        */
       events: AsyncIterable<readonly StreamEvent[]>;
       usage: () => Usage | null;
+      /** What the upstream's content filter withheld so far (StreamDecoder.contentFilter); absent for an upstream that names none. */
+      contentFilter?: () => readonly ContentFilterHit[] | null;
       firstByteAtMs: () => number | null;
     };

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { Operation, Usage } from '../providers/types.ts';
+import type { ContentFilterHit, Operation, Usage } from '../providers/types.ts';
 import type { CallSlots } from './call-slot.ts';
 import type { Endpoint, EndpointBody } from './endpoint.ts';
 
@@ -18,6 +18,8 @@ export interface AttemptRecord {
   status: number | null;
   outcome: 'success' | 'failure';
   error: GatewayError | null;
+  /** What the upstream's content filter withheld from an answer it gave (AttemptResult.contentFilter). */
+  contentFilter?: readonly ContentFilterHit[];
 }
 
 /**

@@ -9,13 +9,14 @@ import type { z } from 'zod';
 import type { PriceLookups } from '../catalog/price-lookup.ts';
 import type { ErrorClass } from '../errors/error-classes.ts';
 import type { ErrorCode } from '../errors/error-codes.ts';
+import type { ContentFilterHit } from '../formats/content-filter.ts';
 import { OPERATIONS, type Operation } from '../formats/operation.ts';
 import type { StreamEvent } from '../formats/stream-event.ts';
 import type { Usage } from '../formats/usage.ts';
 
-export type { Operation, StreamEvent, Usage };
-// The operations, the adapters' events and usage are the client formats' (formats/); re-exported
-// because every adapter reads them beside the contract below.
+export type { ContentFilterHit, Operation, StreamEvent, Usage };
+// The operations, the adapters' events, usage and filter verdicts are the client formats'
+// (formats/); re-exported because every adapter reads them beside the contract below.
 export { OPERATIONS };
 
 export const TRANSPORTS = ['json', 'sse', 'multipart'] as const;
@@ -86,6 +87,11 @@ interface StreamDecoderBase {
   finish(): StreamEvent[];
   /** Usage seen so far (complete after finish()). */
   usage(): Usage | null;
+  /**
+   * The categories the upstream's content filter withheld so far (formats/content-filter.ts), or
+   * null when none did; absent for an upstream that names none.
+   */
+  contentFilter?(): readonly ContentFilterHit[] | null;
 }
 
 /**
@@ -131,6 +137,11 @@ export interface OperationAdapter<Body = unknown, Answer = unknown> {
   parseResponse(body: unknown, target: DeploymentTarget, request?: Body): Answer;
   /** Usage of a parsed answer (in the operation's wire format). */
   usageOf(answer: Answer): Usage | null;
+  /**
+   * The categories the upstream's content filter withheld in a parsed answer, or null when none
+   * did; absent for an upstream whose answers name none (every provider but Azure OpenAI).
+   */
+  contentFilterOf?(answer: Answer): readonly ContentFilterHit[] | null;
   /**
    * Present when the upstream can stream this operation. `body` is the body given to
    * buildRequest: a decoder reads the client's own stream options from it (chat: whether the
@@ -274,6 +285,11 @@ export interface OperationTranslator<
     request: FromBody,
     known?: StreamTranslatorContext,
   ): {
+    /**
+     * Each translator's own class takes the typed events of its `to` format
+     * (`StreamEvent<AnthropicStreamEvent>`, `StreamEvent<ChatStreamData>`): planOperation pairs
+     * it with the decoder of that operation, which a list of translators cannot say in types.
+     */
     push(event: StreamEvent): StreamEvent[];
     finish(): StreamEvent[];
   };

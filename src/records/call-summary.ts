@@ -1,5 +1,6 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { EXTENSION_RUNS, type ExtensionRun } from '../extensions/extension-run.ts';
+import type { ContentFilterHit } from '../formats/content-filter.ts';
 import type { AttemptRecord, CallContext, CallOutcome } from '../pipeline/call-context.ts';
 import { RESPONSE_CACHE_STATUS, type ResponseCacheStatus } from '../response-cache/cache-status.ts';
 
@@ -48,6 +49,11 @@ export interface CallSummary {
   extensions: readonly ExtensionRun[];
   /** The calling key's team; null for the master key or a key without one. */
   teamId: string | null;
+  /**
+   * What the provider's content filter withheld from the answer (the last attempt's: only an
+   * attempt that answered has one); null when nothing was filtered.
+   */
+  contentFilter: readonly ContentFilterHit[] | null;
 }
 
 const NO_EXTENSION_RUNS: readonly ExtensionRun[] = Object.freeze([]);
@@ -92,6 +98,7 @@ export function summarizeCall(
     tags: ctx.tags,
     extensions: EXTENSION_RUNS.get(ctx) ?? NO_EXTENSION_RUNS,
     teamId: teamIdOf(ctx),
+    contentFilter: last?.contentFilter ?? null,
   };
 }
 

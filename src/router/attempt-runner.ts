@@ -3,12 +3,14 @@ import type { DeploymentDirectory } from '../deployments/deployment-directory.ts
 import { credentialSecrets } from '../diagnostics/scrub-secrets.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
-import type { DeploymentTarget, StreamEvent, Usage } from '../providers/types.ts';
+import type { DeploymentTarget, StreamEvent } from '../providers/types.ts';
 import { attemptUpstream } from '../upstream/attempt.ts';
 import type { UpstreamClient, UpstreamTimeouts } from '../upstream/upstream-client.ts';
 import { ClientAbortedError, scrubbedFailure } from '../upstream/upstream-failure.ts';
 import type { RouterSettings } from './router-settings-schema.ts';
 import { type BookkeepingDeps, TrackedAttempt } from './tracked-attempt.ts';
+
+type StreamResult = Extract<AttemptResult, { kind: 'stream' }>;
 
 export interface AttemptDeps extends BookkeepingDeps {
   client: UpstreamClient;
@@ -62,6 +64,7 @@ export async function runAttempt(
     });
     if (result.kind === 'json') {
       attempt.handOver(null);
+      attempt.filtered(result.contentFilter);
       await attempt.succeed(result.usage);
       return result;
     }
@@ -71,7 +74,7 @@ export async function runAttempt(
     // From here the client may get the answer, so it is billed even if the client leaves: the
     // upstream is read on for `drainAfterClientLeftMs` (docs/configuration.md, Budgets).
     attempt.deadline.outliveClient(settings.timeouts.drainAfterClientLeftMs);
-    return { ...result, events: continued(first, iterator, attempt, result.usage, explain) };
+    return { ...result, events: continued(first, iterator, attempt, result, explain) };
   } catch (error) {
     const failure = explain(error);
     await attempt.fail(failure);
@@ -84,7 +87,7 @@ async function* continued(
   first: IteratorResult<readonly StreamEvent[]>,
   iterator: AsyncIterator<readonly StreamEvent[]>,
   attempt: TrackedAttempt,
-  usage: () => Usage | null,
+  stream: StreamResult,
   explain: (error: unknown) => unknown,
 ): AsyncGenerator<readonly StreamEvent[]> {
   let failure: unknown = null;
@@ -100,11 +103,13 @@ async function* continued(
     failure = explain(error);
     throw failure;
   } finally {
-    if (finished) await attempt.succeed(usage());
+    // Whatever the end: a verdict the client already saw, or that broke the stream, is recorded.
+    attempt.filtered(stream.contentFilter?.());
+    if (finished) await attempt.succeed(stream.usage());
     else {
       // The consumer stopped early (the client went away): let the upstream go too.
       if (failure === null) await iterator.return?.();
-      await attempt.fail(failure ?? new ClientAbortedError(), usage());
+      await attempt.fail(failure ?? new ClientAbortedError(), stream.usage());
     }
   }
 }

@@ -2,7 +2,7 @@ import type { Candidate } from '../deployments/candidate-pools.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { AttemptRecord, CallContext } from '../pipeline/call-context.ts';
 import { ROUTING_HEADERS } from '../pipeline/pipeline.ts';
-import type { Usage } from '../providers/types.ts';
+import type { ContentFilterHit, Usage } from '../providers/types.ts';
 import { AttemptDeadline } from './attempt-deadline.ts';
 import type { CooldownTracker } from './cooldown-tracker.ts';
 import type { DeploymentLimits } from './deployment-limits.ts';
@@ -83,6 +83,11 @@ export class TrackedAttempt {
     }
     this.#ctx.servedBy = deployment;
     this.#ctx.responseHeaders[ROUTING_HEADERS.deployment] = deployment.id;
+  }
+
+  /** What the upstream's content filter withheld from the answer, for the request record. */
+  filtered(hits: readonly ContentFilterHit[] | null | undefined): void {
+    if (hits != null) this.#record.contentFilter = hits;
   }
 
   /** The answer was delivered whole. */

@@ -138,6 +138,8 @@ export interface RequestLogsTable {
   extensions: Json<unknown[] | null>;
   /** Migration 0009: the calling key's team. */
   team_id: Generated<string | null>;
+  /** Migration 0013: what the provider's content filter withheld (formats/content-filter.ts). */
+  content_filter: Json<unknown[] | null>;
 }
 
 /** Last run of a periodic job that runs once per cycle across replicas (migration 0002). */
@@ -176,6 +178,8 @@ export interface GatewayOperationsTable {
   extensions: Json<unknown[] | null>;
   /** Migration 0009: the calling key's team. */
   team_id: Generated<string | null>;
+  /** Migration 0013: what the provider's content filter withheld (formats/content-filter.ts). */
+  content_filter: Json<unknown[] | null>;
 }
 
 /** Variant B: one row per upstream attempt (migration 0003). */

@@ -30,6 +30,7 @@ function call(overrides: Partial<CallSummary> = {}): CallSummary {
     tags: [],
     extensions: [],
     teamId: null,
+    contentFilter: null,
     ...overrides,
   };
 }

@@ -11,6 +11,7 @@ import type {
   ProviderAdapter,
   StreamEvent,
   TranslationTarget,
+  Usage,
 } from '../providers/types.ts';
 import { answerTextWithModel } from './answer-text.ts';
 import { eventReaderOf } from './event-reader.ts';
@@ -18,6 +19,8 @@ import { exchange, readAnswerText } from './exchange.ts';
 import { endOfFirstEvent } from './first-event.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
 import { parseUpstreamBody, transportFailure } from './upstream-failure.ts';
+
+type JsonResult = Extract<AttemptResult, { kind: 'json' }>;
 
 export interface AttemptInput {
   deployment: Deployment;
@@ -113,6 +116,21 @@ async function jsonResult(
       textContentType: contentType ?? 'text/plain; charset=utf-8',
     };
   }
+  const result = objectResult(input, text, upstreamAnswer, parsed, usage);
+  // Read on the upstream's own answer, before a translator made it another format's.
+  const filtered = input.plan.adapter.contentFilterOf?.(parsed);
+  if (filtered != null) result.contentFilter = filtered;
+  return result;
+}
+
+/** A JSON answer that is an object: translated, or the upstream's own text bar the model name. */
+function objectResult(
+  input: AttemptInput,
+  text: string,
+  upstreamAnswer: unknown,
+  parsed: unknown,
+  usage: Usage | null,
+): JsonResult {
   if (input.plan.kind === 'translated') {
     const answer = input.plan.translator.response(parsed, input.body);
     return { kind: 'json', answer: withPublicModel(answer, input.body.model), usage };
@@ -173,6 +191,7 @@ function streamResult(
     kind: 'stream',
     events: events(),
     usage: () => reader.usage(),
+    contentFilter: decoder.contentFilter?.bind(decoder),
     firstByteAtMs: () => firstByteAtMs,
   };
 }

@@ -16,7 +16,12 @@
  */
 import type { FakeReply, FakeResponder } from './fake-responder.ts';
 import { FakeServer, type MultipartBody, type RecordedRequest } from './fake-server.ts';
-import { type AzureContentFilterMode, azureChatEvents, azureCompletion } from './openai-fake-azure.ts';
+import {
+  type AzureContentFilterMode,
+  type AzureFilterVerdict,
+  azureChatEvents,
+  azureCompletion,
+} from './openai-fake-azure.ts';
 import { chatCompletion, chatCompletionEvents, planChat } from './openai-fake-chat.ts';
 import {
   embeddings,
@@ -41,6 +46,11 @@ export interface OpenAIFakeOptions {
    * the default filter's, or the asynchronous filter's. Default: `default`.
    */
   azureContentFilter?: AzureContentFilterMode;
+  /**
+   * On Azure paths, what the content filter withholds from a chat answer to this body (the
+   * completion stopped with `finish_reason: "content_filter"`), or null to let it pass. Default: none.
+   */
+  azureFilterVerdict?: (body: Json) => AzureFilterVerdict | null;
   /** On Azure paths, a bearer token this accepts authorizes the call too (Entra ID: EntraFake.issued). */
   azureBearer?: (token: string) => boolean;
 }
@@ -179,12 +189,13 @@ export class OpenAIFake extends FakeServer {
       return res.json(400, openAIError(message, 'messages', 'context_length_exceeded'));
     }
     const mode = this.#options.azureContentFilter ?? 'default';
+    const verdict = call.azure ? (this.#options.azureFilterVerdict?.(body) ?? null) : null;
     if (body.stream === true) {
       const events = chatCompletionEvents(body, call.model, sequence);
-      return res.sse(call.azure ? azureChatEvents(events, mode) : events);
+      return res.sse(call.azure ? azureChatEvents(events, mode, verdict) : events);
     }
     const completion = chatCompletion(body, call.model, sequence);
-    res.json(200, call.azure ? azureCompletion(completion) : completion);
+    res.json(200, call.azure ? azureCompletion(completion, verdict) : completion);
   }
 
   #multipart(call: Call, body: MultipartBody, sequence: number): FakeReply {

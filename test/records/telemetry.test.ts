@@ -25,9 +25,11 @@ async function exportOf(env: Record<string, string>) {
     const ok = `otel-${randomUUID()}`;
     const retried = `otel-${randomUUID()}`;
     const failed = `otel-${randomUUID()}`;
-    const call = (requestId: string, content?: string) =>
-      chat(gw, { token: gw.masterKey, model: 'otel-model', requestId, content });
+    const streamed = `otel-${randomUUID()}`;
+    const call = (requestId: string, content?: string, stream?: boolean) =>
+      chat(gw, { token: gw.masterKey, model: 'otel-model', requestId, content, stream });
     assert.equal((await call(ok, PROMPT)).status, 200);
+    assert.equal((await call(streamed, PROMPT, true)).status, 200);
     fake.failNext(1, {
       status: 503,
       body: { error: { message: 'gpu node 9 on fire', type: 'server_error' } },
@@ -42,7 +44,7 @@ async function exportOf(env: Record<string, string>) {
     await sql.end();
     await gw.close();
     closed = true;
-    return { receiver, deploymentId, ok, retried, failed, storedPrompt };
+    return { receiver, deploymentId, ok, retried, failed, streamed, storedPrompt };
   } finally {
     if (!closed) {
       await sql.end();
@@ -146,11 +148,12 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
       byStatus.set(status, (byStatus.get(status) ?? 0) + Number(point.asDouble));
     }
     // The retried call is a success labelled with its first attempt's error.type: its own series.
-    assert.deepEqual(Object.fromEntries(byStatus), { success: 2, failure: 1 });
+    // The plain, streamed and retried calls succeed; one fails.
+    assert.deepEqual(Object.fromEntries(byStatus), { success: 3, failure: 1 });
     const durations = ofModel('gen_ai.client.operation.duration');
     assert.equal(
       durations.reduce((total, point) => total + Number(point.count), 0),
-      3,
+      4,
     );
   });
 });
@@ -169,9 +172,17 @@ describe('OTEL_LOG_PAYLOADS=true', () => {
     const request = JSON.parse(String(events.get('switchyard.request')));
     assert.equal(request.messages[0].content, PROMPT);
     const response = JSON.parse(String(events.get('switchyard.response')));
-    assert.equal(response.kind, 'json');
     assert.ok(response.answer.choices[0].message.content.length > 0);
     assert.equal(result.storedPrompt, 'user: tell m');
+  });
+
+  it('attaches a streamed answer as the one assembly of its stream, the answer a plain call gets', () => {
+    const root = callSpan(result.receiver.spans(), result.streamed);
+    const payload = root.events?.find((event) => event.name === 'switchyard.response');
+    const response = JSON.parse(String(attribute(payload?.attributes, 'payload')));
+    assert.equal(response.answer.object, 'chat.completion');
+    assert.equal(response.answer.model, 'otel-model');
+    assert.match(response.answer.choices[0].message.content, /harbour/);
   });
 
   it("attaches the provider's error payload to the failed call and attempt", () => {

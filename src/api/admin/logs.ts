@@ -52,6 +52,26 @@ const attemptSchema = z
   })
   .meta({ id: 'UpstreamAttempt' });
 
+const contentFilterHitSchema = z
+  .object({
+    source: z.enum(['prompt', 'completion']).meta({
+      description: '`prompt` (`prompt_filter_results`) or `completion` (a choice of the answer).',
+    }),
+    index: z.number().int().meta({ description: "The prompt's or the choice's index." }),
+    category: z.string().meta({
+      description: '`hate`, `sexual`, `violence`, `self_harm`, `jailbreak`, `protected_material_text`, ...',
+    }),
+    severity: z
+      .string()
+      .optional()
+      .meta({ description: '`safe`, `low`, `medium` or `high`; absent for a detector that gives none.' }),
+    blocklists: z
+      .array(z.string())
+      .optional()
+      .meta({ description: '`custom_blocklists`: the ids of the lists that matched.' }),
+  })
+  .meta({ id: 'ContentFilterHit' });
+
 const operationSchema = z
   .object({
     id: z.string(),
@@ -92,6 +112,10 @@ const operationSchema = z
       }),
     latencyMs: z.number().nullable(),
     prompt: z.string().nullable().meta({ description: 'Truncated to MAX_STRING_LENGTH_PROMPT_IN_DB.' }),
+    contentFilter: z.array(contentFilterHitSchema).nullable().meta({
+      description:
+        "What the provider's content filter withheld from the answer (Azure OpenAI): each category that filtered, never the text; null when nothing was filtered.",
+    }),
     attempts: z.array(attemptSchema),
   })
   .meta({ id: 'GatewayOperation' });

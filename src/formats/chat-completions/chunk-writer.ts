@@ -28,7 +28,7 @@ export class ChatChunkWriter {
     delta: ChatChunkDelta,
     finishReason: ChatFinishReason | null = null,
     logprobs: ChatLogprobs | null = null,
-  ): StreamEvent {
+  ): StreamEvent<ChatCompletionChunk> {
     const chunk: ChatCompletionChunk = {
       ...this.#base(),
       choices: [{ index, delta, logprobs, finish_reason: finishReason }],
@@ -37,9 +37,13 @@ export class ChatChunkWriter {
   }
 
   /** The finishing chunk of one choice, with the stop sequence it matched when known (wire.ts, `stop_reason`). */
-  finish(index: number, finishReason: ChatFinishReason, stopSequence?: string): StreamEvent {
+  finish(
+    index: number,
+    finishReason: ChatFinishReason,
+    stopSequence?: string,
+  ): StreamEvent<ChatCompletionChunk> {
     const event = this.chunk(index, {}, finishReason);
-    if (stopSequence !== undefined) (event.data as ChatCompletionChunk).choices[0].stop_reason = stopSequence;
+    if (stopSequence !== undefined) event.data.choices[0].stop_reason = stopSequence;
     return event;
   }
 

@@ -315,3 +315,6 @@ export const chatCompletionChunkSchema = z.looseObject({
   usage: usageSchema.nullish(),
 });
 export type UpstreamChatCompletionChunk = z.infer<typeof chatCompletionChunkSchema>;
+
+/** The data of one Chat Completions stream event: a chunk, or the `[DONE]` that ends the stream. */
+export type ChatStreamData = UpstreamChatCompletionChunk | '[DONE]';

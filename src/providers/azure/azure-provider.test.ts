@@ -3,10 +3,12 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { decodeAll } from '../../../test/fakes/decode-stream.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import type { UpstreamChatCompletion } from '../../formats/chat-completions/wire.ts';
 import { SSE_DONE } from '../../formats/sse.ts';
 import { openAIProvider } from '../openai/openai-provider.ts';
 import type { DeploymentTarget, StreamEvent } from '../types.ts';
 import { AZURE_DEFAULT_API_VERSION } from './azure-config.ts';
+import { azureContentFilterOf } from './azure-content-filter.ts';
 import { azureProvider } from './azure-provider.ts';
 
 const target: DeploymentTarget = {
@@ -261,5 +263,99 @@ describe('azure chat streams: content-filter annotations', () => {
       { body: { model: 'm', messages: [] }, publicModel: 'm' },
     );
     assert.throws(() => decodeAll(decoder, fixture('azure-prompt-filter-first-chunk.sse')));
+  });
+});
+
+/** A recorded JSON answer as the adapter parses it. */
+function parsedAnswer(name: string): unknown {
+  return chat.parseResponse(JSON.parse(fixture(name).toString()), target);
+}
+
+/** What the decoder reports the filter withheld from a recorded stream. */
+function streamedVerdict(name: string) {
+  return decode(name, false).decoder.contentFilter?.();
+}
+
+describe('azure content-filter verdicts for the record', () => {
+  test('azure-chat-completion-content-filter-finish.json: the category that filtered, with its severity', () => {
+    assert.deepEqual(
+      chat.contentFilterOf?.(parsedAnswer('azure-chat-completion-content-filter-finish.json')),
+      [{ source: 'completion', index: 0, category: 'violence', severity: 'medium' }],
+    );
+  });
+
+  test('azure-chat-completion-content-filter-results.json: annotations that filtered nothing are no verdict', () => {
+    assert.equal(
+      chat.contentFilterOf?.(parsedAnswer('azure-chat-completion-content-filter-results.json')),
+      null,
+    );
+  });
+
+  test('azure-async-content-filter-blocked.sse: the asynchronous verdict, a detector without severity', () => {
+    assert.deepEqual(streamedVerdict('azure-async-content-filter-blocked.sse'), [
+      { source: 'completion', index: 0, category: 'protected_material_text' },
+    ]);
+  });
+
+  test('streams the filter let through have no verdict', () => {
+    assert.equal(streamedVerdict('azure-prompt-filter-first-chunk.sse'), null);
+    assert.equal(streamedVerdict('azure-async-content-filter.sse'), null);
+  });
+
+  test('the prompt, blocklists in both shapes, one entry per category, no citation, error or text', () => {
+    const answer = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-4o',
+      prompt_filter_results: [
+        {
+          prompt_index: 1,
+          content_filter_results: {
+            jailbreak: { filtered: true, detected: true },
+            hate: { filtered: false, severity: 'low' },
+            custom_blocklists: { filtered: true, details: [{ filtered: true, id: 'competitors' }] },
+          },
+        },
+      ],
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'content_filter',
+          message: { role: 'assistant', content: 'The code is' },
+          content_filter_results: {
+            protected_material_code: {
+              filtered: true,
+              detected: true,
+              citation: { URL: 'https://github.com/example/repo', license: 'MIT' },
+            },
+            custom_blocklists: [
+              { filtered: false, id: 'unused' },
+              { filtered: true, id: 'profanity' },
+            ],
+            error: { code: 'content_filter_error', message: 'The contents are not filtered' },
+          },
+        },
+        { index: 1, finish_reason: 'stop', message: { role: 'assistant', content: 'ok' } },
+      ],
+    } as unknown as UpstreamChatCompletion;
+    const hits = azureContentFilterOf(answer);
+    assert.deepEqual(hits, [
+      { source: 'prompt', index: 1, category: 'jailbreak' },
+      { source: 'prompt', index: 1, category: 'custom_blocklists', blocklists: ['competitors'] },
+      { source: 'completion', index: 0, category: 'protected_material_code' },
+      { source: 'completion', index: 0, category: 'custom_blocklists', blocklists: ['profanity'] },
+    ]);
+    assert.ok(!JSON.stringify(hits).includes('github.com'), 'the citation stays in the answer');
+  });
+
+  test('a category filtered on several chunks is kept once', () => {
+    const twice = fixture('azure-async-content-filter-blocked.sse')
+      .toString()
+      .replace(/(data: .*"finish_reason":"content_filter".*\n)/, '$1\n$1');
+    const decoder = chat.createStreamDecoder!(target, { publicModel: 'public' });
+    const events = decodeAll(decoder, Buffer.from(twice));
+    assert.equal(JSON.stringify(events).split('"finish_reason":"content_filter"').length - 1, 2);
+    assert.equal(decoder.contentFilter?.()?.length, 1);
   });
 });

@@ -5,6 +5,7 @@ import { openAIResponsesAdapter } from '../openai/openai-responses.ts';
 import type { ProviderAdapter } from '../types.ts';
 import { withApiVersionCheck } from './azure-api-version.ts';
 import { AZURE_OPERATIONS, azureCredentialSource, azureOptionsSchema } from './azure-config.ts';
+import { azureContentFilterOf } from './azure-content-filter.ts';
 import { azureEndpoint } from './azure-endpoint.ts';
 import { AzureEntraTokens } from './azure-entra-tokens.ts';
 import { azureChunkNormaliser } from './azure-stream-annotations.ts';
@@ -17,6 +18,7 @@ export interface AzureProviderOptions {
 /**
  * Azure OpenAI: the OpenAI adapters behind Azure's URL scheme (azure-endpoint.ts); its chat
  * streams carry content-filter annotations the decoder normalises (azure-stream-annotations.ts);
+ * what its filter withheld goes to the request record (azure-content-filter.ts);
  * Responses natively on a deployment that declares `responsesApi`; authenticated by the `api-key`
  * or by a Microsoft Entra ID token (azure-entra-tokens.ts).
  */
@@ -25,7 +27,10 @@ export function createAzureProvider(options: AzureProviderOptions = {}): Provide
   const operations = Object.freeze({
     ...openAIOperations(azureEndpoint, AZURE_OPERATIONS),
     'chat.completions': withApiVersionCheck(
-      openAIChatAdapter(azureEndpoint, { chunkNormaliser: azureChunkNormaliser }),
+      openAIChatAdapter(azureEndpoint, {
+        chunkNormaliser: azureChunkNormaliser,
+        contentFilterOf: azureContentFilterOf,
+      }),
     ),
   });
   const withResponses = Object.freeze({ ...operations, responses: openAIResponsesAdapter(azureEndpoint) });

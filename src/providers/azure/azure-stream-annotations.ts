@@ -1,4 +1,5 @@
 import type { ChatChunkNormaliser } from '../openai/openai-chat-stream-decoder.ts';
+import { AzureFilterVerdicts } from './azure-content-filter.ts';
 
 type Json = Record<string, unknown>;
 
@@ -28,22 +29,30 @@ interface ChunkIdentity {
  *   through as Azure sent them: OpenAI clients ignore the field, Azure clients read it.
  *
  * The client sees OpenAI's chunk format whatever the deployment's filter mode; the annotations
- * stay in the upstream's answer (docs/providers.md, Azure).
+ * stay in the upstream's answer (docs/providers.md, Azure). What the filter withheld, prompt and
+ * choices, is read on the way (azure-content-filter.ts) for the request record.
  */
 export function azureChunkNormaliser(): ChatChunkNormaliser {
   let identity: ChunkIdentity | null = null;
-  return (data) => {
-    if (!isRecord(data) || !Array.isArray(data.choices)) return data;
-    if (data.choices.length === 0) {
-      return isPromptAnnotation(data) && data.usage == null ? null : data;
-    }
-    if (!data.choices.some(isAnnotation)) {
-      if (data.object === 'chat.completion.chunk' && typeof data.id === 'string' && data.id !== '') {
-        identity = { id: data.id, created: Number(data.created), model: String(data.model) };
+  const verdicts = new AzureFilterVerdicts();
+  return {
+    normalise(data) {
+      if (!isRecord(data) || !Array.isArray(data.choices)) return data;
+      if (data.choices.length === 0) {
+        if (!isPromptAnnotation(data)) return data;
+        verdicts.readPrompts(data.prompt_filter_results ?? data.prompt_annotations);
+        return data.usage == null ? null : data;
       }
-      return data;
-    }
-    return verdictChunk(data, data.choices, identity);
+      verdicts.readChoices(data.choices);
+      if (!data.choices.some(isAnnotation)) {
+        if (data.object === 'chat.completion.chunk' && typeof data.id === 'string' && data.id !== '') {
+          identity = { id: data.id, created: Number(data.created), model: String(data.model) };
+        }
+        return data;
+      }
+      return verdictChunk(data, data.choices, identity);
+    },
+    contentFilter: () => verdicts.hits(),
   };
 }
 

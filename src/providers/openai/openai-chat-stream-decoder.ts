@@ -7,7 +7,7 @@ import { SSE_DONE } from '../../formats/sse.ts';
 import { sseJson } from '../shared/sse-json.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
-import type { SseMessage, StreamEvent, Usage } from '../types.ts';
+import type { ContentFilterHit, SseMessage, StreamEvent, Usage } from '../types.ts';
 import { classifyOpenAIStreamError } from './openai-error.ts';
 import { readOpenAIError } from './openai-error-wire.ts';
 
@@ -24,8 +24,13 @@ export interface ChatStreamDecoderOptions {
   normaliseChunk?: ChatChunkNormaliser;
 }
 
-/** Turns an upstream chunk into a Chat chunk, or null when it carries nothing for the client. */
-export type ChatChunkNormaliser = (data: unknown) => unknown;
+/** A provider's own chunks made Chat chunks (Azure's: azure-stream-annotations.ts). */
+export interface ChatChunkNormaliser {
+  /** Turns an upstream chunk into a Chat chunk, or null when it carries nothing for the client. */
+  normalise(data: unknown): unknown;
+  /** What the provider's content filter withheld so far (StreamDecoder.contentFilter). */
+  contentFilter?(): readonly ContentFilterHit[] | null;
+}
 
 /**
  * Chat Completions SSE (API reference, "The chat completion chunk object"): `data:` lines of
@@ -50,6 +55,10 @@ export class OpenAIChatStreamDecoder extends SseStreamDecoder {
     return this.#usage;
   }
 
+  contentFilter(): readonly ContentFilterHit[] | null {
+    return this.#normalise?.contentFilter?.() ?? null;
+  }
+
   protected override decode(message: SseMessage): StreamEvent[] {
     if (message.data === SSE_DONE) {
       this.end();
@@ -60,7 +69,7 @@ export class OpenAIChatStreamDecoder extends SseStreamDecoder {
   }
 
   #chunk(received: unknown): StreamEvent | null {
-    const data = this.#normalise === undefined ? received : this.#normalise(received);
+    const data = this.#normalise === undefined ? received : this.#normalise.normalise(received);
     if (data === null) return null;
     // OpenAI sends {"error": {...}}; vLLM sends {"object": "error", "message": ...}.
     if (

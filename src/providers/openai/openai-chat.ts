@@ -11,22 +11,29 @@ import type { OpenAIEndpoint } from './openai-endpoint.ts';
 import { openAIJsonAdapter } from './openai-json-adapter.ts';
 import { stripChatExtensions } from './strip-chat-extensions.ts';
 
+/** What a provider speaking OpenAI's Chat with its own additions (Azure) changes of the adapter. */
+export interface ChatVariant {
+  chunkNormaliser?: () => ChatChunkNormaliser;
+  contentFilterOf?: OperationAdapter<ChatCompletionRequest, UpstreamChatCompletion>['contentFilterOf'];
+}
+
 /**
  * `POST /chat/completions`. A streamed call always asks for `stream_options.include_usage` so
  * that the gateway knows the tokens spent; the decoder hides the usage chunk from a client that
  * did not ask for it. `top_k` and `cache_control` (an Anthropic client's, through
  * messages-via-chat) reach only servers that take them (strip-chat-extensions.ts).
  * `chunkNormaliser` makes one normaliser per stream for a provider whose chunks differ from
- * OpenAI's (Azure).
+ * OpenAI's (Azure); `contentFilterOf` reads what its content filter withheld in a plain answer.
  */
 export function openAIChatAdapter(
   endpoint: OpenAIEndpoint,
-  variant: { chunkNormaliser?: () => ChatChunkNormaliser } = {},
+  variant: ChatVariant = {},
 ): OperationAdapter<ChatCompletionRequest, UpstreamChatCompletion> {
   return openAIJsonAdapter<ChatCompletionRequest, UpstreamChatCompletion>(endpoint, {
     path: OPENAI_PATHS['chat.completions'],
     answer: chatCompletionSchema,
     usageOf: (answer) => usageFromChat(answer.usage),
+    contentFilterOf: variant.contentFilterOf,
     prepare(input, stream) {
       const body = endpoint.takesChatExtensions === true ? input : stripChatExtensions(input);
       if (!stream) return body;

@@ -16,6 +16,8 @@ export interface OpenAIJsonOperation<Body, Answer> {
   /** Validates a 2xx answer (loosely: unknown fields pass through). */
   answer: z.ZodType<Answer>;
   usageOf(answer: Answer): Usage | null;
+  /** Present for an upstream whose answers name what its content filter withheld (Azure). */
+  contentFilterOf?: OperationAdapter<Body, Answer>['contentFilterOf'];
   /** Upstream-only additions to the body, on a copy (e.g. chat's stream_options). */
   prepare?(body: Record<string, unknown>, stream: boolean, target: DeploymentTarget): Record<string, unknown>;
   createStreamDecoder?(target: DeploymentTarget, call: StreamDecoderCall<Body>): StreamDecoder;
@@ -54,5 +56,6 @@ export function openAIJsonAdapter<Body extends object, Answer>(
     usageOf: (answer) => operation.usageOf(answer),
   };
   if (operation.createStreamDecoder) adapter.createStreamDecoder = operation.createStreamDecoder;
+  if (operation.contentFilterOf) adapter.contentFilterOf = operation.contentFilterOf;
   return adapter;
 }

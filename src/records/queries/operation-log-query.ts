@@ -1,4 +1,5 @@
 import { type Selectable, sql } from 'kysely';
+import type { ContentFilterHit } from '../../formats/content-filter.ts';
 import type { Db } from '../../store/database.ts';
 import type { GatewayOperationsTable, UpstreamAttemptsTable } from '../../store/tables.ts';
 import type { StoredExtensionRun } from '../extension-runs.ts';
@@ -65,6 +66,8 @@ export interface OperationView {
   extensions: StoredExtensionRun[];
   latencyMs: number | null;
   prompt: string | null;
+  /** What the provider's content filter withheld from the answer; null when nothing was filtered. */
+  contentFilter: ContentFilterHit[] | null;
   attempts: AttemptView[];
 }
 
@@ -171,6 +174,7 @@ function operationView(row: Selectable<GatewayOperationsTable>, attempts: Attemp
     extensions: (row.extensions ?? []) as StoredExtensionRun[],
     latencyMs: row.latency_ms,
     prompt: row.prompt,
+    contentFilter: row.content_filter as ContentFilterHit[] | null,
     attempts,
   };
 }

@@ -29,6 +29,7 @@ export const REQUEST_LOG_COLUMNS = [
   'tags',
   'extensions',
   'team_id',
+  'content_filter',
 ] as const satisfies readonly (keyof RequestLogRow)[];
 
 /**
@@ -62,5 +63,6 @@ export function requestLogRow(call: CallSummary, prompt: string | null): Request
     tags: call.tags,
     extensions: storedExtensionRuns(call.extensions),
     team_id: call.teamId,
+    content_filter: call.contentFilter,
   };
 }

@@ -34,6 +34,7 @@ export const OPERATION_COLUMNS = [
   'tags',
   'extensions',
   'team_id',
+  'content_filter',
 ] as const satisfies readonly (keyof OperationRow)[];
 
 /** An `upstream_attempts` row. */
@@ -91,6 +92,7 @@ export function startedOperationRow(start: OperationStart, ctx: CallContext): Op
     tags: ctx.tags,
     extensions: null,
     team_id: teamIdOf(ctx),
+    content_filter: null,
   };
 }
 
@@ -120,6 +122,7 @@ export function finishedOperationRow(start: OperationStart, call: CallSummary): 
     tags: call.tags,
     extensions: storedExtensionRuns(call.extensions),
     team_id: call.teamId,
+    content_filter: call.contentFilter,
   };
 }
 

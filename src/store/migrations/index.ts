@@ -14,7 +14,8 @@ import { sql as teamsAndBudgetPeriods } from './0009-teams-and-budget-periods.ts
 import { sql as usageIndex } from './0010-usage-index.ts';
 import { sql as configFile } from './0011-config-file.ts';
 import { sql as usageRollups } from './0012-usage-rollups.ts';
-import { sql as spendBatches } from './0013-spend-batches.ts';
+import { sql as contentFilter } from './0013-content-filter.ts';
+import { sql as spendBatches } from './0014-spend-batches.ts';
 
 export interface Migration {
   version: number;
@@ -35,7 +36,8 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 10, name: 'usage-index', sql: usageIndex },
   { version: 11, name: 'config-file', sql: configFile },
   { version: 12, name: 'usage-rollups', sql: usageRollups },
-  { version: 13, name: 'spend-batches', sql: spendBatches },
+  { version: 13, name: 'content-filter', sql: contentFilter },
+  { version: 14, name: 'spend-batches', sql: spendBatches },
 ]);
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

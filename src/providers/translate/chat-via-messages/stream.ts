@@ -60,9 +60,9 @@ export class MessagesToChatStream {
     this.#writer = this.#writerFor('', '');
   }
 
-  push(event: StreamEvent): StreamEvent[] {
+  push(event: StreamEvent<AnthropicStreamEvent>): StreamEvent[] {
     if (this.#finished) return [];
-    const data = event.data as AnthropicStreamEvent;
+    const data = event.data;
     switch (data.type) {
       case 'message_start':
         this.#writer = this.#writerFor(chatIdFromMessage(data.message.id), data.message.model);

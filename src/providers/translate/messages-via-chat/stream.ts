@@ -1,4 +1,5 @@
 import {
+  type ChatStreamData,
   type UpstreamChatCompletionChunk,
   type UpstreamChatUsage,
   upstreamReasoningText,
@@ -53,10 +54,10 @@ export class ChatToMessagesStream {
   #refused = false;
   #usage: UpstreamChatUsage | null = null;
 
-  push(event: StreamEvent): StreamEvent[] {
+  push(event: StreamEvent<ChatStreamData>): StreamEvent[] {
     if (this.#finished) return [];
     if (event.data === SSE_DONE) return this.#end();
-    const chunk = event.data as UpstreamChatCompletionChunk;
+    const chunk = event.data;
     const out: StreamEvent[] = [];
     if (!this.#started) {
       this.#started = true;

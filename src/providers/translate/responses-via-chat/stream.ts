@@ -1,4 +1,5 @@
 import {
+  type ChatStreamData,
   type ChatThinkingBlock,
   type UpstreamChatCompletionChunk,
   type UpstreamChatUsage,
@@ -77,10 +78,10 @@ export class ChatToResponsesStream {
     this.#tools = ResponsesToolSet.of(request);
   }
 
-  push(event: StreamEvent): StreamEvent[] {
+  push(event: StreamEvent<ChatStreamData>): StreamEvent[] {
     if (this.#finished) return [];
     if (event.data === SSE_DONE) return this.#end();
-    const chunk = event.data as UpstreamChatCompletionChunk;
+    const chunk = event.data;
     const out: StreamEvent[] = [];
     if (this.#ids === null) this.#start(chunk, out);
     if (chunk.usage != null) this.#usage = chunk.usage;
