@@ -12,6 +12,7 @@ describe('BudgetCounter', () => {
   let pending: number;
   let counter: BudgetCounter;
   let reservations: TokenEntry[];
+  let epoch: number;
   let unsent: { costCents: number; calls: TokenEntry[] };
 
   beforeEach(() => {
@@ -20,6 +21,7 @@ describe('BudgetCounter', () => {
     stored = 0;
     pending = 0;
     reservations = [];
+    epoch = 0;
     unsent = { costCents: 0, calls: [] };
     counter = new BudgetCounter({
       cache,
@@ -29,6 +31,7 @@ describe('BudgetCounter', () => {
         return stored;
       },
       pendingSpendCents: () => pending,
+      spendEpoch: () => epoch,
       inFlight: () => ({ reservations, unsent }),
       leaseMs: 60_000,
     });
@@ -71,6 +74,33 @@ describe('BudgetCounter', () => {
       },
     });
     assert.deepEqual(probe.budget, { status: 'admitted', spent: 11, held: 24 });
+  });
+
+  it('reads the database again when a spend batch lands during the read, so it is counted once', async () => {
+    stored = 10;
+    pending = 4;
+    let reads = 0;
+    const landing = new BudgetCounter({
+      cache,
+      readSpendCents: async () => {
+        reads++;
+        if (reads === 1) {
+          // The batch of 4 is being written while the first read runs, and lands in it.
+          epoch = 1;
+          stored = 14;
+          pending = 0;
+          epoch = 2;
+        }
+        return stored;
+      },
+      pendingSpendCents: () => pending,
+      spendEpoch: () => epoch,
+      inFlight: () => ({ reservations: [], unsent: { costCents: 0, calls: [] } }),
+      leaseMs: 60_000,
+    });
+    await landing.seed('key_b');
+    assert.equal(reads, 2);
+    assert.equal(Number(await cache.get(LIMIT_KEYS.budget('key_b'))), 14, 'not 18');
   });
 
   it('seeds again once the counter is gone', async () => {

@@ -1,4 +1,5 @@
 import type { CacheStore } from '../cache/cache-store.ts';
+import { CHANNELS } from '../cache/channels.ts';
 import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
 import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import type { FeatureModule } from '../pipeline/feature-module.ts';
@@ -100,12 +101,18 @@ export function createLimits(deps: LimitsDeps): Limits {
     readSpendCents: (scope, periodStartMs) =>
       withTimeout(readWindowSpendCents(db, scope, periodStartMs), deps.dependencyTimeoutMs, 'database'),
     pendingSpendCents,
+    spendEpoch: (scope) => (scope.kind === 'team' ? teamSpend : spend).epoch,
     inFlight: (scope, counterKey) => ({
       reservations: leases.reservationsOf(scope),
       unsent: observer.unsent(counterKey),
     }),
     leaseMs: leases.leaseMs,
+    // A lost announcement costs only time: the renewal timer takes the reservations again too.
+    onRebuilt: (heldKey) => void cache.publish(CHANNELS.budgetRebuilt, heldKey).catch(() => undefined),
   });
+  const rebuilt = cache
+    .subscribe(CHANNELS.budgetRebuilt, (heldKey) => void leases.renewHeld(heldKey))
+    .catch(() => async () => undefined);
   spend.start();
   teamSpend.start();
   leases.start();
@@ -129,6 +136,7 @@ export function createLimits(deps: LimitsDeps): Limits {
   });
   const close = async (timeoutMs?: number) => {
     await observer.idle();
+    await (await rebuilt)().catch(() => undefined);
     leases.close();
     await Promise.all([closeWriter(spend, timeoutMs), closeWriter(teamSpend, timeoutMs)]);
   };

@@ -65,15 +65,23 @@ export class ReservationLeases {
 
   /** Renews every reservation held now (the timer's work; public for tests). */
   async renew(): Promise<void> {
-    const renewals = [...this.#held].map(([heldKey, { scopeId, ids }]) =>
-      this.#options.cache
-        .renewReservations({ heldKey, reservations: entriesOf(ids), leaseMs: this.leaseMs })
-        .catch((error: unknown) => {
-          const channel = DIAGNOSTICS.leaseRenewError;
-          if (channel.hasSubscribers) channel.publish({ error, keyId: scopeId });
-        }),
-    );
-    await Promise.all(renewals);
+    await Promise.all([...this.#held.keys()].map((heldKey) => this.renewHeld(heldKey)));
+  }
+
+  /**
+   * Renews the reservations held in one log now, taking again those the store lost: what a
+   * replica does when another announces it rebuilt that budget (CHANNELS.budgetRebuilt), so its
+   * calls in flight count again at once rather than at the next tick.
+   */
+  async renewHeld(heldKey: string): Promise<void> {
+    const held = this.#held.get(heldKey);
+    if (held === undefined) return;
+    await this.#options.cache
+      .renewReservations({ heldKey, reservations: entriesOf(held.ids), leaseMs: this.leaseMs })
+      .catch((error: unknown) => {
+        const channel = DIAGNOSTICS.leaseRenewError;
+        if (channel.hasSubscribers) channel.publish({ error, keyId: held.scopeId });
+      });
   }
 
   close(): void {

@@ -59,6 +59,7 @@ export class SpendWriter {
   #flushing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #failing = false;
+  #epoch = 0;
 
   constructor(options: SpendWriterOptions) {
     this.#flush = options.flush;
@@ -90,6 +91,15 @@ export class SpendWriter {
       windowSum(this.#pending.get(keyId), periodStartMs) +
       windowSum(this.#batch?.spend.get(keyId), periodStartMs)
     );
+  }
+
+  /**
+   * Odd while a batch is being written, and moved on by every write: a reader that saw the same
+   * even epoch before and after reading the database read it with no batch of this writer landing
+   * meanwhile, so the database and `pendingFor` do not overlap (BudgetCounter's seed).
+   */
+  get epoch(): number {
+    return this.#epoch;
   }
 
   /** Writes what is pending; one flush at a time (a second caller waits for the running one). */
@@ -130,6 +140,7 @@ export class SpendWriter {
     const deltas = [...batch.spend]
       .map(([keyId, windows]) => deltaOf(keyId, windows))
       .sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0));
+    this.#epoch++;
     try {
       await this.#flush(deltas, batch.id);
       this.#batch = null;

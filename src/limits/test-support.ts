@@ -27,6 +27,7 @@ export const TEST_COST_MODEL: CostModel = {
 
 /** BudgetCounter's view of the calls in flight when a test has none. */
 export const NOTHING_IN_FLIGHT = {
+  spendEpoch: () => 0,
   inFlight: () => ({ reservations: [], unsent: { costCents: 0, calls: [] } }),
   leaseMs: 30_000,
 };

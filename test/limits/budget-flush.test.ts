@@ -42,6 +42,26 @@ function reply() {
   };
 }
 
+async function flushDb(url: string): Promise<void> {
+  const admin = createClient({ url });
+  await admin.connect();
+  try {
+    await admin.flushDb();
+  } finally {
+    await admin.close();
+  }
+}
+
+/** A call's outcome: served, or the budget refusal's code. */
+async function outcome(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+    return 'served';
+  } catch (error) {
+    return (error as { code?: string }).code ?? String(error);
+  }
+}
+
 describe('a Redis FLUSHDB while budget reservations are in flight (own redis-server, Postgres)', () => {
   let redis: TestRedisServer;
   let fake: OpenAIFake;
@@ -90,13 +110,7 @@ describe('a Redis FLUSHDB while budget reservations are in flight (own redis-ser
       await waitUntil(async () => served >= CALLS_IN_BUDGET - WORKERS + 1, 'calls served before the flush');
       const inFlight = fake.requests.length - served;
       assert.ok(inFlight >= 3, `${inFlight} calls in flight at the flush`);
-      const admin = createClient({ url: redis.url });
-      await admin.connect();
-      try {
-        await admin.flushDb();
-      } finally {
-        await admin.close();
-      }
+      await flushDb(redis.url);
     })();
     await Promise.all([flushed, ...Array.from({ length: WORKERS }, (_, i) => worker(i))]);
     fake.reset();
@@ -125,6 +139,42 @@ describe('a Redis FLUSHDB while budget reservations are in flight (own redis-ser
       assert.equal(counter, spent, 'the rebuilt counter holds every call once');
     } finally {
       await store.close();
+    }
+  });
+
+  it("a second replica's calls in flight count again once the first rebuilt the budget (the announcement)", async () => {
+    const second = await startTestGateway({ database: gw.database, env: gw.env });
+    try {
+      const budget = CALLS_IN_BUDGET * CALL_CENTS;
+      const key = await createKey(gw, { budgetCents: budget });
+      const [onFirst, onSecond] = [client(gw, key.key), client(second, key.key)];
+      for (let i = 0; i < 20; i++) fake.enqueue({ status: 200, body: reply() });
+      fake.latencyMs = 1_500;
+      // Eight calls in flight, four on each replica; none has settled when the store is flushed.
+      const wave = Array.from({ length: 8 }, (_, i) =>
+        outcome((i % 2 === 0 ? onFirst : onSecond).chat.completions.create(BODY)),
+      );
+      await waitUntil(async () => fake.requests.length >= 8, 'the first wave reached the upstream');
+      await flushDb(redis.url);
+      // The first replica rebuilds with its four and tells the second, which holds its four again.
+      const rebuilding = outcome(onFirst.chat.completions.create(BODY));
+      await sleep(200);
+      const after = Array.from({ length: 6 }, (_, i) =>
+        outcome((i % 2 === 0 ? onFirst : onSecond).chat.completions.create(BODY)),
+      );
+      const outcomes = await Promise.all([...wave, rebuilding, ...after]);
+      const served = outcomes.filter((result) => result === 'served').length;
+      assert.ok(
+        outcomes.every(
+          (result) => result === 'served' || result === 'budget_reserved' || result === 'budget_exceeded',
+        ),
+        outcomes.join(', '),
+      );
+      // Ten calls fit the budget; without the second replica's holds six more would have been let in.
+      assert.ok(served <= CALLS_IN_BUDGET + 1, `${served} calls served of a budget of ${CALLS_IN_BUDGET}`);
+    } finally {
+      fake.reset();
+      await second.close();
     }
   });
 });
