@@ -37,6 +37,21 @@ export class AuditLog {
   record(event: AuditEvent): void {
     this.queue.push({ ...event, id: recordId('aud') });
   }
+
+  /**
+   * Writes a row on `db` (the request path's, bounded by the dependency timeout) before the
+   * answer leaves, so a SIGKILL after an admin change was answered cannot lose its row (issue 30
+   * finding 10). A row that could not be written is queued under the same id, so a write that
+   * timed out but landed adds nothing. Never throws.
+   */
+  async recordNow(event: AuditEvent, db: Db): Promise<void> {
+    const stored = { ...event, id: recordId('aud') };
+    try {
+      await writeAuditEvents(db, [stored]);
+    } catch {
+      this.queue.push(stored);
+    }
+  }
 }
 
 /** A row with the id it keeps across retries. */

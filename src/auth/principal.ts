@@ -51,6 +51,13 @@ export function mayUseModel(principal: Principal, publicModel: string): boolean 
   );
 }
 
+/** The models a key in `team` may call: the intersection of their scopes (`"*"`: every model). */
+export function modelsInForce(key: readonly string[], team: readonly string[] | null): readonly string[] {
+  if (team === null || team.includes('*')) return key;
+  if (key.includes('*')) return team;
+  return key.filter((model) => team.includes(model));
+}
+
 /** A team's key may call only what both allow: the intersection of their scopes. */
 function allows(allowed: readonly string[], publicModel: string): boolean {
   return allowed.includes('*') || allowed.includes(publicModel);

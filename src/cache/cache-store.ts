@@ -61,10 +61,20 @@ export interface CacheStore {
   settleCalls(settlement: CallsSettlement): Promise<void>;
 
   /**
-   * Holds the named budget reservations for another `leaseMs` from now (those already released
-   * or expired stay gone): how a call that runs longer than one lease keeps its reservation.
+   * Holds the named budget reservations for another `leaseMs` from now: how a call that runs
+   * longer than one lease keeps its reservation. One the log no longer has (the store lost it:
+   * FLUSHDB, a failover to an empty replica, a lease lapsed in a stall) is taken again with its
+   * cost, since the caller names only calls still in flight.
    */
   renewReservations(renewal: ReservationRenewal): Promise<void>;
+
+  /**
+   * Rebuilds a budget the store lost (DESIGN.md section 5; docs/operations.md, Failure modes), in
+   * one atomic step: seeds the spend counter with `spentCents` when it is absent, and takes each
+   * of `reservations` the log does not have (an entry it has is kept). True when it seeded the
+   * counter; false when another call or replica already had.
+   */
+  rebuildBudget(rebuild: BudgetRebuild): Promise<boolean>;
 
   /** Publishes to every subscriber of `channel` in every replica (including this one). */
   publish(channel: string, message: string): Promise<void>;
@@ -126,7 +136,21 @@ export interface BudgetAdmission {
 
 export interface ReservationRenewal {
   heldKey: string;
-  ids: readonly string[];
+  /** The calls in flight: each reservation's id and the cents it holds. */
+  reservations: readonly TokenEntry[];
+  leaseMs: number;
+}
+
+/** A budget's spend counter `key` and reservation log `heldKey`, rebuilt as one caller knows them. */
+export interface BudgetRebuild {
+  key: string;
+  heldKey: string;
+  /** The settled spend to seed the counter with. */
+  spentCents: number;
+  /** The counter's time to live. */
+  ttlMs: number;
+  /** The caller's calls in flight: reservation id and cents. */
+  reservations: readonly TokenEntry[];
   leaseMs: number;
 }
 
@@ -164,7 +188,7 @@ export interface CallsSettlement extends ScopeSettlement {
   team?: ScopeSettlement | null;
 }
 
-/** A token window entry: the reservation `id` and its cost. */
+/** A window entry (a token window's, or a budget reservation): the reservation `id` and its cost. */
 export interface TokenEntry {
   id: string;
   cost: number;

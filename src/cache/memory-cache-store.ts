@@ -2,6 +2,7 @@ import { deliverToSubscriber } from './cache-diagnostics.ts';
 import type {
   BudgetAdmission,
   BudgetDecision,
+  BudgetRebuild,
   CacheStore,
   CallAdmissionDecision,
   CallAdmissionRequest,
@@ -145,12 +146,16 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   async renewReservations(renewal: ReservationRenewal): Promise<void> {
+    this.#hold(renewal.heldKey, renewal.reservations, renewal.leaseMs, this.#now());
+  }
+
+  async rebuildBudget(rebuild: BudgetRebuild): Promise<boolean> {
     const now = this.#now();
-    const log = this.#windows.get(renewal.heldKey);
-    if (log === undefined) return;
-    log.prune(now, renewal.leaseMs);
-    for (const id of renewal.ids) log.renew(now, id);
-    if (log.isEmpty) this.#windows.delete(renewal.heldKey);
+    const seeded = this.#live(rebuild.key, now) === undefined;
+    if (seeded)
+      this.#values.set(rebuild.key, { value: rebuild.spentCents, expiresAt: expiryOf(now, rebuild.ttlMs) });
+    this.#hold(rebuild.heldKey, rebuild.reservations, rebuild.leaseMs, now);
+    return seeded;
   }
 
   async publish(channel: string, message: string): Promise<void> {
@@ -226,6 +231,13 @@ export class MemoryCacheStore implements CacheStore {
       const release = budget.release.map((id) => ({ id, cost: 0 }));
       this.#adjust(budget.heldKey, release, budget.leaseMs, now);
     }
+  }
+
+  /** Holds each reservation for another lease, taking again those the log lacks. */
+  #hold(heldKey: string, reservations: readonly TokenEntry[], leaseMs: number, now: number): void {
+    const log = this.#window(heldKey, now, leaseMs);
+    for (const { id, cost } of reservations) log.hold(now, id, cost);
+    if (log.isEmpty) this.#windows.delete(heldKey);
   }
 
   /** Replaces the cost of each entry still in the window (0 releases it). */

@@ -1,10 +1,12 @@
 import { ErrorReply } from '@redis/client';
 import type {
+  BudgetRebuild,
   CacheStore,
   CallAdmissionDecision,
   CallAdmissionRequest,
   CallsSettlement,
   ReservationRenewal,
+  TokenEntry,
   WindowAdmitRequest,
   WindowDecision,
 } from './cache-store.ts';
@@ -250,11 +252,19 @@ export class RedisCacheStore implements CacheStore {
   }
 
   renewReservations(renewal: ReservationRenewal): Promise<void> {
-    if (renewal.ids.length === 0) return Promise.resolve();
+    if (renewal.reservations.length === 0) return Promise.resolve();
     const script = REDIS_SCRIPTS.renewReservations;
     const keys = windowKeys(this.#prefix, renewal.heldKey);
-    const args = ['EVALSHA', script.sha1, '3', ...keys, windowArg(renewal.leaseMs), ...renewal.ids];
-    return this.#eval(script, args).then(ignoreReply);
+    const args = ['EVALSHA', script.sha1, '3', ...keys, windowArg(renewal.leaseMs)];
+    return this.#eval(script, entryArgs(args, renewal.reservations)).then(ignoreReply);
+  }
+
+  rebuildBudget(rebuild: BudgetRebuild): Promise<boolean> {
+    const script = REDIS_SCRIPTS.rebuildBudget;
+    const keys = [this.#key(rebuild.key), ...windowKeys(this.#prefix, rebuild.heldKey)];
+    const args = ['EVALSHA', script.sha1, '4', ...keys, String(rebuild.spentCents), ttlArg(rebuild.ttlMs)];
+    args.push(windowArg(rebuild.leaseMs));
+    return this.#eval(script, entryArgs(args, rebuild.reservations)).then((reply) => Number(reply) === 1);
   }
 
   /** The keys of one scope's token window and budget (spend counter and reservation log) present. */
@@ -351,6 +361,12 @@ function rejectClosed(): Promise<never> {
 /** Whole milliseconds, rounded up so a short TTL never becomes 0 (no expiry); 0 or less means none. */
 function ttlArg(ttlMs: number): string {
   return ttlMs > 0 ? String(Math.ceil(ttlMs)) : '0';
+}
+
+/** Appends each entry's id and cost to a script's arguments. */
+function entryArgs(args: string[], entries: readonly TokenEntry[]): string[] {
+  for (const entry of entries) args.push(entry.id, String(entry.cost));
+  return args;
 }
 
 /** A script's "this limit is present" flag. */

@@ -59,6 +59,17 @@ local function take(w, now, id, cost)
   redis.call('HSET', w.cost, id, cost)
 end
 
+-- Holds \`id\` from \`now\`: an entry the log has keeps its cost; one it lacks is taken with
+-- \`cost_text\` (a reservation the store lost, named by the call that still holds it). Answers the new sum.
+local function hold(w, now, id, cost_text, used)
+  if redis.call('HEXISTS', w.cost, id) == 0 then
+    redis.call('HSET', w.cost, id, cost_text)
+    used = used + tonumber(cost_text)
+  end
+  redis.call('ZADD', w.log, now, id)
+  return used
+end
+
 -- Replaces the cost of \`id\` (0 releases it), keeping its timestamp; answers the new sum.
 local function adjust(w, id, cost, cost_text, used)
   local previous = redis.call('HGET', w.cost, id)
@@ -82,6 +93,17 @@ local function persist(w, used, window, taken)
   redis.call('SET', w.sum, tostring(used), 'PX', window)
   redis.call('PEXPIRE', w.log, window)
   redis.call('PEXPIRE', w.cost, window)
+end
+
+-- Holds for another \`lease\` each reservation named from ARGV[first] on (id and cents pairs), taking
+-- again those the log lacks; the log is then stored.
+local function hold_all(w, lease, first)
+  local now = now_ms()
+  local used = prune(w, now, lease)
+  for i = first, #ARGV, 2 do
+    used = hold(w, now, ARGV[i], ARGV[i + 1], used)
+  end
+  persist(w, used, lease, #ARGV >= first)
 end
 
 -- Answers {admitted, used, retryAfterMs, resetMs}. When not admitted, walks from the oldest
@@ -324,16 +346,30 @@ end
 return 1
 `;
 
-/** KEYS: a reservation log's three keys. ARGV: leaseMs, then the ids to hold for another lease. */
+/**
+ * KEYS: a reservation log's three keys. ARGV: leaseMs, then the id and cents of each reservation
+ * to hold for another lease (taken again when the log lost it).
+ */
 const RENEW_RESERVATIONS = `${WINDOW_PRELUDE}
-local w, lease = window_at(1), tonumber(ARGV[1])
-local now = now_ms()
-local used = prune(w, now, lease)
-for i = 2, #ARGV do
-  redis.call('ZADD', w.log, 'XX', now, ARGV[i])
-end
-persist(w, used, lease)
+hold_all(window_at(1), tonumber(ARGV[1]), 2)
 return 1
+`;
+
+/**
+ * A budget the store lost, rebuilt in one step (its keys share one hash tag: one slot). KEYS: the
+ * spend counter, the reservation log's three keys. ARGV: spentCents, ttlMs (0: none), leaseMs,
+ * then the id and cents of each reservation in flight. The counter is seeded only when absent;
+ * each reservation the log lacks is taken. Answers 1 when it seeded the counter.
+ */
+const REBUILD_BUDGET = `${WINDOW_PRELUDE}
+local seeded = 0
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('SET', KEYS[1], ARGV[1])
+  if tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+  seeded = 1
+end
+hold_all(window_at(2), tonumber(ARGV[3]), 4)
+return seeded
 `;
 
 /** KEYS: counter. ARGV: by, ttlMs (> 0 sets the expiry when the key is created). */
@@ -356,4 +392,5 @@ export const REDIS_SCRIPTS = Object.freeze({
   admitCall: script(ADMIT_CALL),
   settleCalls: script(SETTLE_CALLS),
   renewReservations: script(RENEW_RESERVATIONS),
+  rebuildBudget: script(REBUILD_BUDGET),
 });

@@ -56,10 +56,12 @@ export class SlidingLog {
     return this.#byId.get(id)?.cost ?? 0;
   }
 
-  /** Moves a live entry to `nowMs`, its cost unchanged: a lease renewed. */
-  renew(nowMs: number, id: string): void {
-    const entry = this.#byId.get(id);
-    if (entry !== undefined) this.admit(nowMs, id, entry.cost, Number.POSITIVE_INFINITY);
+  /**
+   * Moves `id` to `nowMs`, its cost unchanged: a lease renewed; an id the log lacks is taken with
+   * `cost` (a reservation the store lost, named by the call that still holds it).
+   */
+  hold(nowMs: number, id: string, cost: number): void {
+    this.admit(nowMs, id, this.#byId.get(id)?.cost ?? cost, Number.POSITIVE_INFINITY);
   }
 
   /** True when `cost` under `id` fits the window (an earlier entry of the same id would be replaced). */

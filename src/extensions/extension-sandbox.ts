@@ -33,18 +33,38 @@ export class ExtensionCompileError extends Error {
 }
 
 /**
- * Runs inside the isolate, over the module's exports (set as a global just before, and removed):
- * the call crosses in as JSON text and the result leaves as JSON text, so nothing but copied
- * strings passes the boundary (no reference into the gateway's heap). A hook may be async;
- * `undefined` (continue) leaves as the empty string.
+ * Runs inside the isolate before the module is compiled, so it holds the language's own
+ * `JSON.parse`, `JSON.stringify` and `Reflect.apply`, not what the module may put in their place
+ * (a module that replaced `JSON.stringify` with a loop held `POST /admin/extensions` for 60 s:
+ * issue 30 finding 9); every use below goes through them, with no array method or iterator the
+ * module could replace. It removes `WebAssembly`, whose memory lives outside the V8 heap and so
+ * outside `memoryMb` (a 64 MB hook took its worker from 187 MB to 4.2 GB). `bind` takes the
+ * module's exports and names the hooks found; `run` crosses a call in as JSON text and its result
+ * out as JSON text, so nothing but copied strings passes the boundary (no reference into the
+ * gateway's heap). A hook may be async; `undefined` (continue) leaves as the empty string.
  */
-const RUNNER = `(() => {
-  const hooks = globalThis.__exports;
-  delete globalThis.__exports;
-  const encode = (value) => (value === undefined ? '' : JSON.stringify(value));
-  return function run(hook, json) {
-    const out = hooks[hook](JSON.parse(json));
-    return out !== null && typeof out === 'object' && typeof out.then === 'function' ? out.then(encode) : encode(out);
+const BOOT = `(() => {
+  delete globalThis.WebAssembly;
+  const { parse, stringify } = JSON;
+  const { apply } = Reflect;
+  const NativePromise = Promise;
+  const then = Promise.prototype.then;
+  const names = ${JSON.stringify(HOOKS)};
+  let hooks = null;
+  const encode = (value) => (value === undefined ? '' : apply(stringify, undefined, [value]));
+  return {
+    bind(exports) {
+      hooks = exports;
+      const found = [];
+      for (let i = 0; i < names.length; i++) {
+        if (typeof exports[names[i]] === 'function') found[found.length] = names[i];
+      }
+      return apply(stringify, undefined, [found]);
+    },
+    run(hook, json) {
+      const out = hooks[hook](apply(parse, undefined, [json]));
+      return out instanceof NativePromise ? apply(then, out, [encode]) : encode(out);
+    },
   };
 })()`;
 
@@ -66,7 +86,7 @@ interface Loaded {
 /**
  * One extension's isolate (DESIGN.md section 1: isolated-vm, a real isolation boundary): its own
  * V8 heap bounded by `memoryMb`, each call cut at `timeoutMs`, no Node.js API, no network, no file
- * system (the context holds only the language's built-ins). Compiled once per source version; an
+ * system, no WebAssembly (the context holds only the language's built-ins, less that one). Compiled once per source version; an
  * isolate the memory limit killed is rebuilt for the next call.
  */
 export class ExtensionSandbox {
@@ -167,17 +187,19 @@ export class ExtensionSandbox {
 
 async function load(source: string, limits: SandboxLimits): Promise<Loaded & { hooks: ReadonlySet<Hook> }> {
   const isolate = new ivm.Isolate({ memoryLimit: Math.max(MIN_MEMORY_MB, limits.memoryMb) });
+  const timeout = limits.timeoutMs;
   try {
     const context = await isolate.createContext();
+    const boot = await context.eval(BOOT, { reference: true, timeout });
+    const bind = await boot.get('bind', { reference: true });
+    const run = await boot.get('run', { reference: true });
     const module = await compile(isolate, source);
     await module.instantiate(context, (specifier) => {
       throw new Error(`imports are not available to extensions (tried '${specifier}')`);
     });
-    await evaluate(module, limits.timeoutMs);
-    await context.global.set('__exports', module.namespace.derefInto());
-    const hooks = await exportedHooks(context);
-    const run = await context.eval(RUNNER, { reference: true, timeout: limits.timeoutMs });
-    return { isolate, run, hooks };
+    await evaluate(module, timeout);
+    const found = await bind.apply(undefined, [module.namespace.derefInto()], { timeout });
+    return { isolate, run, hooks: exportedHooks(found) };
   } catch (error) {
     disposeQuietly(isolate);
     throw error instanceof ExtensionCompileError ? error : new ExtensionCompileError(messageOf(error));
@@ -200,11 +222,9 @@ async function evaluate(module: ivm.Module, timeoutMs: number): Promise<void> {
   }
 }
 
-async function exportedHooks(context: ivm.Context): Promise<ReadonlySet<Hook>> {
-  const found = (await context.eval(
-    `JSON.stringify(${JSON.stringify(HOOKS)}.filter((name) => typeof __exports[name] === 'function'))`,
-  )) as string;
-  const hooks = new Set(JSON.parse(found) as Hook[]);
+/** The hooks `bind` found (JSON text of their names). */
+function exportedHooks(found: unknown): ReadonlySet<Hook> {
+  const hooks = new Set(typeof found === 'string' ? (JSON.parse(found) as Hook[]) : []);
   if (hooks.size === 0) {
     throw new ExtensionCompileError(
       'the module exports neither beforeUpstream nor afterUpstream as a function',

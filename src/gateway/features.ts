@@ -39,7 +39,6 @@ export async function openFeatures(
     limits: createLimits({
       cache,
       db: database.db,
-      spendDb: database.background,
       directory,
       dependencyTimeoutMs: config.dependencyTimeoutMs,
       now: overrides.now,

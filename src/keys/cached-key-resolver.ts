@@ -4,6 +4,7 @@ import type { VirtualKey, VirtualKeyResolver } from '../auth/principal.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import type { Db } from '../store/database.ts';
+import { findKeyTeam } from './virtual-key-repository.ts';
 import { type TeamRow, type VirtualKeyRow, virtualKeyFromRow } from './virtual-key-row.ts';
 
 interface Entry {
@@ -72,7 +73,7 @@ export class CachedKeyResolver implements VirtualKeyResolver {
       .selectAll()
       .where((eb) => eb.or([eb('key_hash', '=', hash), eb('previous_key_hash', '=', hash)]))
       .executeTakeFirst();
-    const team = row?.team_id == null ? undefined : await this.#team(row.team_id);
+    const team = row?.team_id == null ? undefined : await findKeyTeam(this.#db, row.team_id);
     const match = row === undefined ? null : matchOf(row, team, hash, now);
     const key = match?.key ?? null;
     if (generation !== this.#generation) return key;
@@ -82,11 +83,6 @@ export class CachedKeyResolver implements VirtualKeyResolver {
     // from then on without hearing of any change.
     this.#entries.set(id, { key, expiresAtMs: Math.min(now + ttlMs, match?.untilMs ?? Infinity) });
     return key;
-  }
-
-  /** The key's team: its scope and limits apply to the key's calls too. */
-  #team(teamId: string): Promise<TeamRow | undefined> {
-    return this.#db.selectFrom('teams').selectAll().where('id', '=', teamId).executeTakeFirst();
   }
 }
 

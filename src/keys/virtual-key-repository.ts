@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Db } from '../store/database.ts';
 import type { VirtualKeysTable } from '../store/tables.ts';
-import type { VirtualKeyRow } from './virtual-key-row.ts';
+import type { TeamRow, VirtualKeyRow } from './virtual-key-row.ts';
 
 /** Columns only rotation writes. */
 type SecretColumns = 'key_hash' | 'previous_key_hash' | 'previous_key_expires_at';
@@ -22,6 +22,11 @@ const NOW = sql`now()` as never;
 /** `key_` + creation time (base36, fixed width) + 64 random bits: ids sort by creation for keyset pages. */
 export function newVirtualKeyId(nowMs = Date.now()): string {
   return `key_${nowMs.toString(36).padStart(9, '0')}${randomBytes(8).toString('hex')}`;
+}
+
+/** A key's team: its scope and limits apply to the key's calls too. */
+export function findKeyTeam(db: Db, teamId: string): Promise<TeamRow | undefined> {
+  return db.selectFrom('teams').selectAll().where('id', '=', teamId).executeTakeFirst();
 }
 
 /** The `virtual_keys` table: plain reads and writes. `spend_cents` is written only by billing. */

@@ -9,7 +9,7 @@ import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
 import { LIMIT_KEYS } from './limit-keys.ts';
 import { ReservationLeases } from './reservation-leases.ts';
-import { TEST_COST_MODEL, testContext, testDeployment, testKey } from './test-support.ts';
+import { NOTHING_IN_FLIGHT, TEST_COST_MODEL, testContext, testDeployment, testKey } from './test-support.ts';
 import { OUTPUT_RESERVATION_FLOOR_TOKENS } from './token-reservation.ts';
 
 describe('admission stage', () => {
@@ -29,6 +29,7 @@ describe('admission stage', () => {
       cache,
       readSpendCents: async () => storedSpend,
       pendingSpendCents: () => 0,
+      ...NOTHING_IN_FLIGHT,
     });
     leases = new ReservationLeases({ cache });
     stage = admitLimits({
@@ -63,7 +64,12 @@ describe('admission stage', () => {
     let estimates = 0;
     const counting = admitLimits({
       cache,
-      budget: new BudgetCounter({ cache, readSpendCents: async () => 0, pendingSpendCents: () => 0 }),
+      budget: new BudgetCounter({
+        cache,
+        readSpendCents: async () => 0,
+        pendingSpendCents: () => 0,
+        ...NOTHING_IN_FLIGHT,
+      }),
       model: {
         ...TEST_COST_MODEL,
         estimateInputTokens: (operation, body) => {

@@ -82,7 +82,7 @@ async function admit(ctx: CallContext, deps: AdmissionDeps): Promise<StageOutcom
   const admission: Admission = {
     keyId: plan.keyId,
     scopes: [plan.key, ...(plan.team === null ? [] : [plan.team])].map((scope) => {
-      if (scope.budget !== null) deps.leases.hold(scope.scope, ctx.requestId);
+      if (scope.budget !== null) deps.leases.hold(scope.scope, ctx.requestId, scope.budget.cents);
       return {
         scope: scope.scope,
         reservedTokens: scope.tokens?.cost ?? null,

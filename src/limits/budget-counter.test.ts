@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { TokenEntry } from '../cache/cache-store.ts';
 import { MemoryCacheStore } from '../cache/memory-cache-store.ts';
 import { BudgetCounter } from './budget-counter.ts';
 import { LIMIT_KEYS } from './limit-keys.ts';
@@ -10,12 +11,18 @@ describe('BudgetCounter', () => {
   let stored: number;
   let pending: number;
   let counter: BudgetCounter;
+  let reservations: TokenEntry[];
+  let epoch: number;
+  let unsent: { costCents: number; calls: TokenEntry[] };
 
   beforeEach(() => {
     cache = new MemoryCacheStore();
     reads = 0;
     stored = 0;
     pending = 0;
+    reservations = [];
+    epoch = 0;
+    unsent = { costCents: 0, calls: [] };
     counter = new BudgetCounter({
       cache,
       readSpendCents: async () => {
@@ -24,6 +31,9 @@ describe('BudgetCounter', () => {
         return stored;
       },
       pendingSpendCents: () => pending,
+      spendEpoch: () => epoch,
+      inFlight: () => ({ reservations, unsent }),
+      leaseMs: 60_000,
     });
   });
   afterEach(() => cache.close());
@@ -41,6 +51,56 @@ describe('BudgetCounter', () => {
     stored = 0;
     await counter.seed('key_a');
     assert.equal(await cache.get(LIMIT_KEYS.budget('key_a')), '9');
+  });
+
+  it('a counter lost with calls in flight is rebuilt holding them, the unsent settlements left to add their cost', async () => {
+    stored = 10;
+    pending = 4; // 3 of it settled in a batch not yet sent
+    reservations = [{ id: 'flying', cost: 20 }];
+    unsent = { costCents: 3, calls: [{ id: 'landed', cost: 3 }] };
+    await counter.seed('key_a');
+    assert.equal(Number(await cache.get(LIMIT_KEYS.budget('key_a'))), 11);
+    const probe = await cache.admitCall({
+      id: 'probe',
+      windowMs: 60_000,
+      requests: null,
+      tokens: null,
+      budget: {
+        key: LIMIT_KEYS.budget('key_a'),
+        heldKey: LIMIT_KEYS.budgetHeld('key_a'),
+        limit: 100,
+        amount: 1,
+        leaseMs: 60_000,
+      },
+    });
+    assert.deepEqual(probe.budget, { status: 'admitted', spent: 11, held: 24 });
+  });
+
+  it('reads the database again when a spend batch lands during the read, so it is counted once', async () => {
+    stored = 10;
+    pending = 4;
+    let reads = 0;
+    const landing = new BudgetCounter({
+      cache,
+      readSpendCents: async () => {
+        reads++;
+        if (reads === 1) {
+          // The batch of 4 is being written while the first read runs, and lands in it.
+          epoch = 1;
+          stored = 14;
+          pending = 0;
+          epoch = 2;
+        }
+        return stored;
+      },
+      pendingSpendCents: () => pending,
+      spendEpoch: () => epoch,
+      inFlight: () => ({ reservations: [], unsent: { costCents: 0, calls: [] } }),
+      leaseMs: 60_000,
+    });
+    await landing.seed('key_b');
+    assert.equal(reads, 2);
+    assert.equal(Number(await cache.get(LIMIT_KEYS.budget('key_b'))), 14, 'not 18');
   });
 
   it('seeds again once the counter is gone', async () => {

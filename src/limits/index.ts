@@ -1,4 +1,5 @@
 import type { CacheStore } from '../cache/cache-store.ts';
+import { CHANNELS } from '../cache/channels.ts';
 import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
 import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import type { FeatureModule } from '../pipeline/feature-module.ts';
@@ -22,12 +23,12 @@ export { OUTPUT_RESERVATION_FLOOR_TOKENS } from './token-reservation.ts';
 
 export interface LimitsDeps {
   cache: CacheStore;
-  db: Db;
   /**
-   * Where spend batches are written: the background view, whose longer bound makes a batch that
-   * times out yet lands (and is then added again) a stall's event, not a busy pool's.
+   * Budget re-seeds and spend batches. A batch is applied once under its id (spend-writer.ts), so
+   * its statement is bounded as tightly as the request path's: spend held through a Postgres stall
+   * lands within about a second of its end, not after a 30 s statement bound (issue 30 finding 10).
    */
-  spendDb?: Db;
+  db: Db;
   /** The deployments by public model: the pools whose highest price a budget reservation uses. */
   directory: Pick<DeploymentDirectory, 'poolOf'>;
   /** Bound on the budget re-seed's database read (the dependency timeout). */
@@ -66,19 +67,13 @@ export function createLimits(deps: LimitsDeps): Limits {
   const model = deps.model ?? catalogCostModel;
   const writer = (table: SpendTable) =>
     new SpendWriter({
-      flush: spendFlushFor(deps.spendDb ?? db, table),
+      flush: spendFlushFor(db, table),
       intervalMs: deps.spendFlushIntervalMs,
     });
   const spend = writer('virtual_keys');
   const teamSpend = writer('teams');
   const pendingSpendCents = (scope: LimitScope, periodStartMs: number | null) =>
     (scope.kind === 'team' ? teamSpend : spend).pendingFor(scope.id, periodStartMs);
-  const budget = new BudgetCounter({
-    cache,
-    readSpendCents: (scope, periodStartMs) =>
-      withTimeout(readWindowSpendCents(db, scope, periodStartMs), deps.dependencyTimeoutMs, 'database'),
-    pendingSpendCents,
-  });
   const leases = new ReservationLeases({ cache });
   const thresholds = new BudgetThresholds({
     cache,
@@ -101,6 +96,23 @@ export function createLimits(deps: LimitsDeps): Limits {
       if (target.team?.watch !== undefined) thresholds.check(target.team.watch);
     },
   });
+  const budget = new BudgetCounter({
+    cache,
+    readSpendCents: (scope, periodStartMs) =>
+      withTimeout(readWindowSpendCents(db, scope, periodStartMs), deps.dependencyTimeoutMs, 'database'),
+    pendingSpendCents,
+    spendEpoch: (scope) => (scope.kind === 'team' ? teamSpend : spend).epoch,
+    inFlight: (scope, counterKey) => ({
+      reservations: leases.reservationsOf(scope),
+      unsent: observer.unsent(counterKey),
+    }),
+    leaseMs: leases.leaseMs,
+    // A lost announcement costs only time: the renewal timer takes the reservations again too.
+    onRebuilt: (heldKey) => void cache.publish(CHANNELS.budgetRebuilt, heldKey).catch(() => undefined),
+  });
+  const rebuilt = cache
+    .subscribe(CHANNELS.budgetRebuilt, (heldKey) => void leases.renewHeld(heldKey))
+    .catch(() => async () => undefined);
   spend.start();
   teamSpend.start();
   leases.start();
@@ -124,6 +136,7 @@ export function createLimits(deps: LimitsDeps): Limits {
   });
   const close = async (timeoutMs?: number) => {
     await observer.idle();
+    await (await rebuilt)().catch(() => undefined);
     leases.close();
     await Promise.all([closeWriter(spend, timeoutMs), closeWriter(teamSpend, timeoutMs)]);
   };

@@ -12,15 +12,27 @@ describe('reservation leases', () => {
       cache: { renewReservations: async (renewal) => void renewals.push(renewal) },
       leaseMs: 9_000,
     });
-    leases.hold('key_a', 'r1');
-    leases.hold('key_a', 'r2');
-    leases.hold('key_b', 'r3');
+    leases.hold('key_a', 'r1', 5);
+    leases.hold('key_a', 'r2', 7.5);
+    leases.hold('key_b', 'r3', 1);
     leases.release('key_b', 'r3');
     leases.release('key_a', 'unknown');
     await leases.renew();
     assert.deepEqual(renewals, [
-      { heldKey: LIMIT_KEYS.budgetHeld('key_a'), ids: ['r1', 'r2'], leaseMs: 9_000 },
+      {
+        heldKey: LIMIT_KEYS.budgetHeld('key_a'),
+        reservations: [
+          { id: 'r1', cost: 5 },
+          { id: 'r2', cost: 7.5 },
+        ],
+        leaseMs: 9_000,
+      },
     ]);
+    assert.deepEqual(leases.reservationsOf('key_a'), [
+      { id: 'r1', cost: 5 },
+      { id: 'r2', cost: 7.5 },
+    ]);
+    assert.deepEqual(leases.reservationsOf('key_b'), []);
   });
 
   it('reports a failed renewal with its key and goes on', async () => {
@@ -29,7 +41,7 @@ describe('reservation leases', () => {
     const leases = new ReservationLeases({
       cache: { renewReservations: async () => Promise.reject(new Error('store down')) },
     });
-    leases.hold('key_a', 'r1');
+    leases.hold('key_a', 'r1', 5);
     await leases.renew();
     unsubscribe();
     assert.deepEqual(failed, ['key_a']);

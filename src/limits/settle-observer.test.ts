@@ -10,7 +10,7 @@ import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
 import { ReservationLeases } from './reservation-leases.ts';
 import { SettleObserver } from './settle-observer.ts';
 import { SpendWriter } from './spend-writer.ts';
-import { TEST_COST_MODEL, testContext, testDeployment, testKey } from './test-support.ts';
+import { NOTHING_IN_FLIGHT, TEST_COST_MODEL, testContext, testDeployment, testKey } from './test-support.ts';
 
 const OK = { status: 200, error: null, streamBroken: false };
 
@@ -41,7 +41,12 @@ describe('settle observer', () => {
     ];
     spend = new SpendWriter({ flush: async () => {} });
     leases = new ReservationLeases({ cache });
-    const budget = new BudgetCounter({ cache, readSpendCents: async () => 0, pendingSpendCents: () => 0 });
+    const budget = new BudgetCounter({
+      cache,
+      readSpendCents: async () => 0,
+      pendingSpendCents: () => 0,
+      ...NOTHING_IN_FLIGHT,
+    });
     stage = admitLimits({ cache, budget, model: TEST_COST_MODEL, leases, poolOf: () => [priced] });
     observer = new SettleObserver({ cache, model: TEST_COST_MODEL, spend, leases });
   });
@@ -82,6 +87,7 @@ describe('settle observer', () => {
       cache: counted,
       readSpendCents: async () => 0,
       pendingSpendCents: () => 0,
+      ...NOTHING_IN_FLIGHT,
     });
     const countedStage = admitLimits({
       cache: counted,
@@ -103,7 +109,7 @@ describe('settle observer', () => {
     await call();
     assert.deepEqual(
       operations,
-      ['admitCall', 'setIfAbsent', 'admitCall', 'settleCalls'],
+      ['admitCall', 'rebuildBudget', 'admitCall', 'settleCalls'],
       'the first call seeds the budget',
     );
     operations.length = 0;

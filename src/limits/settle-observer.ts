@@ -15,6 +15,7 @@ import {
   type ScopeTarget,
   SettlementBatcher,
   type SettlementTarget,
+  type UnsentSettlements,
 } from './settlement-batcher.ts';
 import type { SpendWriter } from './spend-writer.ts';
 import { type ClampedCount, clampUsage } from './usage-bounds.ts';
@@ -77,6 +78,11 @@ export class SettleObserver implements CallObserver {
       admission?.scopes[index]?.budget?.periodStartMs ?? budgetWindow(holder, nowMs).startMs;
     this.#deps.spend.add(key.id, costCents, windowStart(key, 0));
     if (key.team !== null) this.#deps.teamSpend?.add(key.team.id, costCents, windowStart(key.team, 1));
+  }
+
+  /** The settlements of budget counter `counterKey` not yet sent (SettlementBatcher.unsent). */
+  unsent(counterKey: string): UnsentSettlements {
+    return this.#batcher.unsent(counterKey);
   }
 
   /** Resolves when the settlements of every call finished so far are done. */

@@ -51,8 +51,15 @@ interface ScopeBatch {
   entries: TokenEntry[];
   /** The summed costs of the calls with a budget; null while no call of the batch has one. */
   costCents: number | null;
-  /** The budget reservations to release. */
-  release: string[];
+  /** The budget reservations to release, each with its call's cost. */
+  settled: TokenEntry[];
+}
+
+/** Settlements of one budget counter not yet sent to the cache store. */
+export interface UnsentSettlements {
+  costCents: number;
+  /** Each call's reservation id and cost. */
+  calls: TokenEntry[];
 }
 
 interface Batch {
@@ -81,14 +88,14 @@ function targetOf(target: SettlementTarget | string): SettlementTarget {
 }
 
 function emptyScope(): ScopeBatch {
-  return { entries: [], costCents: null, release: [] };
+  return { entries: [], costCents: null, settled: [] };
 }
 
 function addTo(batch: ScopeBatch, requestId: string, call: ScopeCallSettlement): void {
   if (call.tokens !== null) batch.entries.push({ id: requestId, cost: call.tokens });
   if (call.budget !== null) {
     batch.costCents = exactCents((batch.costCents ?? 0) + call.budget.costCents);
-    batch.release.push(requestId);
+    batch.settled.push({ id: requestId, cost: call.budget.costCents });
   }
 }
 
@@ -135,6 +142,28 @@ export class SettlementBatcher {
     if (state.inFlight === 0 || batch.requestIds.length >= this.#maxCalls) this.#send(id, state);
   }
 
+  /**
+   * The settlements of budget counter `counterKey` still waiting to be sent. A budget rebuilt now
+   * leaves their cost out of the counter and holds their reservations, as their settlement,
+   * sent after the rebuild on the same connection, adds the one and releases the other.
+   */
+  unsent(counterKey: string): UnsentSettlements {
+    const unsent: UnsentSettlements = { costCents: 0, calls: [] };
+    for (const { target, waiting } of this.#targets.values()) {
+      if (waiting === null) continue;
+      const batch =
+        target.key.budget === counterKey
+          ? waiting.key
+          : target.team?.budget === counterKey
+            ? waiting.team
+            : null;
+      if (batch === null || batch.costCents === null) continue;
+      unsent.costCents = exactCents(unsent.costCents + batch.costCents);
+      unsent.calls.push(...batch.settled);
+    }
+    return unsent;
+  }
+
   /** Resolves when every settlement added so far has been settled or has failed. */
   async idle(): Promise<void> {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
@@ -150,7 +179,7 @@ export class SettlementBatcher {
               key: target.budget,
               heldKey: target.held,
               costCents: batch.costCents,
-              release: batch.release,
+              release: batch.settled.map((call) => call.id),
               leaseMs: this.#leaseMs,
             },
     };

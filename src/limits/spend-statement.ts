@@ -17,12 +17,16 @@ export function spendTableOf(scope: Pick<LimitScope, 'kind'>): SpendTable {
  * no parameter-count limit). Deltas are sorted by id, so flushes of several replicas lock rows in
  * the same order; a row deleted meanwhile matches nothing and its delta is dropped.
  *
+ * The batch is applied once whatever the number of tries: the statement claims `batchId` in
+ * `spend_batches` (migration 0014) and adds nothing when another try already did, and prunes
+ * claims older than an hour as it goes (a hundred at most, skipping rows another replica holds).
+ *
  * The period's spend (migration 0009) follows the row's `period_start`: a delta of the same
  * window adds to it, one of a later window starts it afresh, one of an earlier window (a call
  * settled after the boundary) leaves it, since that period is over.
  */
 export function spendFlushFor(db: Db, table: SpendTable = 'virtual_keys'): SpendFlush {
-  return async (deltas: readonly SpendDelta[]) => {
+  return async (deltas: readonly SpendDelta[], batchId: string) => {
     if (deltas.length === 0) return;
     const ids = deltas.map((delta) => delta.keyId);
     // Strings, so numeric receives the double exactly as JavaScript prints it.
@@ -32,6 +36,13 @@ export function spendFlushFor(db: Db, table: SpendTable = 'virtual_keys'): Spend
     );
     const periodCents = deltas.map((delta) => String(delta.period?.cents ?? 0));
     await sql`
+      with claimed as (
+        insert into spend_batches (id) values (${batchId}) on conflict (id) do nothing returning id
+      ), pruned as (
+        delete from spend_batches where id in (
+          select id from spend_batches where applied_at < now() - interval '1 hour'
+          order by applied_at limit 100 for update skip locked)
+      )
       update ${sql.table(table)} as k
       set spend_cents = k.spend_cents + v.delta,
         period_spend_cents = case
@@ -41,7 +52,7 @@ export function spendFlushFor(db: Db, table: SpendTable = 'virtual_keys'): Spend
           else k.period_spend_cents end,
         period_start = greatest(k.period_start, v.period_start)
       from unnest(${ids}::text[], ${cents}::numeric[], ${starts}::timestamptz[], ${periodCents}::numeric[])
-        as v(id, delta, period_start, period_delta)
+        as v(id, delta, period_start, period_delta), claimed
       where k.id = v.id`.execute(db);
   };
 }

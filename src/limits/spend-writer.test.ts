@@ -5,10 +5,13 @@ import { type SpendDelta, SpendNotWrittenError, SpendWriter } from './spend-writ
 
 function recorder(failures = 0) {
   const batches: SpendDelta[][] = [];
+  const ids: string[] = [];
   let failuresLeft = failures;
   return {
     batches,
-    flush: async (deltas: readonly SpendDelta[]) => {
+    ids,
+    flush: async (deltas: readonly SpendDelta[], batchId: string) => {
+      ids.push(batchId);
       if (failuresLeft > 0) {
         failuresLeft--;
         throw new Error('database down');
@@ -39,7 +42,7 @@ describe('SpendWriter', () => {
     assert.equal(db.batches.length, 1, 'nothing pending, nothing written');
   });
 
-  it('keeps the deltas of a failed flush and writes them with the next one', async () => {
+  it('sends a failed batch again as it was, under its id, before the spend that came after', async () => {
     const db = recorder(1);
     const reported: string[] = [];
     const stops = [
@@ -51,9 +54,14 @@ describe('SpendWriter', () => {
     await writer.flush();
     assert.equal(writer.pendingFor('key_a'), 3, 'still pending after the failure');
     writer.add('key_a', 1);
+    assert.equal(writer.pendingFor('key_a'), 4);
+    await writer.flush();
     await writer.flush();
     for (const stop of stops) stop();
-    assert.deepEqual(db.batches, [[{ keyId: 'key_a', cents: 4 }]]);
+    // A try that timed out may have landed: only the same batch under the same id is safe to send.
+    assert.deepEqual(db.batches, [[{ keyId: 'key_a', cents: 3 }], [{ keyId: 'key_a', cents: 1 }]]);
+    assert.equal(db.ids[0], db.ids[1], 'the retry names the batch it retries');
+    assert.notEqual(db.ids[1], db.ids[2], 'the next batch has its own id');
     assert.deepEqual(reported, ['error, 1 pending', 'recovered']);
   });
 

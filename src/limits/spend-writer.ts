@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import { exactCents } from './exact-cents.ts';
 
@@ -16,8 +17,15 @@ export interface SpendDelta {
 /** `null`: outside any budget window. */
 type WindowStart = number | null;
 
-/** Applies a batch in one statement; rejects when nothing was applied (then the batch is retried). */
-export type SpendFlush = (deltas: readonly SpendDelta[]) => Promise<void>;
+/**
+ * Applies a batch in one statement, once under `batchId` however often it is sent: a try whose
+ * answer was lost may have landed, and the same batch sent again must then add nothing. Rejects
+ * when it cannot say the batch was applied (then it is sent again as it is).
+ */
+export type SpendFlush = (deltas: readonly SpendDelta[], batchId: string) => Promise<void>;
+
+/** Key id -> budget window start -> cents. */
+type SpendByKey = Map<string, Map<WindowStart, number>>;
 
 export interface SpendWriterOptions {
   flush: SpendFlush;
@@ -34,21 +42,24 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 5_000;
 /**
  * Batched writer of `spend_cents` (SPEC.md, Virtual key; DESIGN.md section 4: nothing on the hot
  * path waits on a database write). Calls add their cost to an in-process sum per key; a timer
- * flushes the sums as one statement. A failed flush puts its deltas back, so the next flush
- * retries them: no increment is lost while the process lives, and `close()` flushes the rest.
+ * flushes the sums as one statement under a batch id. A failed flush keeps its batch as it is, and
+ * the next flush sends it again under the same id before anything newer: a try that timed out
+ * but landed is not added twice, so the statements can be bounded tightly (a stall's end costs at
+ * most one bound, not 30 s of spend a SIGKILL would lose). No increment is lost while the process
+ * lives, and `close()` flushes the rest.
  * The first failure of a run of failures is published (`switchyard:limits:spend-flush-error`), and
  * so is the recovery.
  */
 export class SpendWriter {
   readonly #flush: SpendFlush;
   readonly #intervalMs: number;
-  /** Key id -> budget window start -> cents. */
-  #pending = new Map<string, Map<WindowStart, number>>();
-  /** The batch being written, still counted by `pendingFor` until it lands. */
-  #inFlight = new Map<string, Map<WindowStart, number>>();
+  #pending: SpendByKey = new Map();
+  /** The batch being written, or one that failed and is sent again: counted by `pendingFor` until it lands. */
+  #batch: { id: string; spend: SpendByKey } | null = null;
   #flushing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #failing = false;
+  #epoch = 0;
 
   constructor(options: SpendWriterOptions) {
     this.#flush = options.flush;
@@ -77,8 +88,18 @@ export class SpendWriter {
    */
   pendingFor(keyId: string, periodStartMs: WindowStart = null): number {
     return (
-      windowSum(this.#pending.get(keyId), periodStartMs) + windowSum(this.#inFlight.get(keyId), periodStartMs)
+      windowSum(this.#pending.get(keyId), periodStartMs) +
+      windowSum(this.#batch?.spend.get(keyId), periodStartMs)
     );
+  }
+
+  /**
+   * Odd while a batch is being written, and moved on by every write: a reader that saw the same
+   * even epoch before and after reading the database read it with no batch of this writer landing
+   * meanwhile, so the database and `pendingFor` do not overlap (BudgetCounter's seed).
+   */
+  get epoch(): number {
+    return this.#epoch;
   }
 
   /** Writes what is pending; one flush at a time (a second caller waits for the running one). */
@@ -101,38 +122,40 @@ export class SpendWriter {
       // A flush still running at the deadline may yet land: its deltas are reported, not retried.
       const landed = await raceDeadline(this.flush(), deadline);
       if (!landed) break;
-      if (this.#pending.size === 0) return;
+      if (this.#pending.size === 0 && this.#batch === null) return;
     }
-    const ids = new Set([...this.#inFlight.keys(), ...this.#pending.keys()]);
+    const ids = new Set([...(this.#batch?.spend.keys() ?? []), ...this.#pending.keys()]);
     if (ids.size === 0) return;
     throw new SpendNotWrittenError([...ids].map((keyId) => ({ keyId, cents: this.pendingFor(keyId) })));
   }
 
   async #flushOnce(): Promise<void> {
-    if (this.#pending.size === 0) return;
-    this.#inFlight = this.#pending;
-    this.#pending = new Map();
+    if (this.#batch === null) {
+      if (this.#pending.size === 0) return;
+      this.#batch = { id: randomUUID(), spend: this.#pending };
+      this.#pending = new Map();
+    }
+    const batch = this.#batch;
     // Sorted by id, so concurrent flushes of several replicas lock rows in one order.
-    const deltas = [...this.#inFlight]
+    const deltas = [...batch.spend]
       .map(([keyId, windows]) => deltaOf(keyId, windows))
       .sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0));
+    this.#epoch++;
     try {
-      await this.#flush(deltas);
+      await this.#flush(deltas, batch.id);
+      this.#batch = null;
       if (this.#failing) {
         this.#failing = false;
         if (DIAGNOSTICS.spendFlushRecovered.hasSubscribers) DIAGNOSTICS.spendFlushRecovered.publish({});
       }
     } catch (error) {
-      for (const [keyId, windows] of this.#inFlight) {
-        for (const [start, cents] of windows) this.add(keyId, cents, start);
-      }
+      // The batch stays as it is, under its id, for the next flush: it may have landed.
       if (!this.#failing) {
         this.#failing = true;
         const channel = DIAGNOSTICS.spendFlushError;
-        if (channel.hasSubscribers) channel.publish({ error, pendingKeys: this.#pending.size });
+        if (channel.hasSubscribers)
+          channel.publish({ error, pendingKeys: batch.spend.size + this.#pending.size });
       }
-    } finally {
-      this.#inFlight = new Map();
     }
   }
 }

@@ -25,6 +25,13 @@ export const TEST_COST_MODEL: CostModel = {
     (usage.inputTokens * pricing.inputCentsPerMTok + usage.outputTokens * pricing.outputCentsPerMTok) / 1e6,
 };
 
+/** BudgetCounter's view of the calls in flight when a test has none. */
+export const NOTHING_IN_FLIGHT = {
+  spendEpoch: () => 0,
+  inFlight: () => ({ reservations: [], unsent: { costCents: 0, calls: [] } }),
+  leaseMs: 30_000,
+};
+
 export function testKey(fields: Partial<VirtualKey> = {}): VirtualKey {
   return {
     id: 'key_test',

@@ -40,20 +40,27 @@ interface Versioned {
   dueAt?: number;
 }
 
-/** A queue whose items coalesce by id, as variant B's operations do, on a clock the test moves. */
-function keyedQueue(write: (items: readonly Versioned[]) => Promise<void>, capacity = 5) {
+/**
+ * A queue whose items coalesce by id, as variant B's operations do, on a clock the test moves
+ * (or, with `realClock`, on Date.now).
+ */
+function keyedQueue(
+  write: (items: readonly Versioned[]) => Promise<void>,
+  capacity = 5,
+  options: { flushIntervalMs?: number; realClock?: boolean } = {},
+) {
   const log = capture();
   const clock = { now: 0 };
   const q = new BatchQueue<Versioned>({
     name: 'keyed',
     capacity,
     batchSize: 2,
-    flushIntervalMs: 60_000,
+    flushIntervalMs: options.flushIntervalMs ?? 60_000,
     dropReportIntervalMs: 60_000,
     writeTimeoutMs: 1_000,
     keyOf: (item) => item.id,
     dueAt: (item) => item.dueAt ?? 0,
-    now: () => clock.now,
+    now: options.realClock ? Date.now : () => clock.now,
     write,
     logger: log.logger,
   });
@@ -274,6 +281,24 @@ describe('BatchQueue with keyOf', () => {
     await q.flush(0);
     assert.deepEqual(batches[2], ['d:started']);
     assert.equal(q.size, 0);
+  });
+
+  it('writes a held item at its due time, not at the first tick after it (a start row before a SIGKILL)', async () => {
+    const batches: string[][] = [];
+    // The first tick comes after the test's wait: only the due times can write in time.
+    const { q } = keyedQueue(async (items) => void batches.push(labels(items)), 5, {
+      flushIntervalMs: 4_000,
+      realClock: true,
+    });
+    q.start();
+    const pushedAt = Date.now();
+    q.push({ id: 'a', version: 'started', dueAt: pushedAt + 100 });
+    q.push({ id: 'b', version: 'started', dueAt: pushedAt + 200 });
+    q.push({ id: 'c', version: 'final' });
+    // 'a' at its due time, 'b' a quarter interval after that write began (1 s), both before the tick.
+    await waitUntil(async () => batches.flat().length >= 3, 'both start rows written', 3_000);
+    assert.deepEqual(batches.flat().sort(), ['a:started', 'b:started', 'c:final']);
+    await q.stop(1_000);
   });
 
   it('takes a replacement when full (it needs no room) and drops a new key', async () => {

@@ -24,6 +24,8 @@ export interface BatchQueueOptions<T> {
    * The earliest time (epoch ms) an item may be written: a background write leaves it queued, in
    * its place, until then; the shutdown flush writes it anyway. Without it every item is due at
    * once. Variant B holds a call's start row back so that the final row can replace it first.
+   * Once the queue is started, a held item is written at its due time (at most a quarter interval
+   * after the last background write began), not at the first tick after it.
    */
   dueAt?: (item: T) => number;
   /** The clock `dueAt` is read against; `Date.now` unless a test sets it. */
@@ -62,6 +64,11 @@ export class BatchQueue<T> {
   #fresh = 0;
   /** A background write is asked for and has not begun yet. */
   #asked = false;
+  /** The one-shot write armed for the earliest held item's due time (`#dueTimerAt`). */
+  #dueTimer: NodeJS.Timeout | undefined;
+  #dueTimerAt = Number.POSITIVE_INFINITY;
+  /** When the last background write began (the queue's clock). */
+  #lastDrainAt = 0;
   readonly #now: () => number;
 
   constructor(options: BatchQueueOptions<T>) {
@@ -80,6 +87,7 @@ export class BatchQueue<T> {
 
   push(item: T): void {
     const key = this.#options.keyOf === undefined ? this.#sequence++ : this.#options.keyOf(item);
+    if (this.#options.dueAt !== undefined) this.#armDue(this.#options.dueAt(item));
     if (this.#items.has(key)) {
       this.#items.set(key, item);
       return;
@@ -140,8 +148,10 @@ export class BatchQueue<T> {
   async stop(deadlineMs: number): Promise<void> {
     clearInterval(this.#flushTimer);
     clearInterval(this.#reportTimer);
+    clearTimeout(this.#dueTimer);
     this.#flushTimer = undefined;
     this.#reportTimer = undefined;
+    this.#dueTimer = undefined;
     try {
       await withTimeout(this.flush(deadlineMs), deadlineMs, 'record flush');
     } catch (error) {
@@ -161,11 +171,45 @@ export class BatchQueue<T> {
     while (this.#running !== undefined) await this.#running;
     const keys = this.#takeKeys(all);
     if (keys.length === 0) return true;
+    this.#lastDrainAt = this.#now();
     const run = this.#writeAll(keys);
     this.#running = run.finally(() => {
       this.#running = undefined;
     });
     return run;
+  }
+
+  /**
+   * Arms a write for a held item's due time when none is armed sooner (items held in push order
+   * come due in that order, so a push costs one comparison): variant B's start row of a call in
+   * flight must reach the database about one interval after the call began, not up to two, or a
+   * SIGKILL in between leaves no record of it (issue 30 finding 10). Such writes begin at least a
+   * quarter interval after the last one, so calls in flight never turn the queue into a stream
+   * of tiny batches. Only while the queue runs (started, not stopped).
+   */
+  #armDue(dueAtMs: number): void {
+    if (this.#flushTimer === undefined || dueAtMs <= this.#now() || dueAtMs >= this.#dueTimerAt) return;
+    clearTimeout(this.#dueTimer);
+    this.#dueTimerAt = dueAtMs;
+    const at = Math.max(dueAtMs, this.#lastDrainAt + this.#options.flushIntervalMs / 4);
+    this.#dueTimer = setTimeout(() => this.#writeHeld(), at - this.#now()).unref();
+  }
+
+  /** The armed write: what is due now, then a write armed for the next held item. */
+  #writeHeld(): void {
+    this.#dueTimer = undefined;
+    this.#dueTimerAt = Number.POSITIVE_INFINITY;
+    void this.writeDue().finally(() => {
+      const { dueAt } = this.#options;
+      if (dueAt === undefined) return;
+      const now = this.#now();
+      let next = Number.POSITIVE_INFINITY;
+      for (const item of this.#items.values()) {
+        const due = dueAt(item);
+        if (due > now && due < next) next = due;
+      }
+      if (next !== Number.POSITIVE_INFINITY) this.#armDue(next);
+    });
   }
 
   /** The keys of the items queued now, in push order: all of them, or the due ones. */

@@ -24,7 +24,7 @@ export interface Database {
    */
   readonly db: Db;
   /**
-   * Background work (record and spend writes, maintenance jobs, migrations, key rotation): each
+   * Background work (record writes, maintenance jobs, migrations, key rotation): each
    * statement bounded by `backgroundTimeoutMs`, so large batches fit but a stalled connection
    * still ends.
    */

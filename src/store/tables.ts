@@ -45,9 +45,9 @@ export interface ExtensionsTable {
   memory_mb: number;
   created_at: Generated<Timestamp>;
   updated_at: Generated<Timestamp>;
-  /** Migration 0014: the name a configuration file gives the extension (its id); null: made through the admin API. */
+  /** Migration 0015: the name a configuration file gives the extension (its id); null: made through the admin API. */
   config_name: string | null;
-  /** Migration 0014: the module file the configuration file read the source from. */
+  /** Migration 0015: the module file the configuration file read the source from. */
   source_ref: string | null;
 }
 

@@ -21,6 +21,7 @@ interface KeyInfo {
   remainingCents: number | null;
   budgetResetsAt: string | null;
   expiresAt: string | null;
+  team: (Record<string, unknown> & { id: string; remainingCents: number | null }) | null;
 }
 
 /** One cent per token, so a call's spend is visible in whole cents. */
@@ -81,6 +82,7 @@ describe('GET /v1/key (self-service key info)', () => {
       remainingCents: 10_000,
       budgetResetsAt: null,
       expiresAt,
+      team: null,
     });
 
     await client.chat.completions.create({ model: 'alpha', messages: [{ role: 'user', content: 'hi' }] });
@@ -108,6 +110,45 @@ describe('GET /v1/key (self-service key info)', () => {
     assert.equal(info.budgetCents, null);
     assert.equal(info.remainingCents, null);
     assert.deepEqual(info.tags, []);
+  });
+
+  it("shows a team key's scope in force and its team's spent budget, not allowedModels * and no budget", async () => {
+    const team = await admin.post('/admin/teams', {
+      name: 'search',
+      allowedModels: ['alpha'],
+      rpmLimit: 60,
+      budgetCents: 1,
+      budgetPeriod: 'monthly',
+    });
+    assert.equal(team.status, 201);
+    const issued = await admin.post('/admin/keys', { allowedModels: ['*'], teamId: team.body.id });
+    const client = openaiClient(gw, String(issued.body.key));
+    // One call spends the team's 1-cent budget (a cent a token); the next is refused by the team.
+    await client.chat.completions.create({ model: 'alpha', messages: [{ role: 'user', content: 'hi' }] });
+    const info = await eventuallyValue(async () => {
+      const read = (await client.get('/key')) as KeyInfo;
+      return read.team?.remainingCents === 0 ? read : undefined;
+    });
+    assert.deepEqual(info.allowedModels, ['alpha'], "the intersection of the key's * and the team's scope");
+    assert.equal(info.budgetCents, null, 'the key has no budget of its own');
+    assert.ok(info.team !== null, 'the team is shown');
+    const { periodSpendCents, budgetResetsAt, spendCents, ...limits } = info.team;
+    assert.deepEqual(limits, {
+      id: team.body.id,
+      name: 'search',
+      rpmLimit: 60,
+      tpmLimit: null,
+      budgetCents: 1,
+      budgetPeriod: 'monthly',
+      remainingCents: 0,
+    });
+    assert.ok(Number(periodSpendCents) >= 1, `the team spent ${periodSpendCents}`);
+    assert.equal(spendCents, periodSpendCents);
+    assert.match(String(budgetResetsAt), /^\d{4}-\d{2}-01T00:00:00\.000Z$/);
+    await assert.rejects(
+      client.chat.completions.create({ model: 'alpha', messages: [{ role: 'user', content: 'hi' }] }),
+      (error: { code?: string }) => error.code === 'budget_exceeded',
+    );
   });
 
   it('answers 401 in the OpenAI shape without a key, with an unknown one and after a delete', async () => {

@@ -271,6 +271,54 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
         await clear(b);
       });
 
+      test('a renewal takes again a reservation the store lost (its lease lapsed in a stall) with its cents', async () => {
+        const b = budgetOf();
+        await store.setIfAbsent(b.key, '0', 60_000);
+        assert.equal((await reserve(b, 30, 50, { id: 'stalled', leaseMs: 100 }))?.status, 'admitted');
+        await sleep(150);
+        assert.deepEqual(
+          await reserve(b, 1, 50, { id: 'probe', leaseMs: 100 }),
+          { status: 'admitted', spent: 0, held: 1 },
+          'the lease lapsed',
+        );
+        await store.renewReservations({
+          heldKey: b.heldKey,
+          reservations: [{ id: 'stalled', cost: 30 }],
+          leaseMs: 60_000,
+        });
+        // Held again: the stalled call's 30, the probe's 1 and this call's 25.
+        assert.deepEqual(await reserve(b, 25, 50, { id: 'next', leaseMs: 60_000 }), {
+          status: 'admitted',
+          spent: 0,
+          held: 56,
+        });
+        await clear(b);
+      });
+
+      test('rebuildBudget seeds a lost counter once and takes the reservations in flight the log lacks', async () => {
+        const b = budgetOf();
+        const rebuild = { ...b, ttlMs: 60_000, leaseMs: 60_000 };
+        const first = [
+          { id: 'a', cost: 10 },
+          { id: 'b', cost: 15 },
+        ];
+        assert.equal(await store.rebuildBudget({ ...rebuild, spentCents: 20, reservations: first }), true);
+        // Another replica's rebuild: the counter stands, its own reservation joins, 'a' is not taken twice.
+        const second = [
+          { id: 'a', cost: 10 },
+          { id: 'c', cost: 5 },
+        ];
+        assert.equal(await store.rebuildBudget({ ...rebuild, spentCents: 99, reservations: second }), false);
+        assert.equal(Number(await store.get(b.key)), 20);
+        assert.deepEqual(await reserve(b, 1, 100, { id: 'probe' }), {
+          status: 'admitted',
+          spent: 20,
+          held: 31,
+        });
+        assert.ok(((await store.ttlMs(b.key)) ?? 0) > 0, 'the seeded counter expires');
+        await clear(b);
+      });
+
       test('settlement releases a reservation and adds the cost; renewal keeps a reservation past its lease', async () => {
         const b = budgetOf();
         await store.setIfAbsent(b.key, '0', 60_000);
@@ -278,7 +326,11 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
         assert.equal((await reserve(b, 40, 50, { id: 'dead', leaseMs: 300 }))?.status, 'admitted');
         for (let i = 0; i < 4; i++) {
           await sleep(120);
-          await store.renewReservations({ heldKey: b.heldKey, ids: ['long'], leaseMs: 300 });
+          await store.renewReservations({
+            heldKey: b.heldKey,
+            reservations: [{ id: 'long', cost: 40 }],
+            leaseMs: 300,
+          });
         }
         // 'dead' was never renewed (its process died) and left; 'long' still holds all 40.
         assert.deepEqual(await reserve(b, 1, 40, { id: 'probe', leaseMs: 300 }), {

@@ -25,6 +25,13 @@ const MISBEHAVING = `export function beforeUpstream(call) {
   if (text.startsWith('throw')) throw new Error('deliberate');
   if (text.startsWith('huge')) return { body: { ...call.body, padding: 'x'.repeat(2e6) } };
   if (text.startsWith('hang')) return new Promise(() => {});
+  if (text.startsWith('proxy')) {
+    // Every trap answers with the proxy itself, its prototype included: a cycle to whoever walks it.
+    const p = new Proxy(new Error('x'), { get: () => p, getPrototypeOf: () => p, ownKeys: () => ['stack'],
+      getOwnPropertyDescriptor: () => ({ value: p, configurable: true, enumerable: true, writable: true }) });
+    if (text.startsWith('proxy async')) return (async () => { throw p; })();
+    throw p;
+  }
   if (text.startsWith('deep')) {
     const root = {};
     let node = root;
@@ -118,6 +125,59 @@ describe('extension containment', () => {
 
   it('abandons a promise that never settles', async () => {
     await containedFailure('hang around', /did not finish within 400 ms/);
+  });
+
+  it('counts a self-referencing Proxy thrown, sync or async, and leaves no isolate thread spinning', async () => {
+    await containedFailure('proxy throw', /threw an Error/);
+    await containedFailure('proxy async throw', /threw an Error/);
+    // A thread still spinning on the thrown value would burn about a CPU second per second.
+    const before = process.cpuUsage();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const used = process.cpuUsage(before);
+    assert.ok(
+      used.user + used.system < 600_000,
+      `the process used ${used.user + used.system} us of CPU in 1 s`,
+    );
+  });
+
+  it('refuses WebAssembly, whose memory the heap limit cannot bound (a 64 MB hook took 4.2 GB)', async () => {
+    const saved = await fetch(`${rig.gw.url}/admin/extensions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${rig.gw.masterKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        id: 'wasm-hoarder',
+        models: ['gpt'],
+        limits: { timeoutMs: 1_000, memoryMb: 16 },
+        source: `const memory = new WebAssembly.Memory({ initial: 2000 });
+export function beforeUpstream() { new Uint8Array(memory.buffer).fill(1); }`,
+      }),
+    });
+    assert.equal(saved.status, 400);
+    assert.match(await saved.text(), /WebAssembly is not defined/);
+  });
+
+  it('saves a module that replaces JSON.stringify at load at once, not after 60 s, and its hooks still run', async () => {
+    const started = performance.now();
+    await admin(rig.gw, 'POST', '/extensions', {
+      id: 'json-override',
+      models: ['claude'],
+      limits: { timeoutMs: 400, memoryMb: 16 },
+      source: `JSON.stringify = () => { for (;;) {} };
+Array.prototype.filter = () => { for (;;) {} };
+export function beforeUpstream(call) { return { body: { ...call.body, metadata: { seen: 'yes' } } }; }`,
+    });
+    try {
+      assert.ok(performance.now() - started < 5_000, 'saved without waiting out the loop');
+      const answer = await chat(rig, 'after the override', { model: 'claude', max_tokens: 10 });
+      assert.equal(answer.status, 200);
+      const run = runOf(
+        await recordedRuns(rig.gw, answer.headers.get('x-request-id') ?? ''),
+        'json-override',
+      );
+      assert.equal(run.outcome, 'replaced');
+    } finally {
+      await deleteExtension(rig.gw, 'json-override');
+    }
   });
 
   it('keeps the process up', async () => {

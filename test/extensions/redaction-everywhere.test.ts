@@ -5,32 +5,37 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { eventually } from '../helpers/eventually.ts';
 import { connectSql } from '../helpers/sql.ts';
+import { OtlpReceiver } from '../records/otlp-receiver.ts';
 import { adminRaw, chat, type ExtensionsRig, startRig } from './support.ts';
 
 /**
  * Issue 30 finding 3: with the PII redactor of examples/extensions/ active, the provider saw
  * `[CARD]` and `[EMAIL]`, but `/admin/logs` kept the raw card number and e-mail in the call's
  * prompt. What `beforeUpstream` returns is the call from then on: the original is in no table
- * (pg_dump), no log line and no payload sample.
+ * (pg_dump), no log line, no payload sample and no span (its payload events included).
  */
 const EMAIL = 'jane.redacted@example.com';
 const CARD = '4111 1111 1111 1111';
+
+async function installRedactor(rig: ExtensionsRig): Promise<void> {
+  const source = await readFile(
+    new URL('../../examples/extensions/pii-redactor.js', import.meta.url),
+    'utf8',
+  );
+  const created = await adminRaw(rig.gw, 'POST', '/extensions', {
+    id: 'pii-redactor',
+    critical: true,
+    source,
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+}
 
 describe('a redactor keeps what it redacts out of every store (variant B)', () => {
   let rig: ExtensionsRig;
 
   before(async () => {
     rig = await startRig({ env: { OBSERVABILITY_PAYLOAD_SAMPLE_RATE: '1' } });
-    const source = await readFile(
-      new URL('../../examples/extensions/pii-redactor.js', import.meta.url),
-      'utf8',
-    );
-    const created = await adminRaw(rig.gw, 'POST', '/extensions', {
-      id: 'pii-redactor',
-      critical: true,
-      source,
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await installRedactor(rig);
   });
   after(() => rig.close());
 
@@ -70,5 +75,35 @@ describe('a redactor keeps what it redacts out of every store (variant B)', () =
     assert.ok(text.includes('[EMAIL]'), text);
     for (const secret of [EMAIL, CARD])
       assert.ok(!text.includes(secret), `the payload sample holds ${secret}`);
+  });
+});
+
+describe('a redactor keeps what it redacts out of spans with OTEL_LOG_PAYLOADS=true', () => {
+  it("runs before the span's payload events: they carry the redacted call, never the original", async () => {
+    const receiver = await new OtlpReceiver().start();
+    const rig = await startRig({
+      redis: false,
+      env: { OTEL_ENABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_LOG_PAYLOADS: 'true' },
+    });
+    let requestId = '';
+    try {
+      await installRedactor(rig);
+      const answer = await chat(rig, `Mail ${EMAIL}, card ${CARD}, please.`);
+      assert.equal(answer.status, 200);
+      requestId = answer.headers.get('x-request-id') ?? '';
+    } finally {
+      // Closing flushes the spans to the receiver.
+      await rig.close();
+      await receiver.close();
+    }
+    const exported = JSON.stringify(receiver.traces);
+    assert.ok(exported.includes(requestId), 'the call was exported');
+    const request = receiver
+      .spans()
+      .flatMap((span) => span.events ?? [])
+      .find((event) => event.name === 'switchyard.request');
+    assert.ok(request !== undefined, 'the request payload event is there');
+    assert.match(JSON.stringify(request), /\[EMAIL\].*\[CARD\]/);
+    for (const secret of [EMAIL, CARD]) assert.ok(!exported.includes(secret), `a span holds ${secret}`);
   });
 });

@@ -40,7 +40,7 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'sy-redis-cluster-'));
   const nodes: RedisClusterNode[] = [];
   try {
-    for (let i = 0; i < 6; i++) nodes.push(await startNode(dir, await freeClusterPort()));
+    for (let i = 0; i < 6; i++) nodes.push(await startRedisNode(dir, await freeClusterPort()));
     await run(
       'redis-cli',
       [
@@ -84,7 +84,19 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
   };
 }
 
-async function startNode(dir: string, port: number): Promise<RedisClusterNode> {
+/**
+ * One `redis-server` on `port`, its files in `dir`, nothing saved to disk; a cluster node unless
+ * `cluster` is false (a test's own server, which it may FLUSHDB: the shared one is never flushed).
+ */
+export async function startRedisNode(dir: string, port: number, cluster = true): Promise<RedisClusterNode> {
+  const clusterArgs = [
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    join(dir, `nodes-${port}.conf`),
+    '--cluster-node-timeout',
+    String(NODE_TIMEOUT_MS),
+  ];
   const child = spawn(
     'redis-server',
     [
@@ -92,12 +104,7 @@ async function startNode(dir: string, port: number): Promise<RedisClusterNode> {
       String(port),
       '--bind',
       '127.0.0.1',
-      '--cluster-enabled',
-      'yes',
-      '--cluster-config-file',
-      join(dir, `nodes-${port}.conf`),
-      '--cluster-node-timeout',
-      String(NODE_TIMEOUT_MS),
+      ...(cluster ? clusterArgs : []),
       '--dir',
       dir,
       '--save',
@@ -123,7 +130,7 @@ async function startNode(dir: string, port: number): Promise<RedisClusterNode> {
   return { port, process: child };
 }
 
-async function stopAll(nodes: RedisClusterNode[], dir: string): Promise<void> {
+export async function stopAll(nodes: RedisClusterNode[], dir: string): Promise<void> {
   await Promise.all(
     nodes.map(async ({ process: child }) => {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -179,7 +186,7 @@ async function masterPortOf(port: number, key: string): Promise<number> {
 }
 
 /** A port free for the node and for its cluster bus (the port + 10000). */
-async function freeClusterPort(): Promise<number> {
+export async function freeClusterPort(): Promise<number> {
   for (;;) {
     const port = 20_000 + Math.floor(Math.random() * 20_000);
     if ((await isFree(port)) && (await isFree(port + 10_000))) return port;

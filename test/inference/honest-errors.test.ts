@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import http from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { AnthropicFake } from '../fakes/anthropic-fake.ts';
+import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { providerWording, recordedReply, recordedText } from '../fakes/recorded.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import {
@@ -237,10 +240,52 @@ describe('UPSTREAM_ERROR_MESSAGES=passthrough', () => {
 
 describe("the gateway's own body limit", () => {
   let gw: TestGateway;
+  let fake: OpenAIFake;
   before(async () => {
     gw = await startTestGateway({ redis: false, env: { BODY_LIMIT_BYTES: '2048' } });
+    fake = await new OpenAIFake().start();
+    await createDeployment(gw, {
+      publicModel: 'whisper',
+      provider: 'openai',
+      upstreamModel: 'whisper-1',
+      baseUrl: fake.baseUrl,
+      apiKey: 'sk-upstream-test',
+    });
   });
-  after(() => gw?.close());
+  after(async () => {
+    await gw?.close();
+    await fake?.close();
+  });
+
+  it('answers 413 at once to a multipart upload declaring more than the limit, before reading it', async () => {
+    const boundary = 'switchyard-boundary';
+    const head =
+      `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n` +
+      'Content-Type: audio/wav\r\n\r\n';
+    const request = http.request(`${gw.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${await createKey(gw)}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(10_000_000),
+      },
+    });
+    request.on('error', () => {});
+    // Only the head is sent: the answer must not wait for the 10 MB the request announced.
+    request.write(head);
+    const answered = once(request, 'response') as Promise<[http.IncomingMessage]>;
+    const timeout = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 5_000).unref());
+    const outcome = await Promise.race([answered, timeout]);
+    request.destroy();
+    assert.notEqual(outcome, 'waited', 'answered before the body was sent');
+    const [response] = outcome as [http.IncomingMessage];
+    let text = '';
+    for await (const chunk of response) text += String(chunk);
+    assert.equal(response.statusCode, 413);
+    assert.equal((JSON.parse(text) as { error: { code: string } }).error.code, 'request_too_large');
+    assert.equal(fake.requests.length, 0, 'nothing went upstream');
+  });
 
   it('answers 413 request_too_large in both shapes', async () => {
     const key = await createKey(gw);

@@ -1,6 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AUDIT_KINDS, boundedId, MUTATION_METHODS, pathOf } from '../../audit/audit-event.ts';
+import {
+  AUDIT_KINDS,
+  type AuditEvent,
+  boundedId,
+  MUTATION_METHODS,
+  pathOf,
+} from '../../audit/audit-event.ts';
 import type { AuditLog } from '../../audit/audit-log.ts';
 import { queryAuditLog } from '../../audit/audit-query.ts';
 import { cursorParam } from '../../records/queries/cursor.ts';
@@ -55,21 +61,22 @@ const auditPage = z
 
 /**
  * The audit trail of the admin surface (DESIGN.md section 5, Audit): every mutation that reached
- * it with the master key is queued as a row once answered, refusals included; `GET /admin/audit`
- * lists them. A request without the master key acted on nothing (401) and is left to the access log.
+ * it with the master key is a row, refusals included, written before its answer is sent (queued
+ * instead when the database is away); `GET /admin/audit` lists them. A request without the master
+ * key acted on nothing (401) and is left to the access log.
  */
 export function auditModule(deps: { db: Db; log: AuditLog; extra?: RouteModule['register'] }): RouteModule {
   return {
     surface: 'admin',
     register: (scope, docs) => {
-      recordMutations(scope, deps.log);
+      recordMutations(scope, deps.log, deps.db);
       registerAuditRoute(scope, docs, deps.db);
       deps.extra?.(scope, docs);
     },
   };
 }
 
-function recordMutations(scope: FastifyInstance, log: AuditLog): void {
+function recordMutations(scope: FastifyInstance, log: AuditLog, db: Db): void {
   // The id a create made is only in its answer: taken before serialization, never anything else of it.
   const created = new WeakMap<FastifyRequest, string>();
   scope.addHook('preSerialization', (request, reply, payload, done) => {
@@ -79,23 +86,25 @@ function recordMutations(scope: FastifyInstance, log: AuditLog): void {
     }
     done(null, payload);
   });
-  scope.addHook('onResponse', (request, reply, done) => {
-    if (MUTATION_METHODS.has(request.method) && request.principal?.kind === 'master') {
-      const param = (request.params as { id?: unknown } | undefined)?.id;
-      log.record({
-        kind: 'admin_mutation',
-        at: new Date(),
-        actor: 'master',
-        method: request.method,
-        path: pathOf(request.url),
-        resourceId: boundedId(typeof param === 'string' ? param : (created.get(request) ?? null)),
-        status: reply.statusCode,
-        requestId: request.id,
-        sourceAddress: request.ip ?? null,
-        reason: null,
-      });
-    }
-    done();
+  scope.addHook('onSend', async (request, reply, payload) => {
+    if (!MUTATION_METHODS.has(request.method) || request.principal?.kind !== 'master') return payload;
+    const param = (request.params as { id?: unknown } | undefined)?.id;
+    const event: AuditEvent = {
+      kind: 'admin_mutation',
+      at: new Date(),
+      actor: 'master',
+      method: request.method,
+      path: pathOf(request.url),
+      resourceId: boundedId(typeof param === 'string' ? param : (created.get(request) ?? null)),
+      status: reply.statusCode,
+      requestId: request.id,
+      sourceAddress: request.ip ?? null,
+      reason: null,
+    };
+    // A 503 changed nothing and says the database is away: queued, so the answer is not held.
+    if (reply.statusCode === 503) log.record(event);
+    else await log.recordNow(event, db);
+    return payload;
   });
 }
 

@@ -8,6 +8,7 @@ import { ENDPOINTS } from './endpoints.ts';
 import { registerInferenceRoute } from './inference-route.ts';
 import { registerKeyRoute } from './key-route.ts';
 import { type ModelSource, registerModelsRoute } from './models-route.ts';
+import { bodyTooLarge } from './multipart-upload.ts';
 import { type ResponsesRoutesDeps, registerResponsesRoutes } from './responses-routes.ts';
 
 export interface V1Deps {
@@ -39,7 +40,12 @@ export function v1Module(deps: V1Deps): RouteModule {
   return {
     surface: 'v1',
     register: (scope, docs) => {
-      scope.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
+      scope.addContentTypeParser('multipart/form-data', (request, payload, done) => {
+        // A body that declares more than the bound is refused before a byte of it is read, as
+        // fastify refuses a JSON one: streamed on, it would reach the bound only at its end.
+        if (Number(request.headers['content-length'] ?? 0) > deps.bodyLimitBytes) return done(bodyTooLarge());
+        done(null, payload);
+      });
       for (const endpoint of ENDPOINTS) registerInferenceRoute(scope, docs, endpoint, deps.pipeline, options);
       registerModelsRoute(scope, docs, deps.directory);
       registerCountTokensRoute(scope, docs, { ...deps.countTokens, directory: deps.directory });

@@ -6,34 +6,49 @@ import type { KeyInfo, KeyInfoReader } from '../../keys/key-info.ts';
 import { BUDGET_PERIODS } from '../../limits/budget-period.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
 
+/** What a key and its team each show: limits, budget, spend and what remains. */
+const holderLimitFields = {
+  rpmLimit: z.number().int().nullable(),
+  tpmLimit: z.number().int().nullable(),
+  budgetCents: z.number().nullable(),
+  budgetPeriod: z
+    .enum(BUDGET_PERIODS)
+    .nullable()
+    .meta({ description: 'Calendar period of the budget in UTC; null: a lifetime budget.' }),
+  spendCents: z.number().meta({ description: 'Settled spend, cumulative.' }),
+  periodSpendCents: z.number().meta({
+    description:
+      'Settled spend in the budget period under way (for a lifetime budget never reset, `spendCents`).',
+  }),
+  remainingCents: z
+    .number()
+    .nullable()
+    .meta({ description: '`budgetCents` minus `periodSpendCents`, never below 0; null without a budget.' }),
+  budgetResetsAt: z
+    .string()
+    .nullable()
+    .meta({ description: 'When the budget period ends (ISO 8601); null: a lifetime budget never resets.' }),
+};
+
 const keyInfoSchema = z
   .object({
     id: z.string().meta({ example: 'key_0m5x2k1a09f3c2b1a0e4d5c6' }),
     name: z.string(),
     teamId: z.string().nullable().meta({ description: "The key's team; null without one." }),
-    allowedModels: z.array(z.string()).meta({ description: 'Public model names; `"*"` allows every model.' }),
-    tags: z.array(z.string()).meta({ description: "Default tags of the key's calls." }),
-    rpmLimit: z.number().int().nullable(),
-    tpmLimit: z.number().int().nullable(),
-    budgetCents: z.number().nullable(),
-    budgetPeriod: z
-      .enum(BUDGET_PERIODS)
-      .nullable()
-      .meta({ description: 'Calendar period of the budget in UTC; null: a lifetime budget.' }),
-    spendCents: z.number().meta({ description: 'Settled spend, cumulative.' }),
-    periodSpendCents: z.number().meta({
+    allowedModels: z.array(z.string()).meta({
       description:
-        'Settled spend in the budget period under way (for a lifetime budget never reset, `spendCents`).',
+        'Public model names the key may call; `"*"` allows every model. For a key in a team, the scope in force: the models both the key and its team allow.',
     }),
-    remainingCents: z
-      .number()
-      .nullable()
-      .meta({ description: '`budgetCents` minus `periodSpendCents`, never below 0; null without a budget.' }),
-    budgetResetsAt: z
-      .string()
-      .nullable()
-      .meta({ description: 'When the budget period ends (ISO 8601); null: a lifetime budget never resets.' }),
+    tags: z.array(z.string()).meta({ description: "Default tags of the key's calls." }),
+    ...holderLimitFields,
     expiresAt: z.string().nullable(),
+    team: z
+      .object({ id: z.string(), name: z.string(), ...holderLimitFields })
+      .nullable()
+      .meta({
+        description:
+          "The key's team: its limits and budget apply to the key's calls too (a call is refused when either refuses it). Null without a team.",
+      }),
   })
   .meta({
     id: 'KeyInfo',
@@ -49,7 +64,7 @@ function keyIdOf(principal: Principal): string {
   });
 }
 
-/** `GET /v1/key` (DESIGN.md section 5, Governance): the calling key's own limits, budget and spend. */
+/** `GET /v1/key` (DESIGN.md section 5, Governance): the calling key's own limits, budget and spend, and its team's. */
 export function registerKeyRoute(scope: FastifyInstance, docs: OpenApiRegistry, reader: KeyInfoReader): void {
   scope.get('/key', async (request) => {
     const info = await reader.read(keyIdOf(request.principal));

@@ -15,7 +15,8 @@ import { sql as usageIndex } from './0010-usage-index.ts';
 import { sql as configFile } from './0011-config-file.ts';
 import { sql as usageRollups } from './0012-usage-rollups.ts';
 import { sql as contentFilter } from './0013-content-filter.ts';
-import { sql as configFileExtensions } from './0014-config-file-extensions.ts';
+import { sql as spendBatches } from './0014-spend-batches.ts';
+import { sql as configFileExtensions } from './0015-config-file-extensions.ts';
 
 export interface Migration {
   version: number;
@@ -37,7 +38,8 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 11, name: 'config-file', sql: configFile },
   { version: 12, name: 'usage-rollups', sql: usageRollups },
   { version: 13, name: 'content-filter', sql: contentFilter },
-  { version: 14, name: 'config-file-extensions', sql: configFileExtensions },
+  { version: 14, name: 'spend-batches', sql: spendBatches },
+  { version: 15, name: 'config-file-extensions', sql: configFileExtensions },
 ]);
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
