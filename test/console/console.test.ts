@@ -309,9 +309,12 @@ describe('admin console in Chromium', () => {
     await remove.focus();
     await page.keyboard.press('Enter');
     const cancel = page.getByRole('button', { name: /^Cancel delete tripwire-gpt/ });
-    assert.ok(
-      await cancel.evaluate((button) => button === button.ownerDocument.activeElement),
-      'focus on Cancel',
+    // The console moves the focus once the confirmation has rendered: wait for it, not a frame.
+    await eventually(async () =>
+      assert.ok(
+        await cancel.evaluate((button) => button === button.ownerDocument.activeElement),
+        'focus on Cancel',
+      ),
     );
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Enter');
