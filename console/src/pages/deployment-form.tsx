@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { describedBy, Field, fieldId, type InputType, inputType } from '../components/field.tsx';
-import { Notice } from '../components/notice.tsx';
+import { FormActions } from '../components/form-actions.tsx';
 import { useFormErrors } from '../form-errors.ts';
 import type { Deployment } from '../types.ts';
 import { ResolvePreview, useResolvePreview } from './resolve-preview.tsx';
@@ -120,17 +120,13 @@ export function DeploymentForm({ editing, onDone, onCancel }: Props) {
           )}
           {text('baseUrl', 'Base URL', 'url', 'Required for azure and openai-compatible.')}
           {text('weight', 'Weight', 'number')}
-          {formError && <Notice kind="error">{formError}</Notice>}
-          <div class="buttons">
-            <button type="submit" class="primary">
-              {editing === null ? 'Create deployment' : 'Save deployment'}
-            </button>
-            {editing !== null && (
-              <button type="button" onClick={onCancel}>
-                Cancel edit
-              </button>
-            )}
-          </div>
+          <FormActions
+            error={formError}
+            editing={editing !== null}
+            createLabel="Create deployment"
+            saveLabel="Save deployment"
+            onCancel={onCancel}
+          />
         </form>
         <ResolvePreview resolved={preview.resolved} error={preview.error} waiting={!ready} />
       </div>

@@ -1,5 +1,6 @@
 import { api, type Page } from '../api.ts';
 import { ConfirmButton } from '../components/confirm-button.tsx';
+import { EnableButton } from '../components/enable-button.tsx';
 import { Notice } from '../components/notice.tsx';
 import { time } from '../format.ts';
 import { useAction, useEditor, useLoad } from '../hooks.ts';
@@ -107,19 +108,13 @@ export function DeploymentsPage() {
                     >
                       Edit
                     </button>
-                    <button
-                      type="button"
-                      aria-label={`${deployment.enabled ? 'Disable' : 'Enable'} ${deployment.publicModel} (${deployment.id})`}
-                      onClick={() =>
-                        act(`${deployment.enabled ? 'Disabled' : 'Enabled'} ${deployment.id}.`, () =>
-                          api('PATCH', `/admin/deployments/${deployment.id}`, {
-                            enabled: !deployment.enabled,
-                          }),
-                        )
-                      }
-                    >
-                      {deployment.enabled ? 'Disable' : 'Enable'}
-                    </button>
+                    <EnableButton
+                      id={deployment.id}
+                      enabled={deployment.enabled}
+                      path={`/admin/deployments/${deployment.id}`}
+                      subject={`${deployment.publicModel} (${deployment.id})`}
+                      act={act}
+                    />
                     <ConfirmButton
                       label="Delete"
                       subject={`${deployment.publicModel} (${deployment.id})`}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { describedBy, Field, fieldId } from '../components/field.tsx';
-import { Notice } from '../components/notice.tsx';
+import { FormActions } from '../components/form-actions.tsx';
 import { useFormErrors } from '../form-errors.ts';
 import { listOf } from '../format.ts';
 import type { Extension } from '../types.ts';
@@ -92,17 +92,13 @@ export function ExtensionEditor({ editing, onDone, onCancel }: Props) {
             onInput={(e) => setSource(e.currentTarget.value)}
           />
         </Field>
-        {formError && <Notice kind="error">{formError}</Notice>}
-        <div class="buttons">
-          <button type="submit" class="primary">
-            {editing === null ? 'Create extension' : 'Save source'}
-          </button>
-          {editing !== null && (
-            <button type="button" onClick={onCancel}>
-              Cancel edit
-            </button>
-          )}
-        </div>
+        <FormActions
+          error={formError}
+          editing={editing !== null}
+          createLabel="Create extension"
+          saveLabel="Save source"
+          onCancel={onCancel}
+        />
       </form>
     </section>
   );

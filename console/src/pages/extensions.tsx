@@ -1,5 +1,6 @@
 import { api, type Page } from '../api.ts';
 import { ConfirmButton } from '../components/confirm-button.tsx';
+import { EnableButton } from '../components/enable-button.tsx';
 import { Notice } from '../components/notice.tsx';
 import { time } from '../format.ts';
 import { useAction, useEditor, useLoad } from '../hooks.ts';
@@ -70,19 +71,13 @@ export function ExtensionsPage() {
                     </button>
                     {extension.origin === 'database' && (
                       <>
-                        <button
-                          type="button"
-                          aria-label={`${extension.enabled ? 'Disable' : 'Enable'} ${extension.id}`}
-                          onClick={() =>
-                            act(`${extension.enabled ? 'Disabled' : 'Enabled'} ${extension.id}.`, () =>
-                              api('PATCH', `/admin/extensions/${extension.id}`, {
-                                enabled: !extension.enabled,
-                              }),
-                            )
-                          }
-                        >
-                          {extension.enabled ? 'Disable' : 'Enable'}
-                        </button>
+                        <EnableButton
+                          id={extension.id}
+                          enabled={extension.enabled}
+                          path={`/admin/extensions/${extension.id}`}
+                          subject={extension.id}
+                          act={act}
+                        />
                         <button
                           type="button"
                           aria-label={`Edit source of ${extension.id}`}

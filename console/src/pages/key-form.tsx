@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { describedBy, Field, fieldId } from '../components/field.tsx';
+import { FormActions } from '../components/form-actions.tsx';
 import { EMPTY_LIMITS, LimitFields, limitBody, limitDraftOf } from '../components/limit-fields.tsx';
-import { Notice } from '../components/notice.tsx';
 import { useFormErrors } from '../form-errors.ts';
 import { listOf } from '../format.ts';
 import type { Team, VirtualKey, VirtualKeyWithSecret } from '../types.ts';
@@ -102,17 +102,13 @@ export function KeyForm({ teams, editing, onCreated, onDone, onCancel }: Props) 
           />
         </Field>
         <LimitFields form="key" labelPrefix="" draft={limits} onChange={setLimits} errorFor={errorFor} />
-        {formError && <Notice kind="error">{formError}</Notice>}
-        <div class="buttons">
-          <button type="submit" class="primary">
-            {editing === null ? 'Create key' : 'Save key'}
-          </button>
-          {editing !== null && (
-            <button type="button" onClick={onCancel}>
-              Cancel edit
-            </button>
-          )}
-        </div>
+        <FormActions
+          error={formError}
+          editing={editing !== null}
+          createLabel="Create key"
+          saveLabel="Save key"
+          onCancel={onCancel}
+        />
       </form>
     </section>
   );

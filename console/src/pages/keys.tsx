@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { ConfirmButton } from '../components/confirm-button.tsx';
+import { EnableButton } from '../components/enable-button.tsx';
 import { LimitCells, ResetSpendButton } from '../components/limit-cells.tsx';
 import { Notice } from '../components/notice.tsx';
 import { SecretOnce } from '../components/secret-once.tsx';
@@ -74,17 +75,13 @@ export function KeysPage() {
                     <LimitCells holder={key} subject={subject} />
                     <td>{key.enabled ? 'yes' : 'no'}</td>
                     <td class="actions">
-                      <button
-                        type="button"
-                        aria-label={`${key.enabled ? 'Disable' : 'Enable'} ${subject}`}
-                        onClick={() =>
-                          act(`${key.enabled ? 'Disabled' : 'Enabled'} ${key.id}.`, () =>
-                            api('PATCH', `/admin/keys/${key.id}`, { enabled: !key.enabled }),
-                          )
-                        }
-                      >
-                        {key.enabled ? 'Disable' : 'Enable'}
-                      </button>
+                      <EnableButton
+                        id={key.id}
+                        enabled={key.enabled}
+                        path={`/admin/keys/${key.id}`}
+                        subject={subject}
+                        act={act}
+                      />
                       <button type="button" aria-label={`Edit ${subject}`} onClick={() => editor.edit(key)}>
                         Edit
                       </button>
