@@ -11,7 +11,7 @@ export const MAX_JSON_DEPTH = 128;
  * (docs/decisions/hot-path.md, JSON depth bound).
  */
 export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
-  return exceeds(value, maxDepth);
+  return walk(value, maxDepth, false) === 'too-deep';
 }
 
 /** What is wrong with a parsed JSON body, if anything (`unsafeJson`). */
@@ -24,27 +24,19 @@ export type UnsafeJson = 'too-deep' | 'prototype-key';
  * (docs/decisions/hot-path.md, One walk for the body's checks). Null when the value is fine.
  */
 export function unsafeJson(value: unknown, maxDepth: number): UnsafeJson | null {
-  return unsafe(value, maxDepth);
+  return walk(value, maxDepth, true);
 }
 
-/** `levelsLeft`: how many more levels of objects and arrays `node` may open, itself included. */
-function exceeds(node: unknown, levelsLeft: number): boolean {
-  if (typeof node !== 'object' || node === null) return false;
-  if (levelsLeft === 0) return true;
-  if (Array.isArray(node)) {
-    for (let i = 0; i < node.length; i++) if (exceeds(node[i], levelsLeft - 1)) return true;
-    return false;
-  }
-  for (const key in node) if (exceeds((node as Record<string, unknown>)[key], levelsLeft - 1)) return true;
-  return false;
-}
-
-function unsafe(node: unknown, levelsLeft: number): UnsafeJson | null {
+/**
+ * `levelsLeft`: how many more levels of objects and arrays `node` may open, itself included;
+ * `keys`: whether the prototype-poisoning keys are refused too.
+ */
+function walk(node: unknown, levelsLeft: number, keys: boolean): UnsafeJson | null {
   if (typeof node !== 'object' || node === null) return null;
   if (levelsLeft === 0) return 'too-deep';
   if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) {
-      const found = unsafe(node[i], levelsLeft - 1);
+      const found = walk(node[i], levelsLeft - 1, keys);
       if (found !== null) return found;
     }
     return null;
@@ -52,8 +44,9 @@ function unsafe(node: unknown, levelsLeft: number): UnsafeJson | null {
   // JSON.parse makes `__proto__` an own, enumerable data key: for-in sees it.
   for (const key in node) {
     const child = (node as Record<string, unknown>)[key];
-    if (key === '__proto__' || (key === 'constructor' && hasPrototypeKey(child))) return 'prototype-key';
-    const found = unsafe(child, levelsLeft - 1);
+    if (keys && (key === '__proto__' || (key === 'constructor' && hasPrototypeKey(child))))
+      return 'prototype-key';
+    const found = walk(child, levelsLeft - 1, keys);
     if (found !== null) return found;
   }
   return null;
