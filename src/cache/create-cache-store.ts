@@ -12,6 +12,8 @@ export interface CreateCacheStoreOptions {
   redisClusterNodes?: RedisClusterNodes;
   /** Prefix of every Redis key and channel (ignored by the memory store, which is private to the process). */
   keyPrefix: string;
+  /** DEPENDENCY_TIMEOUT_MS: a Redis command not answered within it fails (the store's default: 1 s). */
+  commandTimeoutMs?: number;
 }
 
 /**
@@ -27,7 +29,12 @@ export async function createCacheStore(options: CreateCacheStoreOptions): Promis
     return new MemoryCacheStore();
   }
   try {
-    return await RedisCacheStore.connect({ url: options.redisUrl, cluster, keyPrefix: options.keyPrefix });
+    return await RedisCacheStore.connect({
+      url: options.redisUrl,
+      cluster,
+      keyPrefix: options.keyPrefix,
+      commandTimeoutMs: options.commandTimeoutMs,
+    });
   } catch (error) {
     if (!(error instanceof RedisSetupRefusedError)) throw error;
     throw new ConfigError(

@@ -181,6 +181,7 @@ export async function openRuntime(
     redisUrl: config.redisUrl,
     redisClusterNodes: config.redisClusterNodes,
     keyPrefix: config.redisKeyPrefix,
+    commandTimeoutMs: config.dependencyTimeoutMs,
   });
   await reportCacheAtStart(cache, logger);
   lifecycle.onShutdown('close-cache', 'cache store', () => cache.close());

@@ -330,4 +330,25 @@ describe('createCacheStore', () => {
     await redis.ping();
     await redis.close();
   });
+
+  test('a stalled Redis fails a command at the bound it is given (DEPENDENCY_TIMEOUT_MS), not at 1 s', async () => {
+    const proxy = await startTcpProxy({ targetHost: REDIS_HOST, targetPort: REDIS_PORT });
+    const store = await createCacheStore({
+      redisUrl: `redis://127.0.0.1:${proxy.port}`,
+      keyPrefix: PREFIX,
+      commandTimeoutMs: 3000,
+    });
+    try {
+      await store.ping();
+      proxy.stall();
+      const started = performance.now();
+      await assert.rejects(store.get(`test:{${randomUUID()}}:value`), CacheUnavailableError);
+      const waitedMs = performance.now() - started;
+      assert.ok(waitedMs >= 2900, `failed after ${Math.round(waitedMs)} ms, before the 3000 ms bound`);
+    } finally {
+      proxy.restore();
+      await store.close();
+      await proxy.close();
+    }
+  });
 });
