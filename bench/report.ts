@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BudgetCheck, DerivedFigures } from './derived.ts';
+import { renderBudget } from './entries.ts';
 import type { MachineInfo } from './machine.ts';
 import type { ScenarioFigures } from './measure.ts';
 import type { ProfileSummary } from './profile.ts';
@@ -123,7 +124,6 @@ export function renderReport(report: BenchReport): string {
   const missing = report.scenarios
     .filter((r) => r.status !== 'measured')
     .map((r) => `  (${r.spec.id}) ${r.spec.title}: ${r.status}: ${'reason' in r ? r.reason : ''}`);
-  const budget = report.budget.map((b) => `  [${b.verdict}] ${b.rule}: ${b.value}`);
   const lines = [
     `Switchyard bench ${report.date}`,
     `${report.machine.cpuModel}, ${report.machine.cores} cores, ${report.machine.memoryGb} GB, Node ${report.machine.node}, load average ${report.machine.loadAverage.join(' ')}`,
@@ -138,7 +138,7 @@ export function renderReport(report: BenchReport): string {
     latency,
   ];
   if (missing.length > 0) lines.push('', 'Not measured:', ...missing);
-  lines.push('', 'Budget (docs/performance.md):', ...budget);
+  lines.push('', 'Budget (docs/performance.md):', ...renderBudget(report.budget));
   if (report.notes.length > 0) lines.push('', 'Notes:', ...report.notes.map((note) => `  ${note}`));
   if (report.profile !== null) lines.push('', renderProfile(report.profile));
   return lines.join('\n');
@@ -172,7 +172,7 @@ const BIOME = fileURLToPath(new URL('../node_modules/.bin/biome', import.meta.ur
  * Writes the JSON, then formats it with the project's Biome when installed: `npm run lint` checks
  * every `*.json` under the tree, git-ignored results included.
  */
-export function writeReport(file: string, report: BenchReport): void {
+export function writeReport(file: string, report: object): void {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   if (existsSync(BIOME)) spawnSync(BIOME, ['format', '--write', file], { stdio: 'ignore' });

@@ -12,8 +12,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCallgrind } from './callgrind.ts';
-import { checkBudget, deriveFigures } from './derived.ts';
+import { callgrindEntry } from './callgrind.ts';
+import { type BudgetCheck, checkBudget, deriveFigures } from './derived.ts';
+import { type BenchEntry, renderBudget } from './entries.ts';
 import { FAKE_MODEL } from './fake-answers.ts';
 import { buildGateway } from './gateway-process.ts';
 import {
@@ -93,7 +94,8 @@ function cleanUpOnExit(storage: BenchStorage, services: LocalServices): void {
   process.once('exit', restore);
 }
 
-async function main(): Promise<void> {
+/** The scenario tables; returns their budget lines. */
+async function runScenarios(): Promise<BudgetCheck[]> {
   const date = new Date().toISOString();
   const stamp = date.replace(/[:.]/g, '-');
   const runDir = join(RESULTS_DIR, stamp);
@@ -179,15 +181,52 @@ async function main(): Promise<void> {
   const file = join(RESULTS_DIR, `${stamp}.json`);
   writeReport(file, report);
   process.stdout.write(`${renderReport(report)}\n\nJSON: ${file}\n`);
+  return report.budget;
 }
 
-/** `npm run bench -- --only callgrind`: the instruction counts alone (bench/callgrind.ts). */
-function onlyArgument(): string | null {
+/** Every entry besides the scenario tables, in the order `npm run bench` runs them. */
+const ENTRIES: readonly BenchEntry[] = [callgrindEntry];
+const SCENARIO_TABLES = 'scenarios';
+
+/** `--only a,b`: the entries named; without it, all of them. */
+function selectedEntries(): string[] {
+  const known = [SCENARIO_TABLES, ...ENTRIES.map((entry) => entry.id)];
   const at = process.argv.indexOf('--only');
-  return at === -1 ? null : (process.argv[at + 1] ?? null);
+  if (at === -1) return known;
+  const ids = (process.argv[at + 1] ?? '').split(',').filter((id) => id !== '');
+  const unknown = ids.filter((id) => !known.includes(id));
+  if (ids.length === 0 || unknown.length > 0) {
+    throw new Error(`--only: unknown entry "${unknown.join(',')}" (known: ${known.join(', ')})`);
+  }
+  return ids;
 }
 
-const only = onlyArgument();
-if (only === 'callgrind') await runCallgrind(RESULTS_DIR);
-else if (only !== null) throw new Error(`--only: unknown entry "${only}" (known: callgrind)`);
-else await main();
+async function main(): Promise<void> {
+  const ids = selectedEntries();
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const budget: BudgetCheck[] = [];
+  if (ids.includes(SCENARIO_TABLES)) budget.push(...(await runScenarios()));
+  const figures: Record<string, unknown> = {};
+  for (const entry of ENTRIES.filter((e) => ids.includes(e.id))) {
+    process.stderr.write(`[bench] ${entry.id}: ${entry.title}\n`);
+    const report = await entry.run(RESULTS_DIR);
+    figures[entry.id] = report.figures;
+    budget.push(...report.budget);
+    process.stdout.write(`\n== ${entry.id}: ${entry.title}\n${report.text}\n`);
+  }
+  const machine = machineInfo();
+  const file = join(RESULTS_DIR, `${stamp}-budget.json`);
+  writeReport(file, { date: stamp, machine, budget, figures });
+  process.stdout.write(
+    [
+      '',
+      `Budget: ${budget.filter((b) => b.verdict === 'pass').length} of ${budget.length} lines pass`,
+      `${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}, commit ${machine.commit}`,
+      ...renderBudget(budget),
+      `JSON: ${file}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+await main();
