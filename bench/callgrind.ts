@@ -31,10 +31,10 @@ import { startFakeUpstream, startPassthroughProxy } from './upstreams.ts';
 
 /** The issue 36 budget: instructions per call as a multiple of the bare proxy's. */
 const BUDGET = { master: 1.5, key: 2.0 };
-const INSTALL_HINT =
+export const INSTALL_HINT =
   'valgrind is not installed: `apt-get install valgrind` (Debian package), then `npm run bench -- --only callgrind`';
 
-interface Target {
+export interface Target {
   origin: string;
   /** The process that serves calls: the proxy itself, the gateway's one worker. */
   servingPid: number;
@@ -46,7 +46,7 @@ interface Target {
   stop(): Promise<void>;
 }
 
-interface Figure {
+export interface Figure {
   id: string;
   /** Instructions per call of the main (JavaScript) thread, one per repeat: the figure of record. */
   perCall: number[];
@@ -59,13 +59,13 @@ interface Counts {
   all: number;
 }
 
-function hasValgrind(): boolean {
+export function hasValgrind(): boolean {
   return (
     spawnSync('valgrind', ['--version']).status === 0 && spawnSync('callgrind_control', ['-h']).status === 0
   );
 }
 
-function callgrindWrapper(outDir: string): string[] {
+export function callgrindWrapper(outDir: string): string[] {
   return [
     'valgrind',
     '--tool=callgrind',
@@ -125,7 +125,7 @@ async function countedWindow(
   return counted;
 }
 
-async function measure(id: string, target: Target, call: BenchRequest): Promise<Figure> {
+export async function measure(id: string, target: Target, call: BenchRequest): Promise<Figure> {
   const { calls: n, warmup, repeats } = callgrindOptions();
   const pool = new Pool(target.origin, { connections: 1 });
   const heap = await openHeapCollector(target.servingPid);
@@ -157,12 +157,12 @@ function callgrindOptions() {
   };
 }
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-function spread(values: number[]): string {
+export function spread(values: number[]): string {
   const low = Math.min(...values);
   return `${(((Math.max(...values) - low) / low) * 100).toFixed(1)}%`;
 }
@@ -211,7 +211,7 @@ function budget(figures: readonly Figure[]): BudgetCheck[] {
   ];
 }
 
-async function gatewayTarget(
+export async function gatewayTarget(
   outDir: string,
   storage: Awaited<ReturnType<typeof prepareStorage>>,
 ): Promise<Target> {

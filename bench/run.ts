@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { callgrindEntry } from './callgrind.ts';
 import { type BudgetCheck, checkBudget, deriveFigures } from './derived.ts';
 import { type BenchEntry, renderBudget } from './entries.ts';
+import { extensionCostEntry } from './extension-cost.ts';
 import { FAKE_MODEL } from './fake-answers.ts';
 import { buildGateway } from './gateway-process.ts';
 import {
@@ -185,7 +186,7 @@ async function runScenarios(): Promise<BudgetCheck[]> {
 }
 
 /** Every entry besides the scenario tables, in the order `npm run bench` runs them. */
-const ENTRIES: readonly BenchEntry[] = [callgrindEntry];
+const ENTRIES: readonly BenchEntry[] = [callgrindEntry, extensionCostEntry];
 const SCENARIO_TABLES = 'scenarios';
 
 /** `--only a,b`: the entries named; without it, all of them. */

@@ -1,0 +1,132 @@
+/**
+ * `npm run bench -- --only extension-cost`: what one trivial `beforeUpstream` extension
+ * (`export function beforeUpstream(call) {}`) adds to a virtual-key call, in instructions per call
+ * under valgrind's callgrind (budget line 6 of issue 36). One gateway under callgrind measures the
+ * virtual-key call (d) of bench/callgrind.ts, then the extension is created through
+ * `POST /admin/extensions` (as scenario (h) does) and the same call is measured again (h): the two
+ * share the process, its warm JIT and its storage, so their ratio is the extension's cost alone.
+ *
+ * The hook itself runs on isolated-vm's thread, not the gateway's main thread: the table gives
+ * the main thread's count (the figure of record, as in bench/callgrind.ts) and every thread's.
+ * Knobs as for bench/callgrind.ts (BENCH_CALLGRIND_CALLS, _WARMUP, _REPEATS).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { request } from 'undici';
+import {
+  type Figure,
+  gatewayTarget,
+  hasValgrind,
+  INSTALL_HINT,
+  measure,
+  median,
+  spread,
+} from './callgrind.ts';
+import type { BudgetCheck } from './derived.ts';
+import { type BenchEntry, budgetLine, type EntryReport } from './entries.ts';
+import { buildGateway } from './gateway-process.ts';
+import {
+  createBenchDeployment,
+  createBenchKey,
+  createTrivialExtension,
+  waitServing,
+} from './gateway-setup.ts';
+import { machineInfo } from './machine.ts';
+import { benchOptions } from './options.ts';
+import { BENCH_MODEL, chatRequest } from './requests.ts';
+import { prepareStorage } from './storage.ts';
+import { startFakeUpstream } from './upstreams.ts';
+
+/** Issue 36, line 6: the extension adds at most 10% to the virtual key's instructions per call. */
+const BUDGET = 1.1;
+const RULE = '(d) + trivial beforeUpstream: at most 1.10x (d)';
+/** Records are written in batches: the one proving the hook ran may take a few seconds. */
+const RECORD_WAIT_MS = 30_000;
+
+function ratio(figures: readonly Figure[], of: (figure: Figure) => number[]): number | null {
+  const [d, h] = figures;
+  return d === undefined || h === undefined ? null : median(of(h)) / median(of(d));
+}
+
+function budget(figures: readonly Figure[]): BudgetCheck[] {
+  return [
+    budgetLine(
+      RULE,
+      ratio(figures, (f) => f.perCall),
+      BUDGET,
+      'x',
+    ),
+  ];
+}
+
+function render(figures: readonly Figure[]): string {
+  const machine = machineInfo();
+  const row = (figure: Figure) =>
+    `| ${figure.id} | ${median(figure.perCall).toLocaleString('en')} | ${figure.perCall.join(', ')} | ${spread(figure.perCall)} | ${median(figure.allThreads).toLocaleString('en')} | ${figure.allThreads.join(', ')} |`;
+  const all = ratio(figures, (f) => f.allThreads);
+  return [
+    'callgrind: instructions per call, virtual key (d) and the same call with one trivial beforeUpstream (h), one gateway',
+    `machine: ${machine.cores} cores, ${machine.cpuModel}, Node ${machine.node}, commit ${machine.commit}`,
+    '| target | main thread (median) | repeats | spread | all threads (median) | repeats |',
+    '|---|---|---|---|---|---|',
+    ...figures.map(row),
+    `(h)/(d): main thread ${ratio(figures, (f) => f.perCall)?.toFixed(3) ?? '-'}x, all threads ${all?.toFixed(3) ?? '-'}x`,
+  ].join('\n');
+}
+
+/**
+ * Proof that (h) ran the hook: the newest record of the key names it. Without this a gateway that
+ * failed to load the extension would pass the line with a ratio of 1.
+ */
+async function assertHookRan(origin: string, masterKey: string, keyId: string): Promise<void> {
+  const deadline = Date.now() + RECORD_WAIT_MS;
+  while (Date.now() < deadline) {
+    const answer = await request(`${origin}/admin/logs?keyId=${keyId}&limit=1`, {
+      headers: { authorization: `Bearer ${masterKey}` },
+    });
+    const page = (await answer.body.json()) as { data?: { extensions?: { outcome: string }[] }[] };
+    const runs = page.data?.[0]?.extensions ?? [];
+    if (runs.some((run) => run.outcome === 'continue')) return;
+    await delay(500);
+  }
+  throw new Error('no record of the measured key shows the trivial beforeUpstream running');
+}
+
+async function runExtensionCost(resultsDir: string): Promise<EntryReport> {
+  if (!hasValgrind()) return { text: INSTALL_HINT, budget: budget([]), figures: null };
+  const outDir = join(resultsDir, `extension-cost-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  mkdirSync(outDir, { recursive: true });
+  const options = benchOptions(process.env, resultsDir);
+  buildGateway();
+  const storage = await prepareStorage(options, join(outDir, 'migrate.log'));
+  const fake = await startFakeUpstream(options, null);
+  const figures: Figure[] = [];
+  try {
+    const gateway = await gatewayTarget(outDir, storage);
+    try {
+      const { masterKey } = storage;
+      await createBenchDeployment(gateway.origin, masterKey, fake.origin);
+      const key = await createBenchKey(gateway.origin, masterKey);
+      const keyCall = chatRequest(BENCH_MODEL, key.virtualKey, false);
+      await waitServing(gateway.origin, keyCall);
+      figures.push(await measure('d', gateway, keyCall));
+      // With one worker, the POST is answered by the worker that serves, after it reloaded.
+      await createTrivialExtension(gateway.origin, masterKey);
+      figures.push(await measure('h', gateway, keyCall));
+      await assertHookRan(gateway.origin, masterKey, key.keyId);
+    } finally {
+      await gateway.stop();
+    }
+  } finally {
+    await fake.child.stop();
+    await storage.cleanup();
+  }
+  return { text: `${render(figures)}\n(callgrind files in ${outDir})`, budget: budget(figures), figures };
+}
+
+export const extensionCostEntry: BenchEntry = {
+  id: 'extension-cost',
+  title: 'instructions per call of a trivial beforeUpstream extension under valgrind (budget line 6)',
+  run: runExtensionCost,
+};
