@@ -10,7 +10,7 @@
  *
  * Knobs: BENCH_CALLGRIND_CALLS (N, 200), BENCH_CALLGRIND_WARMUP (calls before counting, 3000: at
  * 1000 the optimizing compiler was still at work in the counted windows),
- * BENCH_CALLGRIND_REPEATS (3), BENCH_CALLGRIND_CONNECTIONS (1); DATABASE_URL and REDIS_URL as for
+ * BENCH_CALLGRIND_REPEATS (5), BENCH_CALLGRIND_CONNECTIONS (1); DATABASE_URL and REDIS_URL as for
  * `npm run bench`.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -158,7 +158,7 @@ function callgrindOptions() {
   return {
     calls: Number(env.BENCH_CALLGRIND_CALLS ?? 200),
     warmup: Number(env.BENCH_CALLGRIND_WARMUP ?? 3000),
-    repeats: Number(env.BENCH_CALLGRIND_REPEATS ?? 3),
+    repeats: Number(env.BENCH_CALLGRIND_REPEATS ?? 5),
     connections: Number(env.BENCH_CALLGRIND_CONNECTIONS ?? 1),
   };
 }
