@@ -61,7 +61,7 @@ export interface Figure {
   allThreads: number[];
 }
 
-interface Counts {
+export interface Counts {
   main: number;
   all: number;
 }
@@ -103,7 +103,7 @@ function instructions(target: Target): Counts {
 }
 
 /** `count` calls over `connections` connections, each connection sending its next when answered. */
-async function calls(pool: Pool, call: BenchRequest, count: number): Promise<void> {
+export async function calls(pool: Pool, call: BenchRequest, count: number): Promise<void> {
   const { connections } = callgrindOptions();
   const share = (index: number) => Math.floor(count / connections) + (index < count % connections ? 1 : 0);
   await Promise.all(Array.from({ length: connections }, (_, index) => callsInTurn(pool, call, share(index))));
@@ -122,7 +122,12 @@ async function callsInTurn(pool: Pool, call: BenchRequest, count: number): Promi
   }
 }
 
-async function countedWindow(target: Target, pool: Pool, call: BenchRequest, count: number): Promise<Counts> {
+export async function countedWindow(
+  target: Target,
+  pool: Pool,
+  call: BenchRequest,
+  count: number,
+): Promise<Counts> {
   control(target, '-z');
   control(target, '-i', 'on');
   await calls(pool, call, count);
@@ -153,7 +158,7 @@ export async function measure(id: string, target: Target, call: BenchRequest): P
   }
 }
 
-function callgrindOptions() {
+export function callgrindOptions() {
   const env = process.env;
   return {
     calls: Number(env.BENCH_CALLGRIND_CALLS ?? 200),

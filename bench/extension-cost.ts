@@ -1,27 +1,34 @@
 /**
  * `npm run bench -- --only extension-cost`: what one trivial `beforeUpstream` extension
  * (`export function beforeUpstream(call) {}`) adds to a virtual-key call, in instructions per call
- * under valgrind's callgrind (budget line 6 of issue 36). One gateway under callgrind measures the
- * virtual-key call (d) of bench/callgrind.ts, then the extension is created through
- * `POST /admin/extensions` (as scenario (h) does) and the same call is measured again (h): the two
- * share the process, its warm JIT and its storage, so their ratio is the extension's cost alone.
+ * under valgrind's callgrind (budget line 6 of issue 36). One gateway, one key, one model: the
+ * extension is created through `POST /admin/extensions` (as scenario (h) does) and switched off
+ * and on with `PATCH` (its isolate stays compiled), and each repeat measures the call without it
+ * (d) and with it (h) one after the other, by the windows of bench/callgrind.ts (N calls and 2N,
+ * the difference over N). Measured side by side in one process, the two share its JIT, its
+ * storage and the drift of its periodic work, which moved a repeat by more than the hook costs
+ * when (d) and (h) were measured one after the other.
  *
  * The hook itself runs on isolated-vm's thread, not the gateway's main thread: the table gives
  * the main thread's count (the figure of record, as in bench/callgrind.ts) and every thread's.
- * Knobs as for bench/callgrind.ts (BENCH_CALLGRIND_CALLS, _WARMUP, _REPEATS).
+ * Knobs as for bench/callgrind.ts (BENCH_CALLGRIND_CALLS, _WARMUP, _REPEATS): the warm-up is
+ * split between the two.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { request } from 'undici';
+import { Pool, request } from 'undici';
 import {
+  callgrindOptions,
+  calls,
+  countedWindow,
   type Figure,
   gatewayTarget,
   hasValgrind,
   INSTALL_HINT,
-  measure,
   median,
   spread,
+  type Target,
 } from './callgrind.ts';
 import type { BudgetCheck } from './derived.ts';
 import { type BenchEntry, budgetLine, type EntryReport } from './entries.ts';
@@ -30,11 +37,12 @@ import {
   createBenchDeployment,
   createBenchKey,
   createTrivialExtension,
+  setTrivialExtensionEnabled,
   waitServing,
 } from './gateway-setup.ts';
 import { machineInfo } from './machine.ts';
 import { benchOptions } from './options.ts';
-import { BENCH_MODEL, chatRequest } from './requests.ts';
+import { BENCH_MODEL, type BenchRequest, chatRequest } from './requests.ts';
 import { prepareStorage } from './storage.ts';
 import { startFakeUpstream } from './upstreams.ts';
 
@@ -47,6 +55,13 @@ const RECORD_WAIT_MS = 30_000;
 function ratio(figures: readonly Figure[], of: (figure: Figure) => number[]): number | null {
   const [d, h] = figures;
   return d === undefined || h === undefined ? null : median(of(h)) / median(of(d));
+}
+
+/** Each repeat's (h) over the (d) measured just before it. */
+function pairedRatios(figures: readonly Figure[]): string[] {
+  const [d, h] = figures;
+  if (d === undefined || h === undefined) return [];
+  return h.perCall.map((value, i) => `${(value / d.perCall[i]).toFixed(3)}x`);
 }
 
 function budget(figures: readonly Figure[]): BudgetCheck[] {
@@ -71,7 +86,7 @@ function render(figures: readonly Figure[]): string {
     '| target | main thread (median) | repeats | spread | all threads (median) | repeats |',
     '|---|---|---|---|---|---|',
     ...figures.map(row),
-    `(h)/(d): main thread ${ratio(figures, (f) => f.perCall)?.toFixed(3) ?? '-'}x, all threads ${all?.toFixed(3) ?? '-'}x`,
+    `(h)/(d), medians: main thread ${ratio(figures, (f) => f.perCall)?.toFixed(3) ?? '-'}x, all threads ${all?.toFixed(3) ?? '-'}x; each repeat (main thread): ${pairedRatios(figures).join(', ')}`,
   ].join('\n');
 }
 
@@ -93,6 +108,50 @@ async function assertHookRan(origin: string, masterKey: string, keyId: string): 
   throw new Error('no record of the measured key shows the trivial beforeUpstream running');
 }
 
+/** Calls after each switch, before counting: the switch's reload and its first calls stay out. */
+const SETTLE_CALLS = 20;
+
+/** One figure, by the difference of a window of N calls and one of 2N. */
+async function windowPair(target: Target, pool: Pool, call: BenchRequest, n: number) {
+  const one = await countedWindow(target, pool, call, n);
+  const two = await countedWindow(target, pool, call, 2 * n);
+  return { main: Math.round((two.main - one.main) / n), all: Math.round((two.all - one.all) / n) };
+}
+
+/** (d) and (h) in turn, each repeat switching the extension off and on again. */
+async function measureSideBySide(target: Target, masterKey: string, call: BenchRequest): Promise<Figure[]> {
+  const { calls: n, warmup, repeats } = callgrindOptions();
+  const pool = new Pool(target.origin, { connections: callgrindOptions().connections });
+  const figures: Record<'d' | 'h', Figure> = {
+    d: { id: 'd', perCall: [], allThreads: [] },
+    h: { id: 'h', perCall: [], allThreads: [] },
+  };
+  const switchTo = async (id: 'd' | 'h', settle: number) => {
+    await setTrivialExtensionEnabled(target.origin, masterKey, id === 'h');
+    await calls(pool, call, settle);
+  };
+  try {
+    await switchTo('d', Math.ceil(warmup / 2));
+    await switchTo('h', Math.ceil(warmup / 2));
+    for (let i = 0; i < repeats; i++) {
+      for (const id of ['d', 'h'] as const) {
+        await switchTo(id, SETTLE_CALLS);
+        const { main, all } = await windowPair(target, pool, call, n);
+        figures[id].perCall.push(main);
+        figures[id].allThreads.push(all);
+      }
+    }
+  } finally {
+    await pool.close();
+  }
+  for (const figure of [figures.d, figures.h]) {
+    process.stderr.write(
+      `[extension-cost] ${figure.id}: main thread ${figure.perCall.join(', ')}; all ${figure.allThreads.join(', ')}\n`,
+    );
+  }
+  return [figures.d, figures.h];
+}
+
 async function runExtensionCost(resultsDir: string): Promise<EntryReport> {
   if (!hasValgrind()) return { text: INSTALL_HINT, budget: budget([]), figures: null };
   const outDir = join(resultsDir, `extension-cost-${new Date().toISOString().replace(/[:.]/g, '-')}`);
@@ -109,11 +168,10 @@ async function runExtensionCost(resultsDir: string): Promise<EntryReport> {
       await createBenchDeployment(gateway.origin, masterKey, fake.origin);
       const key = await createBenchKey(gateway.origin, masterKey);
       const keyCall = chatRequest(BENCH_MODEL, key.virtualKey, false);
-      await waitServing(gateway.origin, keyCall);
-      figures.push(await measure('d', gateway, keyCall));
-      // With one worker, the POST is answered by the worker that serves, after it reloaded.
+      // With one worker, the POST and PATCH are answered by the worker that serves, after it reloaded.
       await createTrivialExtension(gateway.origin, masterKey);
-      figures.push(await measure('h', gateway, keyCall));
+      await waitServing(gateway.origin, keyCall);
+      figures.push(...(await measureSideBySide(gateway, masterKey, keyCall)));
       await assertHookRan(gateway.origin, masterKey, key.keyId);
     } finally {
       await gateway.stop();

@@ -46,7 +46,7 @@ export async function send(origin: string, call: BenchRequest): Promise<ProbeAns
 async function admin(
   origin: string,
   masterKey: string,
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
 ) {
@@ -94,6 +94,15 @@ export async function createTrivialExtension(origin: string, masterKey: string):
     models: [BENCH_MODEL],
     source: 'export function beforeUpstream(call) {}',
   });
+}
+
+/** Turns the trivial extension off or on again: its isolate is kept, only whether it applies changes. */
+export async function setTrivialExtensionEnabled(
+  origin: string,
+  masterKey: string,
+  enabled: boolean,
+): Promise<void> {
+  await admin(origin, masterKey, 'PATCH', '/extensions/bench-trivial', { enabled });
 }
 
 /**
