@@ -88,11 +88,16 @@ export async function createBenchKey(origin: string, masterKey: string): Promise
  * An extension whose `beforeUpstream` does nothing, on the bench model: what the isolate boundary
  * itself costs a call (the copy of the call in, the result out, the breaker).
  */
-export async function createTrivialExtension(origin: string, masterKey: string): Promise<void> {
+export async function createTrivialExtension(
+  origin: string,
+  masterKey: string,
+  limits?: { timeoutMs: number },
+): Promise<void> {
   await admin(origin, masterKey, 'POST', '/extensions', {
     id: 'bench-trivial',
     models: [BENCH_MODEL],
     source: 'export function beforeUpstream(call) {}',
+    ...(limits === undefined ? {} : { limits }),
   });
 }
 
