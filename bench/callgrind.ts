@@ -95,7 +95,7 @@ function instructions(target: Target): Counts {
   return counts;
 }
 
-async function calls(pool: Pool, call: BenchRequest, count: number): Promise<void> {
+export async function calls(pool: Pool, call: BenchRequest, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     const answer = await pool.request({
       method: call.method,
@@ -157,7 +157,7 @@ function callgrindOptions() {
   };
 }
 
-function median(values: number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
