@@ -1,3 +1,4 @@
+import { isPlainChunk } from '../../formats/chat-completions/chunk-guard.ts';
 import { usageFromChat } from '../../formats/chat-completions/usage.ts';
 import {
   chatCompletionChunkSchema,
@@ -82,13 +83,16 @@ export class OpenAIChatStreamDecoder extends SseStreamDecoder {
         provider: this.provider,
       });
     }
-    const parsed = chatCompletionChunkSchema.safeParse(data);
-    if (!parsed.success)
-      throw malformedAnswerError(this.provider, 'chat.completion.chunk', parsed.error.issues);
+    // The schema runs only on what the guard cannot prove valid (tool calls, usage, odd shapes).
+    if (!isPlainChunk(data)) {
+      const parsed = chatCompletionChunkSchema.safeParse(data);
+      if (!parsed.success)
+        throw malformedAnswerError(this.provider, 'chat.completion.chunk', parsed.error.issues);
+      if (parsed.data.usage != null) this.#usage = usageFromChat(parsed.data.usage);
+    }
     // Forward what the upstream sent (validated), not zod's copy, so field order is kept.
     const chunk = data as UpstreamChatCompletionChunk;
     chunk.model = this.#publicModel;
-    if (parsed.data.usage != null) this.#usage = usageFromChat(parsed.data.usage);
     if (this.#includeUsage) return { data: chunk };
     if (chunk.choices.length === 0 && chunk.usage != null) return null;
     if (!('usage' in chunk)) return { data: chunk };
