@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { calls } from './callgrind.ts';
+import { callsInTurn } from './callgrind.ts';
 import type { BudgetCheck } from './derived.ts';
 import { type BenchEntry, budgetLine, type EntryReport } from './entries.ts';
 import { cpuPerCall, type EntryRig, startEntryRig } from './entry-rig.ts';
@@ -102,7 +102,7 @@ async function measure(
   const pool = new Pool(rig.gateway.origin, { connections: 1 });
   try {
     const count = Math.max(8, Math.round(WINDOW_BYTES / bytes));
-    await calls(pool, call, 3);
+    await callsInTurn(pool, call, 3);
     await stalls.read();
     const cpu = await cpuPerCall(pool, call, rig.servingPid, count);
     const stall = await stalls.read();

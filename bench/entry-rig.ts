@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool } from 'undici';
-import { calls } from './callgrind.ts';
+import { callsInTurn } from './callgrind.ts';
 import { freePort } from './free-port.ts';
 import { buildGateway, type GatewayProcess, startGateway } from './gateway-process.ts';
 import { createBenchDeployment, createBenchKey } from './gateway-setup.ts';
@@ -115,6 +115,6 @@ export async function cpuPerCall(
   count: number,
 ): Promise<number> {
   const before = cpuSeconds([pid]);
-  await calls(pool, call, count);
+  await callsInTurn(pool, call, count);
   return (cpuSeconds([pid]) - before) / count;
 }
