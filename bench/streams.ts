@@ -9,7 +9,8 @@
  * BENCH_STREAM_EVENTS events (300,000), so a 10 ms clock tick is well under 1% of it; repeated
  * BENCH_STREAM_REPEATS times (3), the median kept. At 100 events a call's fixed cost (auth,
  * limits, records) is spread over few events, so that figure is shown but only 1,000 and 10,000
- * are held to the budget; "constant" means the figure at 10,000 is at most 1.25x that at 1,000.
+ * are held to the budget; "constant" means the added figure at 10,000 is at most 1.25x that at
+ * 1,000 (docs/performance.md, Streams).
  */
 import { Pool } from 'undici';
 import { median } from './callgrind.ts';
