@@ -118,7 +118,8 @@ async function calls(pool: Pool, call: BenchRequest, count: number): Promise<voi
   await Promise.all(Array.from({ length: connections }, (_, index) => callsInTurn(pool, call, share(index))));
 }
 
-async function callsInTurn(pool: Pool, call: BenchRequest, count: number): Promise<void> {
+/** `count` calls one after the other, each sent when the one before is answered. */
+export async function callsInTurn(pool: Pool, call: BenchRequest, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     const answer = await pool.request({
       method: call.method,
@@ -172,7 +173,7 @@ function callgrindOptions() {
   };
 }
 
-function median(values: number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
