@@ -10,7 +10,7 @@
  *
  * Knobs: BENCH_CALLGRIND_CALLS (N, 200), BENCH_CALLGRIND_WARMUP (calls before counting, 3000: at
  * 1000 the optimizing compiler was still at work in the counted windows),
- * BENCH_CALLGRIND_REPEATS (5), BENCH_CALLGRIND_CONNECTIONS (1); DATABASE_URL and REDIS_URL as for
+ * BENCH_CALLGRIND_REPEATS (5), BENCH_CALLGRIND_CONNECTIONS (1), BENCH_CALLGRIND_NODE_ARGS (none); DATABASE_URL and REDIS_URL as for
  * `npm run bench`.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -38,6 +38,15 @@ const BUDGET = { master: 1.5, key: 2.0 };
  * when a process goes idle, which the measure does between windows and steady load never does.
  */
 const MEASURED_NODE_ARGS = ['--single-threaded-gc', '--no-memory-reducer'];
+
+/**
+ * MEASURED_NODE_ARGS and BENCH_CALLGRIND_NODE_ARGS: e.g. `--perf-basic-prof`, whose
+ * /tmp/perf-<pid>.map names the JIT's code in the callgrind files.
+ */
+function measuredNodeArgs(): string[] {
+  const extra = (process.env.BENCH_CALLGRIND_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  return [...MEASURED_NODE_ARGS, ...extra];
+}
 export const INSTALL_HINT =
   'valgrind is not installed: `apt-get install valgrind` (Debian package), then `npm run bench -- --only callgrind`';
 
@@ -109,7 +118,8 @@ export async function calls(pool: Pool, call: BenchRequest, count: number): Prom
   await Promise.all(Array.from({ length: connections }, (_, index) => callsInTurn(pool, call, share(index))));
 }
 
-async function callsInTurn(pool: Pool, call: BenchRequest, count: number): Promise<void> {
+/** `count` calls one after the other, each sent when the one before is answered. */
+export async function callsInTurn(pool: Pool, call: BenchRequest, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     const answer = await pool.request({
       method: call.method,
@@ -168,7 +178,7 @@ export function callgrindOptions() {
   };
 }
 
-export function median(values: number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
@@ -234,7 +244,7 @@ export async function gatewayTarget(
       responseCacheTtlMs: 0,
       cores: null,
       cpuProfileDir: null,
-      nodeArgs: [...MEASURED_NODE_ARGS],
+      nodeArgs: measuredNodeArgs(),
       logFile: join(outDir, 'gateway.log'),
       port: await freePort(),
       wrapper: callgrindWrapper(outDir),
@@ -265,7 +275,7 @@ async function runCallgrind(resultsDir: string): Promise<EntryReport> {
       fake.origin,
       null,
       callgrindWrapper(outDir),
-      MEASURED_NODE_ARGS,
+      measuredNodeArgs(),
     );
     try {
       const target = {

@@ -9,13 +9,6 @@ export const FAKE_MODEL = 'bench-upstream';
 const CREATED = 1_700_000_000;
 const PROMPT_TOKENS = 24;
 
-export interface FakeAnswers {
-  /** A whole `chat.completion` JSON body. */
-  json: Buffer;
-  /** One buffer per SSE event: role, `chunks` content deltas, finish, usage, `[DONE]`. */
-  sse: readonly Buffer[];
-}
-
 function usage(completionTokens: number): object {
   return {
     prompt_tokens: PROMPT_TOKENS,
@@ -30,9 +23,16 @@ function sseEvent(data: unknown): Buffer {
   return Buffer.from(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
 }
 
-/** `chunks` is also the answer's token count: one word per content delta. */
-export function buildFakeAnswers(chunks: number): FakeAnswers {
-  const words = Array.from({ length: chunks }, (_, i) => `word${i}`);
+function wordsOf(chunks: number): string[] {
+  return Array.from({ length: chunks }, (_, i) => `word${i}`);
+}
+
+/**
+ * A whole `chat.completion` body whose content is `chunks` words. `chunks` is also the answer's
+ * token count: one word per content delta of the stream.
+ */
+export function buildJsonAnswer(chunks: number): Buffer {
+  const words = wordsOf(chunks);
   const json = {
     id: 'chatcmpl-bench',
     object: 'chat.completion',
@@ -50,6 +50,12 @@ export function buildFakeAnswers(chunks: number): FakeAnswers {
     service_tier: 'default',
     system_fingerprint: 'fp_bench',
   };
+  return Buffer.from(JSON.stringify(json));
+}
+
+/** One buffer per SSE event: role, `chunks` content deltas, finish, usage, `[DONE]`. */
+export function buildSseAnswer(chunks: number): readonly Buffer[] {
+  const words = wordsOf(chunks);
   const chunk = (delta: object, finishReason: string | null = null) =>
     sseEvent({
       id: 'chatcmpl-bench',
@@ -59,7 +65,7 @@ export function buildFakeAnswers(chunks: number): FakeAnswers {
       system_fingerprint: 'fp_bench',
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     });
-  const sse = [
+  return [
     chunk({ role: 'assistant', content: '', refusal: null }),
     ...words.map((word, i) => chunk({ content: i === 0 ? word : ` ${word}` })),
     chunk({}, 'stop'),
@@ -76,5 +82,4 @@ export function buildFakeAnswers(chunks: number): FakeAnswers {
     }),
     sseEvent('[DONE]'),
   ];
-  return { json: Buffer.from(JSON.stringify(json)), sse };
 }

@@ -2,19 +2,24 @@
  * The bench's fake upstream, run as its own process: an OpenAI-format `POST .../chat/completions`
  * that answers precomputed bytes after a fixed latency, as JSON or as SSE. node:http only, no
  * framework, so that it costs as little as an HTTP server can. `GET /__stats` counts the calls
- * (the cache-hit scenario checks that no call reached it).
+ * (the cache-hit scenario checks that no call reached it). A path under `/n/<chunks>/` answers
+ * `<chunks>` words (`/n/1000/v1/chat/completions`: a stream of 1,000 content events, or a JSON
+ * answer of 1,000 words), so one fake serves the stream and body sizes of bench/streams.ts and
+ * bench/bodies.ts; each size is built once, when first asked.
  *
  * Environment: PORT (0), FAKE_LATENCY_MS (0), FAKE_STREAM_CHUNKS (16), FAKE_CHUNK_INTERVAL_MS (0).
  * Prints one JSON line `{"ready":true,"port":N}` once listening.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildFakeAnswers } from './fake-answers.ts';
+import { buildJsonAnswer, buildSseAnswer } from './fake-answers.ts';
 
 const latencyMs = Number(process.env.FAKE_LATENCY_MS ?? 0);
 const chunkIntervalMs = Number(process.env.FAKE_CHUNK_INTERVAL_MS ?? 0);
-const answers = buildFakeAnswers(Number(process.env.FAKE_STREAM_CHUNKS ?? 16));
-const JSON_HEADERS = { 'content-type': 'application/json', 'content-length': answers.json.length };
+const defaultChunks = Number(process.env.FAKE_STREAM_CHUNKS ?? 16);
+const SIZED_PATH = /^\/n\/(\d+)\//;
+const jsonAnswers = new Map<number, Buffer>();
+const sseAnswers = new Map<number, readonly Buffer[]>();
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 /**
  * Every body the fake receives is compact JSON (JSON.stringify on both sides), so a byte search
@@ -29,9 +34,23 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function writeStream(res: ServerResponse): Promise<void> {
+function chunksOf(url: string): number {
+  const sized = SIZED_PATH.exec(url);
+  return sized === null ? defaultChunks : Number(sized[1]);
+}
+
+function cached<T>(answers: Map<number, T>, chunks: number, build: (chunks: number) => T): T {
+  let answer = answers.get(chunks);
+  if (answer === undefined) {
+    answer = build(chunks);
+    answers.set(chunks, answer);
+  }
+  return answer;
+}
+
+async function writeStream(res: ServerResponse, chunks: number): Promise<void> {
   res.writeHead(200, SSE_HEADERS);
-  for (const event of answers.sse) {
+  for (const event of cached(sseAnswers, chunks, buildSseAnswer)) {
     if (res.destroyed) return;
     if (chunkIntervalMs > 0) await delay(chunkIntervalMs);
     res.write(event);
@@ -39,16 +58,17 @@ async function writeStream(res: ServerResponse): Promise<void> {
   res.end();
 }
 
-async function answer(body: Buffer, res: ServerResponse): Promise<void> {
+async function answer(body: Buffer, chunks: number, res: ServerResponse): Promise<void> {
   stats.calls++;
   if (latencyMs > 0) await delay(latencyMs);
   if (body.includes(STREAM_FLAG)) {
     stats.streams++;
-    await writeStream(res);
+    await writeStream(res, chunks);
     return;
   }
-  res.writeHead(200, JSON_HEADERS);
-  res.end(answers.json);
+  const json = cached(jsonAnswers, chunks, buildJsonAnswer);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': json.length });
+  res.end(json);
 }
 
 function handle(req: IncomingMessage, res: ServerResponse): void {
@@ -65,7 +85,8 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
   const parts: Buffer[] = [];
   req.on('data', (part: Buffer) => parts.push(part));
   req.on('end', () => {
-    answer(parts.length === 1 ? parts[0] : Buffer.concat(parts), res).catch(() => res.destroy());
+    const body = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+    answer(body, chunksOf(req.url!), res).catch(() => res.destroy());
   });
 }
 

@@ -64,21 +64,31 @@ async function admin(
   return (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>;
 }
 
-export async function createBenchDeployment(origin: string, masterKey: string, fakeOrigin: string) {
+/** `fakeBase`: the fake's origin, or a path under it (`<origin>/n/1000`, bench/fake-upstream.ts). */
+export async function createBenchDeployment(
+  origin: string,
+  masterKey: string,
+  fakeBase: string,
+  publicModel = BENCH_MODEL,
+) {
   const deployment = await admin(origin, masterKey, 'POST', '/deployments', {
-    publicModel: BENCH_MODEL,
+    publicModel,
     provider: 'openai-compatible',
     upstreamModel: FAKE_MODEL,
-    baseUrl: `${fakeOrigin}/v1`,
+    baseUrl: `${fakeBase}/v1`,
     pricing: PRICING,
   });
   return String(deployment.id);
 }
 
-export async function createBenchKey(origin: string, masterKey: string): Promise<BenchKey> {
+export async function createBenchKey(
+  origin: string,
+  masterKey: string,
+  allowedModels: readonly string[] = [BENCH_MODEL],
+): Promise<BenchKey> {
   const key = await admin(origin, masterKey, 'POST', '/keys', {
     name: 'bench',
-    allowedModels: [BENCH_MODEL],
+    allowedModels,
     ...KEY_LIMITS,
   });
   return { keyId: String(key.id), virtualKey: String(key.key) };

@@ -37,7 +37,7 @@ export function chatRequest(model: string, credential: string, stream: boolean):
 }
 
 /** Anthropic Messages, as the official SDK sends it (x-api-key, anthropic-version). */
-export function messagesRequest(model: string, credential: string): BenchRequest {
+export function messagesRequest(model: string, credential: string, stream = false): BenchRequest {
   return {
     method: 'POST',
     path: '/v1/messages',
@@ -51,6 +51,7 @@ export function messagesRequest(model: string, credential: string): BenchRequest
       max_tokens: 64,
       system: MESSAGES[0].content,
       messages: [{ role: 'user', content: MESSAGES[1].content }],
+      ...(stream ? { stream: true } : {}),
     }),
   };
 }

@@ -12,6 +12,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bodiesEntry } from './bodies.ts';
 import { callgrindEntry } from './callgrind.ts';
 import { type BudgetCheck, checkBudget, deriveFigures } from './derived.ts';
 import { type BenchEntry, renderBudget } from './entries.ts';
@@ -36,6 +37,7 @@ import { chooseLoadTool } from './saturation.ts';
 import { SCENARIOS } from './scenarios.ts';
 import { BenchSession } from './session.ts';
 import { type BenchStorage, prepareStorage } from './storage.ts';
+import { streamsEntry } from './streams.ts';
 import { startFakeUpstream, startPassthroughProxy, type Upstream } from './upstreams.ts';
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
@@ -186,7 +188,7 @@ async function runScenarios(): Promise<BudgetCheck[]> {
 }
 
 /** Every entry besides the scenario tables, in the order `npm run bench` runs them. */
-const ENTRIES: readonly BenchEntry[] = [callgrindEntry, extensionCostEntry];
+const ENTRIES: readonly BenchEntry[] = [callgrindEntry, streamsEntry, bodiesEntry, extensionCostEntry];
 const SCENARIO_TABLES = 'scenarios';
 
 /** `--only a,b`: the entries named; without it, all of them. */

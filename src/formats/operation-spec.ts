@@ -34,8 +34,11 @@ export interface OperationSpec {
   countInput(counter: TextCounter, body: Json): number;
   /** The output bound the request sets (`max_tokens` and its kin), or null. */
   requestedOutputTokens(body: Json): number | null;
-  /** What the records keep of the prompt (prompt-text.ts), before truncation. */
-  promptText(body: Json): string | null;
+  /**
+   * What the records keep of the prompt (prompt-text.ts), before truncation: at least its first
+   * `limit` characters (all of it when shorter), never needlessly more.
+   */
+  promptText(body: Json, limit: number): string | null;
 }
 
 function tokenLimit(value: unknown): number | null {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { promptOf, truncate } from './prompt.ts';
+import fc from 'fast-check';
+import { OPERATION_SPECS } from '../formats/operation-spec.ts';
+import { cleanText, promptOf, truncate } from './prompt.ts';
 
 describe('promptOf', () => {
   it('joins chat messages with their roles, text parts only', () => {
@@ -55,5 +57,33 @@ describe('promptOf', () => {
   it('never cuts a surrogate pair in half', () => {
     assert.equal(truncate('ab😀cd', 3), 'ab');
     assert.equal(truncate('ab😀cd', 4), 'ab😀');
+  });
+
+  it('keeps what cutting the whole prompt would keep, though it collects only the start', () => {
+    // Strings with NULs and surrogates (the cuts' edge cases), in text parts and whole contents.
+    const text = fc.string({
+      unit: fc.constantFrom('a', 'é', '\u0000', '\ud83d\ude00', '\ud83d', '\n'),
+      maxLength: 40,
+    });
+    const content = fc.oneof(text, fc.array(fc.oneof(text, fc.record({ type: fc.constant('text'), text }))));
+    const message = fc.record({ role: fc.constantFrom('user', 'system'), content });
+    fc.assert(
+      fc.property(
+        fc.array(message, { maxLength: 8 }),
+        text,
+        fc.integer({ min: 1, max: 30 }),
+        (messages, system, max) => {
+          for (const [operation, body] of [
+            ['chat.completions', { model: 'm', messages }],
+            ['messages', { model: 'm', system, messages }],
+            ['responses', { model: 'm', instructions: system, input: messages }],
+          ] as const) {
+            const whole = OPERATION_SPECS[operation].promptText(body, Number.POSITIVE_INFINITY);
+            const expected = whole === null ? null : truncate(cleanText(truncate(whole, 2 * max)), max);
+            assert.equal(promptOf(operation, body, max), expected);
+          }
+        },
+      ),
+    );
   });
 });

@@ -8,10 +8,12 @@ import { OPERATION_SPECS } from '../formats/operation-spec.ts';
  * operation's body (formats/operation-spec.ts), never the whole body.
  */
 export function promptOf(operation: Operation, body: Readonly<Json>, maxLength: number): string | null {
-  const text = OPERATION_SPECS[operation].promptText(body);
-  if (text === null || maxLength === 0) return null;
-  // Cut before cleaning: a 24 MB prompt kept as 2,048 characters need not be scanned whole. The
-  // cut leaves room for the NULs cleaning removes.
+  if (maxLength === 0) return null;
+  // Cut before cleaning: a 24 MB prompt kept as 2,048 characters need not be scanned whole, nor
+  // joined whole (prompt-text.ts collects only what is asked). The cut leaves room for the NULs
+  // cleaning removes; one character more lets it see a surrogate pair the cut would split.
+  const text = OPERATION_SPECS[operation].promptText(body, 2 * maxLength + 1);
+  if (text === null) return null;
   return truncate(cleanText(truncate(text, 2 * maxLength)), maxLength);
 }
 

@@ -1,5 +1,6 @@
 import type { Deployment } from '../deployments/deployment.ts';
 import { catalogEntryOf } from '../deployments/deployment-catalog.ts';
+import { answerTextWithModel } from '../formats/answer-text.ts';
 import { isRecord } from '../formats/json.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import { type EndpointBody, multipartUploadOf } from '../pipeline/endpoint.ts';
@@ -13,7 +14,6 @@ import type {
   TranslationTarget,
   Usage,
 } from '../providers/types.ts';
-import { answerTextWithModel } from './answer-text.ts';
 import { eventReaderOf } from './event-reader.ts';
 import { exchange, readAnswerText } from './exchange.ts';
 import { endOfFirstEvent } from './first-event.ts';

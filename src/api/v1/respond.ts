@@ -51,14 +51,13 @@ export function startSse(res: ServerResponse, headers: Record<string, string>): 
 }
 
 /**
- * Writes a batch of events (those of one upstream chunk), then waits for the socket to drain when
- * the client reads slower than the upstream sends. Stops at a response the client closed.
+ * Writes a batch of events (those of one upstream chunk) in one write, then waits for the socket
+ * to drain when the client reads slower than the upstream sends. Stops at a response the client
+ * closed. One write per batch, not per event (docs/decisions/hot-path.md, One write per batch).
  */
 export async function writeSseEvents(res: ServerResponse, events: readonly StreamEvent[]): Promise<void> {
-  let flowing = true;
-  for (const event of events) {
-    if (res.destroyed) return;
-    flowing = res.write(formatSseEvent(event));
-  }
-  if (!flowing && !res.destroyed) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  if (res.destroyed || events.length === 0) return;
+  let text = '';
+  for (const event of events) text += formatSseEvent(event);
+  if (!res.write(text) && !res.destroyed) await Promise.race([once(res, 'drain'), once(res, 'close')]);
 }

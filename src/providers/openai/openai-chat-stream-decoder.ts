@@ -1,9 +1,12 @@
+import { answerTextWithModel } from '../../formats/answer-text.ts';
+import { isPlainChunk } from '../../formats/chat-completions/chunk-guard.ts';
 import { usageFromChat } from '../../formats/chat-completions/usage.ts';
 import {
   chatCompletionChunkSchema,
   type UpstreamChatCompletionChunk,
 } from '../../formats/chat-completions/wire.ts';
-import { SSE_DONE } from '../../formats/sse.ts';
+import { isRecord } from '../../formats/json.ts';
+import { SSE_DONE, UpstreamTextEvent } from '../../formats/sse.ts';
 import { sseJson } from '../shared/sse-json.ts';
 import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
@@ -64,8 +67,21 @@ export class OpenAIChatStreamDecoder extends SseStreamDecoder {
       this.end();
       return [{ data: SSE_DONE }];
     }
-    const event = this.#chunk(sseJson(message, this.provider));
-    return event === null ? [] : [event];
+    const received = sseJson(message, this.provider);
+    const text = isRecord(received) ? this.#upstreamText(message.data, received) : null;
+    const event = this.#chunk(received);
+    if (event === null) return [];
+    return [text !== null && event.data === received ? new UpstreamTextEvent(received, text) : event];
+  }
+
+  /**
+   * The event's text with the public model, to pass on instead of serialising the chunk again;
+   * null when it cannot be (a provider's normaliser rebuilds chunks, a multi-line event would
+   * not stay one SSE data line, the model edit is not provably right).
+   */
+  #upstreamText(data: string, received: Record<string, unknown>): string | null {
+    if (this.#normalise !== undefined || data.includes('\n')) return null;
+    return answerTextWithModel(data, received, this.#publicModel);
   }
 
   #chunk(received: unknown): StreamEvent | null {
@@ -82,13 +98,16 @@ export class OpenAIChatStreamDecoder extends SseStreamDecoder {
         provider: this.provider,
       });
     }
-    const parsed = chatCompletionChunkSchema.safeParse(data);
-    if (!parsed.success)
-      throw malformedAnswerError(this.provider, 'chat.completion.chunk', parsed.error.issues);
+    // The schema runs only on what the guard cannot prove valid (tool calls, usage, odd shapes).
+    if (!isPlainChunk(data)) {
+      const parsed = chatCompletionChunkSchema.safeParse(data);
+      if (!parsed.success)
+        throw malformedAnswerError(this.provider, 'chat.completion.chunk', parsed.error.issues);
+      if (parsed.data.usage != null) this.#usage = usageFromChat(parsed.data.usage);
+    }
     // Forward what the upstream sent (validated), not zod's copy, so field order is kept.
     const chunk = data as UpstreamChatCompletionChunk;
     chunk.model = this.#publicModel;
-    if (parsed.data.usage != null) this.#usage = usageFromChat(parsed.data.usage);
     if (this.#includeUsage) return { data: chunk };
     if (chunk.choices.length === 0 && chunk.usage != null) return null;
     if (!('usage' in chunk)) return { data: chunk };

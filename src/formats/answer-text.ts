@@ -1,5 +1,26 @@
-/** A key named `model`, its colon and the whitespace JSON allows around it. */
-const MODEL_KEY = /"model"[ \t\n\r]*:[ \t\n\r]*/g;
+const MODEL_KEY = '"model"';
+
+function isJsonSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13;
+}
+
+/**
+ * Where the value of the next `"model"` key at or after `from` starts (past its colon and the
+ * whitespace JSON allows around it), or -1. Found with indexOf, not a regular expression: the
+ * search runs over the whole of every native answer and stream event (docs/decisions/hot-path.md,
+ * Textual model edit found with indexOf).
+ */
+function modelValueStart(text: string, from: number): number {
+  for (let at = text.indexOf(MODEL_KEY, from); at !== -1; at = text.indexOf(MODEL_KEY, at + 1)) {
+    let i = at + MODEL_KEY.length;
+    while (isJsonSpace(text.charCodeAt(i))) i++;
+    if (text.charCodeAt(i) !== 58) continue; // a value "model", not a key
+    i++;
+    while (isJsonSpace(text.charCodeAt(i))) i++;
+    return i;
+  }
+  return -1;
+}
 
 /**
  * The upstream's JSON answer as text with its top-level `model` set to the public model, so a
@@ -19,10 +40,8 @@ export function answerTextWithModel(
 ): string | null {
   const upstreamModel = answer.model;
   if (typeof upstreamModel !== 'string') return text;
-  MODEL_KEY.lastIndex = 0;
-  const key = MODEL_KEY.exec(text);
-  if (key === null || MODEL_KEY.exec(text) !== null) return null;
-  const valueStart = key.index + key[0].length;
+  const valueStart = modelValueStart(text, 0);
+  if (valueStart === -1 || modelValueStart(text, valueStart) !== -1) return null;
   const written = JSON.stringify(upstreamModel);
   if (!text.startsWith(written, valueStart)) return null;
   return `${text.slice(0, valueStart)}${JSON.stringify(publicModel)}${text.slice(valueStart + written.length)}`;
