@@ -47,10 +47,10 @@ function measuredNodeArgs(): string[] {
   const extra = (process.env.BENCH_CALLGRIND_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
   return [...MEASURED_NODE_ARGS, ...extra];
 }
-const INSTALL_HINT =
+export const INSTALL_HINT =
   'valgrind is not installed: `apt-get install valgrind` (Debian package), then `npm run bench -- --only callgrind`';
 
-interface Target {
+export interface Target {
   origin: string;
   /** The process that serves calls: the proxy itself, the gateway's one worker. */
   servingPid: number;
@@ -62,7 +62,7 @@ interface Target {
   stop(): Promise<void>;
 }
 
-interface Figure {
+export interface Figure {
   id: string;
   /** Instructions per call of the main (JavaScript) thread, one per repeat: the figure of record. */
   perCall: number[];
@@ -70,18 +70,18 @@ interface Figure {
   allThreads: number[];
 }
 
-interface Counts {
+export interface Counts {
   main: number;
   all: number;
 }
 
-function hasValgrind(): boolean {
+export function hasValgrind(): boolean {
   return (
     spawnSync('valgrind', ['--version']).status === 0 && spawnSync('callgrind_control', ['-h']).status === 0
   );
 }
 
-function callgrindWrapper(outDir: string): string[] {
+export function callgrindWrapper(outDir: string): string[] {
   return [
     'valgrind',
     '--tool=callgrind',
@@ -112,7 +112,7 @@ function instructions(target: Target): Counts {
 }
 
 /** `count` calls over `connections` connections, each connection sending its next when answered. */
-async function calls(pool: Pool, call: BenchRequest, count: number): Promise<void> {
+export async function calls(pool: Pool, call: BenchRequest, count: number): Promise<void> {
   const { connections } = callgrindOptions();
   const share = (index: number) => Math.floor(count / connections) + (index < count % connections ? 1 : 0);
   await Promise.all(Array.from({ length: connections }, (_, index) => callsInTurn(pool, call, share(index))));
@@ -132,7 +132,12 @@ export async function callsInTurn(pool: Pool, call: BenchRequest, count: number)
   }
 }
 
-async function countedWindow(target: Target, pool: Pool, call: BenchRequest, count: number): Promise<Counts> {
+export async function countedWindow(
+  target: Target,
+  pool: Pool,
+  call: BenchRequest,
+  count: number,
+): Promise<Counts> {
   control(target, '-z');
   control(target, '-i', 'on');
   await calls(pool, call, count);
@@ -142,7 +147,7 @@ async function countedWindow(target: Target, pool: Pool, call: BenchRequest, cou
   return counted;
 }
 
-async function measure(id: string, target: Target, call: BenchRequest): Promise<Figure> {
+export async function measure(id: string, target: Target, call: BenchRequest): Promise<Figure> {
   const { calls: n, warmup, repeats } = callgrindOptions();
   const pool = new Pool(target.origin, { connections: callgrindOptions().connections });
   try {
@@ -163,7 +168,7 @@ async function measure(id: string, target: Target, call: BenchRequest): Promise<
   }
 }
 
-function callgrindOptions() {
+export function callgrindOptions() {
   const env = process.env;
   return {
     calls: Number(env.BENCH_CALLGRIND_CALLS ?? 200),
@@ -178,7 +183,7 @@ export function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-function spread(values: number[]): string {
+export function spread(values: number[]): string {
   const low = Math.min(...values);
   return `${(((Math.max(...values) - low) / low) * 100).toFixed(1)}%`;
 }
@@ -227,7 +232,7 @@ function budget(figures: readonly Figure[]): BudgetCheck[] {
   ];
 }
 
-async function gatewayTarget(
+export async function gatewayTarget(
   outDir: string,
   storage: Awaited<ReturnType<typeof prepareStorage>>,
 ): Promise<Target> {

@@ -46,7 +46,7 @@ export async function send(origin: string, call: BenchRequest): Promise<ProbeAns
 async function admin(
   origin: string,
   masterKey: string,
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
 ) {
@@ -98,12 +98,26 @@ export async function createBenchKey(
  * An extension whose `beforeUpstream` does nothing, on the bench model: what the isolate boundary
  * itself costs a call (the copy of the call in, the result out, the breaker).
  */
-export async function createTrivialExtension(origin: string, masterKey: string): Promise<void> {
+export async function createTrivialExtension(
+  origin: string,
+  masterKey: string,
+  limits?: { timeoutMs: number },
+): Promise<void> {
   await admin(origin, masterKey, 'POST', '/extensions', {
     id: 'bench-trivial',
     models: [BENCH_MODEL],
     source: 'export function beforeUpstream(call) {}',
+    ...(limits === undefined ? {} : { limits }),
   });
+}
+
+/** Turns the trivial extension off or on again: its isolate is kept, only whether it applies changes. */
+export async function setTrivialExtensionEnabled(
+  origin: string,
+  masterKey: string,
+  enabled: boolean,
+): Promise<void> {
+  await admin(origin, masterKey, 'PATCH', '/extensions/bench-trivial', { enabled });
 }
 
 /**

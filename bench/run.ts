@@ -16,6 +16,7 @@ import { bodiesEntry } from './bodies.ts';
 import { callgrindEntry } from './callgrind.ts';
 import { type BudgetCheck, checkBudget, deriveFigures } from './derived.ts';
 import { type BenchEntry, renderBudget } from './entries.ts';
+import { extensionCostEntry } from './extension-cost.ts';
 import { FAKE_MODEL } from './fake-answers.ts';
 import { buildGateway } from './gateway-process.ts';
 import {
@@ -187,7 +188,7 @@ async function runScenarios(): Promise<BudgetCheck[]> {
 }
 
 /** Every entry besides the scenario tables, in the order `npm run bench` runs them. */
-const ENTRIES: readonly BenchEntry[] = [callgrindEntry, streamsEntry, bodiesEntry];
+const ENTRIES: readonly BenchEntry[] = [callgrindEntry, streamsEntry, bodiesEntry, extensionCostEntry];
 const SCENARIO_TABLES = 'scenarios';
 
 /** `--only a,b`: the entries named; without it, all of them. */

@@ -1,4 +1,5 @@
 import ivm from 'isolated-vm';
+import { WallBound } from './wall-bound.ts';
 
 /** The two hooks an extension module may export (DESIGN.md section 5, Extensions). */
 export const HOOKS = ['beforeUpstream', 'afterUpstream'] as const;
@@ -68,6 +69,9 @@ const BOOT = `(() => {
   };
 })()`;
 
+/** Where a call into the isolate starts: a promise job, with no caller's frames on the stack. */
+const SETTLED = Promise.resolve();
+
 /** The heap isolated-vm refuses to go under. */
 const MIN_MEMORY_MB = 8;
 
@@ -95,6 +99,12 @@ export class ExtensionSandbox {
   readonly #maxResultChars: number;
   readonly hooks: ReadonlySet<Hook>;
   #loaded: Promise<Loaded> | null = null;
+  /** `#loaded` once it resolved: a call on a live isolate takes it without an await. */
+  #ready: Loaded | null = null;
+  /** isolated-vm reads the options of every call; they are the same for all of them. */
+  readonly #applyOptions: ivm.ReferenceApplyOptions;
+  /** Abandons a call still unfinished `WALL_GRACE_MS` after `timeoutMs` (see `#call`). */
+  readonly #wall: WallBound;
 
   private constructor(
     source: string,
@@ -106,6 +116,8 @@ export class ExtensionSandbox {
     this.#limits = limits;
     this.#maxResultChars = maxResultChars;
     this.hooks = hooks;
+    this.#applyOptions = { timeout: limits.timeoutMs, result: { promise: true } };
+    this.#wall = new WallBound(limits.timeoutMs + WALL_GRACE_MS);
   }
 
   /**
@@ -121,12 +133,14 @@ export class ExtensionSandbox {
     const loaded = await load(source, limits);
     const sandbox = new ExtensionSandbox(source, limits, maxResultChars, loaded.hooks);
     sandbox.#loaded = Promise.resolve(loaded);
+    sandbox.#ready = loaded;
     return sandbox;
   }
 
   /** Runs `hook` with `call`; resolves with the hook's result (undefined: continue) or throws a SandboxFailure. */
   async call(hook: Hook, call: unknown): Promise<unknown> {
-    const loaded = await this.#isolate();
+    const ready = this.#ready;
+    const loaded = ready !== null && !ready.isolate.isDisposed ? ready : await this.#isolate();
     const json = JSON.stringify(call);
     const text = await this.#call(loaded, hook, json);
     if (typeof text !== 'string')
@@ -141,6 +155,7 @@ export class ExtensionSandbox {
   dispose(): void {
     const loaded = this.#loaded;
     this.#loaded = null;
+    this.#ready = null;
     void loaded?.then(
       (it) => disposeQuietly(it.isolate),
       () => undefined,
@@ -155,32 +170,27 @@ export class ExtensionSandbox {
     }
     const next = load(this.#source, this.#limits);
     this.#loaded = next;
-    return next;
+    this.#ready = null;
+    const loaded = await next;
+    if (this.#loaded === next) this.#ready = loaded;
+    return loaded;
   }
 
   async #call(loaded: Loaded, hook: Hook, json: string): Promise<unknown> {
     const { timeoutMs } = this.#limits;
-    let timer: NodeJS.Timeout | undefined;
-    let abandoned = false;
-    const wall = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
-        abandoned = true;
-        reject(new SandboxFailure('timeout', `the hook did not finish within ${timeoutMs} ms`));
+    // isolated-vm captures the caller's stack (10 frames) for every async call; a bound `apply`
+    // run as a promise reaction has no JavaScript frame under it to walk (docs/decisions/hot-path.md).
+    const applied = SETTLED.then(
+      loaded.run.apply.bind(loaded.run, undefined, [hook, json], this.#applyOptions),
+    );
+    try {
+      return await this.#wall.watch(applied, () => {
         // A promise that never settles would hold the isolate's queue: drop the isolate.
         disposeQuietly(loaded.isolate);
-      }, timeoutMs + WALL_GRACE_MS);
-    });
-    try {
-      return await Promise.race([
-        loaded.run.apply(undefined, [hook, json], { timeout: timeoutMs, result: { promise: true } }),
-        wall,
-      ]);
+        return new SandboxFailure('timeout', `the hook did not finish within ${timeoutMs} ms`);
+      });
     } catch (error) {
-      throw abandoned
-        ? new SandboxFailure('timeout', `the hook did not finish within ${timeoutMs} ms`)
-        : failureOf(error, timeoutMs);
-    } finally {
-      clearTimeout(timer);
+      throw failureOf(error, timeoutMs);
     }
   }
 }
