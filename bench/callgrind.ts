@@ -22,12 +22,12 @@ import { type BenchEntry, budgetLine, type EntryReport } from './entries.ts';
 import { FAKE_MODEL } from './fake-answers.ts';
 import { freePort } from './free-port.ts';
 import { buildGateway, startGateway } from './gateway-process.ts';
-import { createBenchDeployment, createBenchKey, waitServing } from './gateway-setup.ts';
+import { type BenchKey, createBenchDeployment, createBenchKey, waitServing } from './gateway-setup.ts';
 import { machineInfo } from './machine.ts';
 import { benchOptions } from './options.ts';
 import { BENCH_MODEL, type BenchRequest, chatRequest } from './requests.ts';
-import { prepareStorage } from './storage.ts';
-import { startFakeUpstream, startPassthroughProxy } from './upstreams.ts';
+import { type BenchStorage, prepareStorage } from './storage.ts';
+import { startFakeUpstream, startPassthroughProxy, type Upstream } from './upstreams.ts';
 
 /** The issue 36 budget: instructions per call as a multiple of the bare proxy's. */
 const BUDGET = { master: 1.5, key: 2.0 };
@@ -258,55 +258,102 @@ export async function gatewayTarget(
   return { origin: gateway.origin, servingPid: worker, hostEnv: '127.0.0.1', stop: () => gateway.stop() };
 }
 
+/** What an entry measuring under callgrind is given: where its files go, the storage, the fake. */
+export interface CallgrindRun {
+  outDir: string;
+  storage: BenchStorage;
+  fake: Upstream;
+}
+
+/**
+ * The build, the storage and the fake upstream of one callgrind entry (files in
+ * `<resultsDir>/<name>-<date>/`), torn down whatever `measure` does.
+ */
+export async function withCallgrindRun<T>(
+  resultsDir: string,
+  name: string,
+  measure: (run: CallgrindRun) => Promise<T>,
+): Promise<T> {
+  const outDir = join(resultsDir, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  mkdirSync(outDir, { recursive: true });
+  const options = benchOptions(process.env, resultsDir);
+  buildGateway();
+  const storage = await prepareStorage(options, join(outDir, 'migrate.log'));
+  try {
+    const fake = await startFakeUpstream(options, null);
+    try {
+      return await measure({ outDir, storage, fake });
+    } finally {
+      await fake.child.stop();
+    }
+  } finally {
+    await storage.cleanup();
+  }
+}
+
+/** The gateway under callgrind, with the bench deployment on the fake and one virtual key. */
+export interface MeasuredGateway {
+  target: Target;
+  masterKey: string;
+  key: BenchKey;
+}
+
+export async function withMeasuredGateway<T>(
+  run: CallgrindRun,
+  measure: (gateway: MeasuredGateway) => Promise<T>,
+): Promise<T> {
+  const target = await gatewayTarget(run.outDir, run.storage);
+  try {
+    const { masterKey } = run.storage;
+    await createBenchDeployment(target.origin, masterKey, run.fake.origin);
+    const key = await createBenchKey(target.origin, masterKey);
+    return await measure({ target, masterKey, key });
+  } finally {
+    await target.stop();
+  }
+}
+
+async function measureProxy(run: CallgrindRun): Promise<Figure> {
+  const proxy = await startPassthroughProxy(
+    run.fake.origin,
+    null,
+    callgrindWrapper(run.outDir),
+    measuredNodeArgs(),
+  );
+  try {
+    const target = {
+      origin: proxy.origin,
+      servingPid: proxy.child.pid,
+      hostEnv: undefined,
+      stop: () => proxy.child.stop(),
+    };
+    return await measure('b', target, chatRequest(FAKE_MODEL, 'sk-bench-upstream', false));
+  } finally {
+    await proxy.child.stop();
+  }
+}
+
 /** Runs the measure; without valgrind the entry says how to get it and measures nothing. */
 async function runCallgrind(resultsDir: string): Promise<EntryReport> {
   if (!hasValgrind()) {
     return { text: INSTALL_HINT, budget: budget([]), figures: null };
   }
-  const outDir = join(resultsDir, `callgrind-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  mkdirSync(outDir, { recursive: true });
-  const options = benchOptions(process.env, resultsDir);
-  buildGateway();
-  const storage = await prepareStorage(options, join(outDir, 'migrate.log'));
-  const fake = await startFakeUpstream(options, null);
-  const figures: Figure[] = [];
-  try {
-    const proxy = await startPassthroughProxy(
-      fake.origin,
-      null,
-      callgrindWrapper(outDir),
-      measuredNodeArgs(),
-    );
-    try {
-      const target = {
-        origin: proxy.origin,
-        servingPid: proxy.child.pid,
-        hostEnv: undefined,
-        stop: () => proxy.child.stop(),
-      };
-      figures.push(await measure('b', target, chatRequest(FAKE_MODEL, 'sk-bench-upstream', false)));
-    } finally {
-      await proxy.child.stop();
-    }
-    const gateway = await gatewayTarget(outDir, storage);
-    try {
-      const { masterKey } = storage;
-      await createBenchDeployment(gateway.origin, masterKey, fake.origin);
-      const key = await createBenchKey(gateway.origin, masterKey);
+  return withCallgrindRun(resultsDir, 'callgrind', async (run) => {
+    const figures = [await measureProxy(run)];
+    await withMeasuredGateway(run, async ({ target, masterKey, key }) => {
       const masterCall = chatRequest(BENCH_MODEL, masterKey, false);
       const keyCall = chatRequest(BENCH_MODEL, key.virtualKey, false);
-      await waitServing(gateway.origin, masterCall);
-      figures.push(await measure('c', gateway, masterCall));
-      await waitServing(gateway.origin, keyCall);
-      figures.push(await measure('d', gateway, keyCall));
-    } finally {
-      await gateway.stop();
-    }
-  } finally {
-    await fake.child.stop();
-    await storage.cleanup();
-  }
-  return { text: `${render(figures)}\n(callgrind files in ${outDir})`, budget: budget(figures), figures };
+      await waitServing(target.origin, masterCall);
+      figures.push(await measure('c', target, masterCall));
+      await waitServing(target.origin, keyCall);
+      figures.push(await measure('d', target, keyCall));
+    });
+    return {
+      text: `${render(figures)}\n(callgrind files in ${run.outDir})`,
+      budget: budget(figures),
+      figures,
+    };
+  });
 }
 
 export const callgrindEntry: BenchEntry = {

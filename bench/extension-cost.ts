@@ -13,8 +13,6 @@
  * Knobs as for bench/callgrind.ts (BENCH_CALLGRIND_CALLS, _WARMUP, _REPEATS): the warm-up is
  * split between the two.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool, request } from 'undici';
 import {
@@ -22,28 +20,19 @@ import {
   calls,
   countedWindow,
   type Figure,
-  gatewayTarget,
   hasValgrind,
   INSTALL_HINT,
   median,
   spread,
   type Target,
+  withCallgrindRun,
+  withMeasuredGateway,
 } from './callgrind.ts';
 import type { BudgetCheck } from './derived.ts';
 import { type BenchEntry, budgetLine, type EntryReport } from './entries.ts';
-import { buildGateway } from './gateway-process.ts';
-import {
-  createBenchDeployment,
-  createBenchKey,
-  createTrivialExtension,
-  setTrivialExtensionEnabled,
-  waitServing,
-} from './gateway-setup.ts';
+import { createTrivialExtension, setTrivialExtensionEnabled, waitServing } from './gateway-setup.ts';
 import { machineInfo } from './machine.ts';
-import { benchOptions } from './options.ts';
 import { BENCH_MODEL, type BenchRequest, chatRequest } from './requests.ts';
-import { prepareStorage } from './storage.ts';
-import { startFakeUpstream } from './upstreams.ts';
 
 /** Issue 36, line 6: the extension adds at most 10% to the virtual key's instructions per call. */
 const BUDGET = 1.1;
@@ -166,33 +155,21 @@ async function measureSideBySide(target: Target, masterKey: string, call: BenchR
 
 async function runExtensionCost(resultsDir: string): Promise<EntryReport> {
   if (!hasValgrind()) return { text: INSTALL_HINT, budget: budget([]), figures: null };
-  const outDir = join(resultsDir, `extension-cost-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  mkdirSync(outDir, { recursive: true });
-  const options = benchOptions(process.env, resultsDir);
-  buildGateway();
-  const storage = await prepareStorage(options, join(outDir, 'migrate.log'));
-  const fake = await startFakeUpstream(options, null);
-  const figures: Figure[] = [];
-  try {
-    const gateway = await gatewayTarget(outDir, storage);
-    try {
-      const { masterKey } = storage;
-      await createBenchDeployment(gateway.origin, masterKey, fake.origin);
-      const key = await createBenchKey(gateway.origin, masterKey);
+  return withCallgrindRun(resultsDir, 'extension-cost', (run) =>
+    withMeasuredGateway(run, async ({ target, masterKey, key }) => {
       const keyCall = chatRequest(BENCH_MODEL, key.virtualKey, false);
       // With one worker, the POST and PATCH are answered by the worker that serves, after it reloaded.
-      await createTrivialExtension(gateway.origin, masterKey, VALGRIND_LIMITS);
-      await waitServing(gateway.origin, keyCall);
-      figures.push(...(await measureSideBySide(gateway, masterKey, keyCall)));
-      await assertHookRan(gateway.origin, masterKey, key.keyId);
-    } finally {
-      await gateway.stop();
-    }
-  } finally {
-    await fake.child.stop();
-    await storage.cleanup();
-  }
-  return { text: `${render(figures)}\n(callgrind files in ${outDir})`, budget: budget(figures), figures };
+      await createTrivialExtension(target.origin, masterKey, VALGRIND_LIMITS);
+      await waitServing(target.origin, keyCall);
+      const figures = await measureSideBySide(target, masterKey, keyCall);
+      await assertHookRan(target.origin, masterKey, key.keyId);
+      return {
+        text: `${render(figures)}\n(callgrind files in ${run.outDir})`,
+        budget: budget(figures),
+        figures,
+      };
+    }),
+  );
 }
 
 export const extensionCostEntry: BenchEntry = {
