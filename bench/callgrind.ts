@@ -31,7 +31,7 @@ import { startFakeUpstream, startPassthroughProxy } from './upstreams.ts';
 
 /** The issue 36 budget: instructions per call as a multiple of the bare proxy's. */
 const BUDGET = { master: 1.5, key: 2.0 };
-const INSTALL_HINT =
+export const INSTALL_HINT =
   'valgrind is not installed: `apt-get install valgrind` (Debian package), then `npm run bench -- --only callgrind`';
 
 interface Target {
@@ -46,7 +46,7 @@ interface Target {
   stop(): Promise<void>;
 }
 
-interface Figure {
+export interface Figure {
   id: string;
   /** Instructions per call of the main (JavaScript) thread, one per repeat: the figure of record. */
   perCall: number[];
@@ -59,7 +59,7 @@ interface Counts {
   all: number;
 }
 
-function hasValgrind(): boolean {
+export function hasValgrind(): boolean {
   return (
     spawnSync('valgrind', ['--version']).status === 0 && spawnSync('callgrind_control', ['-h']).status === 0
   );
@@ -95,7 +95,7 @@ function instructions(target: Target): Counts {
   return counts;
 }
 
-async function calls(pool: Pool, call: BenchRequest, count: number): Promise<void> {
+export async function calls(pool: Pool, call: BenchRequest, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     const answer = await pool.request({
       method: call.method,
@@ -125,7 +125,7 @@ async function countedWindow(
   return counted;
 }
 
-async function measure(id: string, target: Target, call: BenchRequest): Promise<Figure> {
+export async function measure(id: string, target: Target, call: BenchRequest): Promise<Figure> {
   const { calls: n, warmup, repeats } = callgrindOptions();
   const pool = new Pool(target.origin, { connections: 1 });
   const heap = await openHeapCollector(target.servingPid);
@@ -157,12 +157,12 @@ function callgrindOptions() {
   };
 }
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-function spread(values: number[]): string {
+export function spread(values: number[]): string {
   const low = Math.min(...values);
   return `${(((Math.max(...values) - low) / low) * 100).toFixed(1)}%`;
 }
@@ -211,7 +211,7 @@ function budget(figures: readonly Figure[]): BudgetCheck[] {
   ];
 }
 
-async function gatewayTarget(
+export async function gatewayTarget(
   outDir: string,
   storage: Awaited<ReturnType<typeof prepareStorage>>,
 ): Promise<Target> {

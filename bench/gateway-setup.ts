@@ -46,7 +46,7 @@ export async function send(origin: string, call: BenchRequest): Promise<ProbeAns
 async function admin(
   origin: string,
   masterKey: string,
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
 ) {
@@ -64,9 +64,14 @@ async function admin(
   return (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>;
 }
 
-export async function createBenchDeployment(origin: string, masterKey: string, fakeOrigin: string) {
+export async function createBenchDeployment(
+  origin: string,
+  masterKey: string,
+  fakeOrigin: string,
+  publicModel = BENCH_MODEL,
+) {
   const deployment = await admin(origin, masterKey, 'POST', '/deployments', {
-    publicModel: BENCH_MODEL,
+    publicModel,
     provider: 'openai-compatible',
     upstreamModel: FAKE_MODEL,
     baseUrl: `${fakeOrigin}/v1`,
@@ -75,13 +80,22 @@ export async function createBenchDeployment(origin: string, masterKey: string, f
   return String(deployment.id);
 }
 
-export async function createBenchKey(origin: string, masterKey: string): Promise<BenchKey> {
+export async function createBenchKey(
+  origin: string,
+  masterKey: string,
+  allowedModels = [BENCH_MODEL],
+): Promise<BenchKey> {
   const key = await admin(origin, masterKey, 'POST', '/keys', {
     name: 'bench',
-    allowedModels: [BENCH_MODEL],
+    allowedModels,
     ...KEY_LIMITS,
   });
   return { keyId: String(key.id), virtualKey: String(key.key) };
+}
+
+/** Disables a key (`PATCH enabled: false`): its calls are refused with 401 once the gateway sees it. */
+export async function disableKey(origin: string, masterKey: string, keyId: string): Promise<void> {
+  await admin(origin, masterKey, 'PATCH', `/keys/${keyId}`, { enabled: false });
 }
 
 /**

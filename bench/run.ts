@@ -13,6 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callgrindEntry } from './callgrind.ts';
+import { scaleEntry } from './config-scale.ts';
 import { type BudgetCheck, checkBudget, deriveFigures } from './derived.ts';
 import { type BenchEntry, renderBudget } from './entries.ts';
 import { FAKE_MODEL } from './fake-answers.ts';
@@ -26,6 +27,7 @@ import {
 } from './gateway-runs.ts';
 import { LocalServices } from './local-services.ts';
 import { machineInfo } from './machine.ts';
+import { memoryEntry } from './memory.ts';
 import { benchOptions } from './options.ts';
 import { pinSelf, planCores } from './pinning.ts';
 import { runProfiledGateway } from './profile-run.ts';
@@ -185,7 +187,7 @@ async function runScenarios(): Promise<BudgetCheck[]> {
 }
 
 /** Every entry besides the scenario tables, in the order `npm run bench` runs them. */
-const ENTRIES: readonly BenchEntry[] = [callgrindEntry];
+const ENTRIES: readonly BenchEntry[] = [callgrindEntry, memoryEntry, scaleEntry];
 const SCENARIO_TABLES = 'scenarios';
 
 /** `--only a,b`: the entries named; without it, all of them. */
