@@ -177,7 +177,13 @@ async function instructionsPerCall(id: string, outDir: string, prepared: Prepare
   }
 }
 
-async function measureShape(shape: Shape, options: BenchOptions, outDir: string, fake: Upstream) {
+async function measureShape(
+  shape: Shape,
+  options: BenchOptions,
+  outDir: string,
+  fake: Upstream,
+  smallCpuUs: number | null,
+) {
   process.stderr.write(`[scale] ${shape.id}: ${shape.deployments} deployments, ${shape.keys} keys\n`);
   const prepared = await prepare(shape, options, outDir, fake);
   const { storage, keyCall } = prepared;
@@ -200,30 +206,40 @@ async function measureShape(shape: Shape, options: BenchOptions, outDir: string,
     } finally {
       await gateway.stop();
     }
-    const instructions = countInstructions() ? await instructionsPerCall(shape.id, outDir, prepared) : null;
+    const instructions = countInstructions(figures.cpuUsPerCall, smallCpuUs)
+      ? await instructionsPerCall(shape.id, outDir, prepared)
+      : null;
     return { ...figures, instructions };
   } finally {
     await storage.cleanup();
   }
 }
 
-/** Under valgrind unless BENCH_SCALE_CALLGRIND=0 (a quick run) or valgrind is missing. */
-function countInstructions(): boolean {
-  return process.env.BENCH_SCALE_CALLGRIND !== '0' && hasValgrind();
+/**
+ * Under valgrind unless BENCH_SCALE_CALLGRIND=0 (a quick run), valgrind is missing, or the CPU
+ * time per call is already more than twice the small shape's: the line fails by far, and at tens
+ * of milliseconds a call the count would take hours.
+ */
+function countInstructions(cpuUs: number, smallCpuUs: number | null): boolean {
+  const farOut = smallCpuUs !== null && cpuUs > 2 * smallCpuUs;
+  return process.env.BENCH_SCALE_CALLGRIND !== '0' && !farOut && hasValgrind();
 }
 
-/** The per-call figure of record: instructions when measured, else CPU time. */
-function perCall(figures: ShapeFigures): number {
-  return figures.instructions === null ? figures.cpuUsPerCall : median(figures.instructions);
+/** `large` over `small` per call: in instructions when both were counted, else in CPU time. */
+function growthOf(large: ShapeFigures, small: ShapeFigures): number {
+  if (large.instructions !== null && small.instructions !== null) {
+    return median(large.instructions) / median(small.instructions);
+  }
+  return large.cpuUsPerCall / small.cpuUsPerCall;
 }
 
 function budget(all: readonly ShapeFigures[]): BudgetCheck[] {
   const small = all.find((f) => f.shape.id === 'small');
-  const unit = all.some((f) => f.instructions === null) ? 'CPU time' : 'instructions';
   return (['models', 'pool'] as const).map((id) => {
     const large = all.find((f) => f.shape.id === id);
-    const growth =
-      small === undefined || large === undefined ? null : (perCall(large) / perCall(small) - 1) * 100;
+    const counted = small?.instructions != null && large?.instructions != null;
+    const unit = counted ? 'instructions' : 'CPU time';
+    const growth = small === undefined || large === undefined ? null : (growthOf(large, small) - 1) * 100;
     const count = (n: number | undefined) => (n ?? 0).toLocaleString('en');
     const what =
       id === 'models'
@@ -243,7 +259,7 @@ function render(all: readonly ShapeFigures[]): string {
   const small = all.find((f) => f.shape.id === 'small');
   const row = (f: ShapeFigures) => {
     const instructions = f.instructions === null ? '-' : median(f.instructions).toLocaleString('en');
-    const vs = small === undefined ? '-' : `${((perCall(f) / perCall(small) - 1) * 100).toFixed(1)}%`;
+    const vs = small === undefined ? '-' : `${((growthOf(f, small) - 1) * 100).toFixed(1)}%`;
     return `| ${f.shape.id} | ${f.shape.deployments.toLocaleString('en')} | ${f.shape.keys.toLocaleString('en')} | ${f.startupMs} | ${f.readyRssMb} | ${f.deploymentChange.adminMs} / ${f.deploymentChange.visibleMs} | ${f.keyChange.adminMs} / ${f.keyChange.visibleMs} | ${f.cpuUsPerCall} | ${instructions} | ${vs} |`;
   };
   return [
@@ -270,7 +286,10 @@ async function runScale(resultsDir: string): Promise<EntryReport> {
   const fake = await startFakeUpstream(options, null);
   const all: ShapeFigures[] = [];
   try {
-    for (const shape of shapes(process.env)) all.push(await measureShape(shape, options, outDir, fake));
+    for (const shape of shapes(process.env)) {
+      const smallCpuUs = all.find((f) => f.shape.id === 'small')?.cpuUsPerCall ?? null;
+      all.push(await measureShape(shape, options, outDir, fake, smallCpuUs));
+    }
   } finally {
     await fake.child.stop();
   }
