@@ -4,13 +4,14 @@
  * virtual key (d). Counting starts off (`--instr-atstart=no`), so start-up is never counted; after
  * a warm-up it is switched on with `callgrind_control` around a window of N calls and one of 2N,
  * and the difference of the two over N is the figure: what a window costs besides its calls
- * (timers, the switch itself) cancels. Before each window a full GC is asked through the inspector
- * (bench/inspector-gc.ts): a major GC costs about as much as a few hundred calls, and whether one
- * fell inside a window made the figure move 50-240% run to run. Repeated, so the spread shows. Instruction counts do not
+ * (timers, the switch itself) cancels. Every measured process runs with MEASURED_NODE_ARGS (below):
+ * without them the figure moved 50-240% run to run. Repeated, so the spread shows. Instruction counts do not
  * move with the load of a shared machine, where calls per second move threefold.
  *
- * Knobs: BENCH_CALLGRIND_CALLS (N, 200), BENCH_CALLGRIND_WARMUP (calls before counting, 1000),
- * BENCH_CALLGRIND_REPEATS (3); DATABASE_URL and REDIS_URL as for `npm run bench`.
+ * Knobs: BENCH_CALLGRIND_CALLS (N, 200), BENCH_CALLGRIND_WARMUP (calls before counting, 3000: at
+ * 1000 the optimizing compiler was still at work in the counted windows),
+ * BENCH_CALLGRIND_REPEATS (5), BENCH_CALLGRIND_CONNECTIONS (1); DATABASE_URL and REDIS_URL as for
+ * `npm run bench`.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -22,7 +23,6 @@ import { FAKE_MODEL } from './fake-answers.ts';
 import { freePort } from './free-port.ts';
 import { buildGateway, startGateway } from './gateway-process.ts';
 import { createBenchDeployment, createBenchKey, waitServing } from './gateway-setup.ts';
-import { type HeapCollector, openHeapCollector } from './inspector-gc.ts';
 import { machineInfo } from './machine.ts';
 import { benchOptions } from './options.ts';
 import { BENCH_MODEL, type BenchRequest, chatRequest } from './requests.ts';
@@ -31,7 +31,14 @@ import { startFakeUpstream, startPassthroughProxy } from './upstreams.ts';
 
 /** The issue 36 budget: instructions per call as a multiple of the bare proxy's. */
 const BUDGET = { master: 1.5, key: 2.0 };
-export const INSTALL_HINT =
+/**
+ * Flags of every measured process (the proxy and the gateway alike). All GC work on the main
+ * thread: under valgrind threads take turns, so how much of the marking the helper threads did
+ * instead of the main thread depended on the scheduler. No memory reducer: it starts major GCs
+ * when a process goes idle, which the measure does between windows and steady load never does.
+ */
+const MEASURED_NODE_ARGS = ['--single-threaded-gc', '--no-memory-reducer'];
+const INSTALL_HINT =
   'valgrind is not installed: `apt-get install valgrind` (Debian package), then `npm run bench -- --only callgrind`';
 
 interface Target {
@@ -46,7 +53,7 @@ interface Target {
   stop(): Promise<void>;
 }
 
-export interface Figure {
+interface Figure {
   id: string;
   /** Instructions per call of the main (JavaScript) thread, one per repeat: the figure of record. */
   perCall: number[];
@@ -95,7 +102,14 @@ function instructions(target: Target): Counts {
   return counts;
 }
 
+/** `count` calls over `connections` connections, each connection sending its next when answered. */
 export async function calls(pool: Pool, call: BenchRequest, count: number): Promise<void> {
+  const { connections } = callgrindOptions();
+  const share = (index: number) => Math.floor(count / connections) + (index < count % connections ? 1 : 0);
+  await Promise.all(Array.from({ length: connections }, (_, index) => callsInTurn(pool, call, share(index))));
+}
+
+async function callsInTurn(pool: Pool, call: BenchRequest, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     const answer = await pool.request({
       method: call.method,
@@ -108,14 +122,7 @@ export async function calls(pool: Pool, call: BenchRequest, count: number): Prom
   }
 }
 
-async function countedWindow(
-  target: Target,
-  heap: HeapCollector,
-  pool: Pool,
-  call: BenchRequest,
-  count: number,
-): Promise<Counts> {
-  await heap.collect();
+async function countedWindow(target: Target, pool: Pool, call: BenchRequest, count: number): Promise<Counts> {
   control(target, '-z');
   control(target, '-i', 'on');
   await calls(pool, call, count);
@@ -127,14 +134,13 @@ async function countedWindow(
 
 export async function measure(id: string, target: Target, call: BenchRequest): Promise<Figure> {
   const { calls: n, warmup, repeats } = callgrindOptions();
-  const pool = new Pool(target.origin, { connections: 1 });
-  const heap = await openHeapCollector(target.servingPid);
+  const pool = new Pool(target.origin, { connections: callgrindOptions().connections });
   try {
     await calls(pool, call, warmup);
     const figure: Figure = { id, perCall: [], allThreads: [] };
     for (let i = 0; i < repeats; i++) {
-      const one = await countedWindow(target, heap, pool, call, n);
-      const two = await countedWindow(target, heap, pool, call, 2 * n);
+      const one = await countedWindow(target, pool, call, n);
+      const two = await countedWindow(target, pool, call, 2 * n);
       figure.perCall.push(Math.round((two.main - one.main) / n));
       figure.allThreads.push(Math.round((two.all - one.all) / n));
     }
@@ -143,7 +149,6 @@ export async function measure(id: string, target: Target, call: BenchRequest): P
     );
     return figure;
   } finally {
-    heap.close();
     await pool.close();
   }
 }
@@ -152,8 +157,9 @@ function callgrindOptions() {
   const env = process.env;
   return {
     calls: Number(env.BENCH_CALLGRIND_CALLS ?? 200),
-    warmup: Number(env.BENCH_CALLGRIND_WARMUP ?? 1000),
-    repeats: Number(env.BENCH_CALLGRIND_REPEATS ?? 3),
+    warmup: Number(env.BENCH_CALLGRIND_WARMUP ?? 3000),
+    repeats: Number(env.BENCH_CALLGRIND_REPEATS ?? 5),
+    connections: Number(env.BENCH_CALLGRIND_CONNECTIONS ?? 1),
   };
 }
 
@@ -162,7 +168,7 @@ export function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-export function spread(values: number[]): string {
+function spread(values: number[]): string {
   const low = Math.min(...values);
   return `${(((Math.max(...values) - low) / low) * 100).toFixed(1)}%`;
 }
@@ -223,7 +229,7 @@ export async function gatewayTarget(
       responseCacheTtlMs: 0,
       cores: null,
       cpuProfileDir: null,
-      nodeArgs: [],
+      nodeArgs: [...MEASURED_NODE_ARGS],
       logFile: join(outDir, 'gateway.log'),
       port: await freePort(),
       wrapper: callgrindWrapper(outDir),
@@ -250,7 +256,12 @@ async function runCallgrind(resultsDir: string): Promise<EntryReport> {
   const fake = await startFakeUpstream(options, null);
   const figures: Figure[] = [];
   try {
-    const proxy = await startPassthroughProxy(fake.origin, null, callgrindWrapper(outDir));
+    const proxy = await startPassthroughProxy(
+      fake.origin,
+      null,
+      callgrindWrapper(outDir),
+      MEASURED_NODE_ARGS,
+    );
     try {
       const target = {
         origin: proxy.origin,

@@ -1,9 +1,9 @@
 /**
  * A full garbage collection of a running Node.js process, asked through its inspector: SIGUSR1
  * opens the inspector on 127.0.0.1:9229 (Node's default), and `HeapProfiler.collectGarbage`
- * runs a major GC. The callgrind entry collects before each counted window, so whether V8's
- * major GC happens to fall inside a window of a few hundred calls no longer decides its count.
- * Nothing in the gateway is changed for it: any Node process accepts SIGUSR1.
+ * runs a major GC. The memory entry collects before it reads the resident memory of open
+ * streams (bench/open-streams.ts), so what it reads is what they hold, not garbage waiting for a
+ * collection. Nothing in the gateway is changed for it: any Node process accepts SIGUSR1.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { request } from 'undici';

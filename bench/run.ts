@@ -205,6 +205,8 @@ function selectedEntries(): string[] {
 
 async function main(): Promise<void> {
   const ids = selectedEntries();
+  // Before the scenario tables pin this process to the load cores, which would hide the others.
+  const machine = machineInfo();
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const budget: BudgetCheck[] = [];
   if (ids.includes(SCENARIO_TABLES)) budget.push(...(await runScenarios()));
@@ -216,7 +218,6 @@ async function main(): Promise<void> {
     budget.push(...report.budget);
     process.stdout.write(`\n== ${entry.id}: ${entry.title}\n${report.text}\n`);
   }
-  const machine = machineInfo();
   const file = join(RESULTS_DIR, `${stamp}-budget.json`);
   writeReport(file, { date: stamp, machine, budget, figures });
   process.stdout.write(

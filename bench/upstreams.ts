@@ -37,9 +37,10 @@ export function startPassthroughProxy(
   upstreamOrigin: string,
   cores: string | null,
   wrapper?: readonly string[],
+  nodeArgs: readonly string[] = [],
 ): Promise<Upstream> {
   const child = startChild({
-    args: [PROXY],
+    args: [...nodeArgs, PROXY],
     env: { UPSTREAM_URL: upstreamOrigin },
     cores,
     logFile: null,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { Operation } from '../formats/operation.ts';
 import { testContext } from '../limits/test-support.ts';
 import { fallbackPolicy } from '../router/fallback-policy.ts';
 import { DEFAULT_ROUTER_SETTINGS, type RouterSettings } from '../router/router-settings-schema.ts';
@@ -8,6 +9,7 @@ import type { AttemptResult } from './attempt-result.ts';
 import type { CallContext } from './call-context.ts';
 import { InferencePipeline, ROUTING_HEADERS } from './pipeline.ts';
 import { type AnswerSource, type AnswerStage, CONTINUE, type Stage } from './stage.ts';
+import { testCallContext } from './test-support.ts';
 
 const ANSWER: AttemptResult = { kind: 'json', answer: { ok: true }, usage: null };
 
@@ -160,6 +162,45 @@ describe('InferencePipeline fallback loop', () => {
     const ctx = testContext(null);
     await rejection(pipeline.run(ctx));
     assert.equal(ctx.responseHeaders[ROUTING_HEADERS.attempts], '0');
+  });
+});
+
+describe('InferencePipeline stages by operation', () => {
+  it("runs a stage that names its operations on those only, and the others' stages on every call", async () => {
+    const seen: string[] = [];
+    const note = (name: string, operations?: Operation[]): Stage => ({
+      name,
+      operations,
+      run: (ctx) => {
+        seen.push(`${name}:${ctx.endpoint.operation}`);
+        return CONTINUE;
+      },
+    });
+    const answering = (name: string, operations: Operation[]): AnswerStage => ({
+      name,
+      operations,
+      run: (ctx, result) => {
+        seen.push(`${name}:${ctx.endpoint.operation}`);
+        return result;
+      },
+    });
+    const { pipeline } = pipelineWith({
+      outcomes: { m: 'ok' },
+      preflight: [note('every'), note('responses-only', ['responses'])],
+      call: [note('chat-only', ['chat.completions'])],
+      answer: [answering('store', ['responses'])],
+    });
+    await pipeline.run(testContext(null));
+    await pipeline.run(
+      testCallContext({ endpoint: { ...testContext(null).endpoint, operation: 'responses' } }),
+    );
+    assert.deepEqual(seen, [
+      'every:chat.completions',
+      'chat-only:chat.completions',
+      'every:responses',
+      'responses-only:responses',
+      'store:responses',
+    ]);
   });
 });
 

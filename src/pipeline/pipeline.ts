@@ -1,8 +1,17 @@
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { Operation } from '../formats/operation.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import type { CallContext, CallOutcome } from './call-context.ts';
 import { multipartUploadOf } from './endpoint.ts';
-import { type AnswerSource, type AnswerStage, runAnswerStages, runStages, type Stage } from './stage.ts';
+import {
+  type AnswerSource,
+  type AnswerStage,
+  runAnswerStages,
+  runStages,
+  type Stage,
+  type StageLists,
+  stageListsByOperation,
+} from './stage.ts';
 
 /**
  * Routes a call on the pool of `ctx.publicModel` once it passed the pre-flight stages: picks
@@ -80,18 +89,14 @@ const NO_FALLBACKS: FallbackPolicy = {
  * stages once; the answer stages on the answer. Stage lists are built once when configuration loads, not per request.
  */
 export class InferencePipeline {
-  readonly #preflight: readonly Stage[];
-  readonly #call: readonly Stage[];
+  readonly #stages: ReadonlyMap<Operation, StageLists>;
   readonly #route: CallRouter;
-  readonly #answer: readonly AnswerStage[];
   readonly #observers: readonly CallObserver[];
   readonly #fallbacks: FallbackPolicy;
 
   constructor(options: PipelineOptions) {
-    this.#preflight = Object.freeze([...options.preflight]);
-    this.#call = Object.freeze([...options.call]);
+    this.#stages = stageListsByOperation(options);
     this.#route = options.route;
-    this.#answer = Object.freeze([...options.answer]);
     this.#observers = Object.freeze([...(options.observers ?? [])]);
     this.#fallbacks = options.fallbacks ?? NO_FALLBACKS;
   }
@@ -104,6 +109,7 @@ export class InferencePipeline {
    */
   async run(ctx: CallContext): Promise<AttemptResult> {
     for (const observer of this.#observers) observer.onCallStarted?.(ctx);
+    const stages = this.#stagesOf(ctx.endpoint.operation);
     const requested = ctx.publicModel;
     const tried: string[] = [];
     const state = { callStagesRun: false };
@@ -114,12 +120,12 @@ export class InferencePipeline {
       while (model !== null) {
         tried.push(model);
         ctx.publicModel = model;
-        const step = await this.#serveModel(ctx, state);
+        const step = await this.#serveModel(ctx, stages, state);
         if (step.kind === 'served') {
           if (model !== requested) ctx.responseHeaders[ROUTING_HEADERS.fallbackModel] = model;
-          return this.#answer.length === 0
+          return stages.answer.length === 0
             ? step.result
-            : await runAnswerStages(this.#answer, ctx, step.result, step.source);
+            : await runAnswerStages(stages.answer, ctx, step.result, step.source);
         }
         // A multipart upload is a stream the failed attempt consumed: no other model can be sent it.
         if (multipartUploadOf(ctx.body)?.opened === true) throw step.error;
@@ -143,9 +149,13 @@ export class InferencePipeline {
   }
 
   /** One model: its pre-flight, the call-level stages the first time, then its routing. */
-  async #serveModel(ctx: CallContext, state: { callStagesRun: boolean }): Promise<ModelStep> {
+  async #serveModel(
+    ctx: CallContext,
+    stages: StageLists,
+    state: { callStagesRun: boolean },
+  ): Promise<ModelStep> {
     try {
-      const outcome = await runStages(this.#preflight, ctx);
+      const outcome = await runStages(stages.preflight, ctx);
       if (outcome.kind === 'respond') return { kind: 'served', result: outcome.result, source: 'stage' };
     } catch (error) {
       if (error instanceof GatewayError) return { kind: 'failed', error, preflight: true };
@@ -153,7 +163,7 @@ export class InferencePipeline {
     }
     if (!state.callStagesRun) {
       state.callStagesRun = true;
-      const outcome = await runStages(this.#call, ctx);
+      const outcome = await runStages(stages.call, ctx);
       if (outcome.kind === 'respond') return { kind: 'served', result: outcome.result, source: 'stage' };
     }
     try {
@@ -162,6 +172,12 @@ export class InferencePipeline {
       if (error instanceof GatewayError) return { kind: 'failed', error, preflight: false };
       throw error;
     }
+  }
+
+  #stagesOf(operation: Operation): StageLists {
+    const stages = this.#stages.get(operation);
+    if (stages === undefined) throw new Error(`no stage lists for operation ${operation}`);
+    return stages;
   }
 
   /** Called exactly once per call by the HTTP layer, after the last byte or the failure. */

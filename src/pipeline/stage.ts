@@ -1,3 +1,4 @@
+import { OPERATIONS, type Operation } from '../formats/operation.ts';
 import { assembleOnce } from './answer-assembly.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import type { CallContext } from './call-context.ts';
@@ -10,6 +11,8 @@ export const CONTINUE: StageOutcome = Object.freeze({ kind: 'continue' });
 /** One pre-flight stage of the pipeline; it throws a GatewayError to refuse the call. */
 export interface Stage {
   readonly name: string;
+  /** The operations the stage concerns; absent, every one (see `StageLists`). */
+  readonly operations?: readonly Operation[];
   run(ctx: CallContext): StageOutcome | Promise<StageOutcome>;
 }
 
@@ -34,6 +37,8 @@ export type AnswerSource = 'route' | 'stage';
  */
 export interface AnswerStage {
   readonly name: string;
+  /** The operations the stage concerns; absent, every one (see `StageLists`). */
+  readonly operations?: readonly Operation[];
   run(ctx: CallContext, result: AttemptResult, source: AnswerSource): AttemptResult | Promise<AttemptResult>;
 }
 
@@ -66,4 +71,31 @@ export async function runStages(stages: readonly Stage[], ctx: CallContext): Pro
     if (outcome.kind === 'respond') return outcome;
   }
   return CONTINUE;
+}
+
+/** A call's stages: those of the pipeline that concern its operation, in list order. */
+export interface StageLists {
+  readonly preflight: readonly Stage[];
+  readonly call: readonly Stage[];
+  readonly answer: readonly AnswerStage[];
+}
+
+/**
+ * The lists of each operation, built once: a call runs only the stages of its operation, so a
+ * feature that cannot apply to it (stored Responses on a chat call) costs it nothing, not even the
+ * stage's own check of the operation.
+ */
+export function stageListsByOperation(all: StageLists): ReadonlyMap<Operation, StageLists> {
+  const concerns = (stage: Stage | AnswerStage, operation: Operation) =>
+    stage.operations === undefined || stage.operations.includes(operation);
+  return new Map(
+    OPERATIONS.map((operation) => [
+      operation,
+      Object.freeze({
+        preflight: Object.freeze(all.preflight.filter((stage) => concerns(stage, operation))),
+        call: Object.freeze(all.call.filter((stage) => concerns(stage, operation))),
+        answer: Object.freeze(all.answer.filter((stage) => concerns(stage, operation))),
+      }),
+    ]),
+  );
 }

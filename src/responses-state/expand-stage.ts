@@ -21,9 +21,9 @@ interface ResponsesBody extends ConversationRequest {
 export function expandConversationStage(expander: ConversationExpander, storeDefault: boolean): Stage {
   return {
     name: 'responses-state.expand',
+    operations: ['responses'],
     run: (ctx) => {
-      if (ctx.endpoint.operation !== 'responses' || RESPONSE_CALL_STATE.get(ctx) !== undefined)
-        return CONTINUE;
+      if (RESPONSE_CALL_STATE.get(ctx) !== undefined) return CONTINUE;
       const body = ctx.body as ResponsesBody;
       const previous = body.previous_response_id;
       const store = body.store ?? storeDefault;

@@ -65,6 +65,7 @@ export function createResponsesState(deps: ResponsesStateDeps): ResponsesState {
   const expand = expandConversationStage(expander, config.responsesStoreDefault);
   const answer: AnswerStage = {
     name: 'responses-state.store',
+    operations: ['responses'],
     run: (ctx, result) => writer.answer(ctx, result),
   };
   const start = () => gc.start();
