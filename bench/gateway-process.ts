@@ -4,6 +4,7 @@
  * NODE_ENV=production), on 127.0.0.1 and a free port.
  */
 import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
@@ -48,6 +49,29 @@ export interface GatewayProcess {
   /** Resident memory once ready, before any load. */
   readonly idleRssMb: number;
   stop(): Promise<void>;
+}
+
+/**
+ * One worker, unpinned, no response cache, no profile: the gateway of the budget entries, its log
+ * in `logDir/<label>.log`.
+ */
+export function entrySettings(
+  label: string,
+  logDir: string,
+  port: number,
+  options: { logLevel?: string; nodeArgs?: string[] } = {},
+): GatewaySettings {
+  return {
+    label,
+    workers: 1,
+    logLevel: options.logLevel ?? 'info',
+    responseCacheTtlMs: 0,
+    cores: null,
+    cpuProfileDir: null,
+    nodeArgs: options.nodeArgs ?? [],
+    logFile: join(logDir, `${label}.log`),
+    port,
+  };
 }
 
 /** `npm run build`, as `npm start` does first, so the run measures the source as it is now. */

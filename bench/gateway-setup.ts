@@ -94,6 +94,11 @@ export async function createBenchKey(
   return { keyId: String(key.id), virtualKey: String(key.key) };
 }
 
+/** Disables a key (`PATCH enabled: false`): its calls are refused with 401 once the gateway sees it. */
+export async function disableKey(origin: string, masterKey: string, keyId: string): Promise<void> {
+  await admin(origin, masterKey, 'PATCH', `/keys/${keyId}`, { enabled: false });
+}
+
 /**
  * An extension whose `beforeUpstream` does nothing, on the bench model: what the isolate boundary
  * itself costs a call (the copy of the call in, the result out, the breaker).

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bodiesEntry } from './bodies.ts';
 import { callgrindEntry } from './callgrind.ts';
+import { scaleEntry } from './config-scale.ts';
 import { type BudgetCheck, checkBudget, deriveFigures } from './derived.ts';
 import { type BenchEntry, renderBudget } from './entries.ts';
 import { extensionCostEntry } from './extension-cost.ts';
@@ -28,6 +29,7 @@ import {
 } from './gateway-runs.ts';
 import { LocalServices } from './local-services.ts';
 import { machineInfo } from './machine.ts';
+import { memoryEntry } from './memory.ts';
 import { benchOptions } from './options.ts';
 import { pinSelf, planCores } from './pinning.ts';
 import { runProfiledGateway } from './profile-run.ts';
@@ -188,7 +190,14 @@ async function runScenarios(): Promise<BudgetCheck[]> {
 }
 
 /** Every entry besides the scenario tables, in the order `npm run bench` runs them. */
-const ENTRIES: readonly BenchEntry[] = [callgrindEntry, streamsEntry, bodiesEntry, extensionCostEntry];
+const ENTRIES: readonly BenchEntry[] = [
+  callgrindEntry,
+  streamsEntry,
+  bodiesEntry,
+  memoryEntry,
+  scaleEntry,
+  extensionCostEntry,
+];
 const SCENARIO_TABLES = 'scenarios';
 
 /** `--only a,b`: the entries named; without it, all of them. */

@@ -35,7 +35,8 @@ export class ConfigurationSnapshot<T> {
     const now = Date.now();
     if (this.#written?.body === body && now - this.#written.atMs < REFRESH_MS) return;
     try {
-      const text = JSON.stringify({ savedAt: new Date(now).toISOString(), value });
+      // The same text as JSON.stringify({ savedAt, value }), without serializing the value twice.
+      const text = `{"savedAt":${JSON.stringify(new Date(now).toISOString())},"value":${body}}`;
       await this.#cache.set(this.#key, text, SNAPSHOT_TTL_MS);
       this.#written = { body, atMs: now };
       this.#failing = false;

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import type { ConfigurationSnapshot } from '../cache/configuration-snapshot.ts';
@@ -12,6 +13,17 @@ import { type Deployment, type DeploymentRow, deploymentFromRow } from './deploy
 
 /** Periodic reload interval: a safety net for a missed pub/sub message. */
 const REFRESH_INTERVAL_MS = 30_000;
+/**
+ * The periodic reload reads the rows even when the table is unchanged once this long after the
+ * last load: the cache store's copy is rewritten hourly after a load (ConfigurationSnapshot), so it
+ * outlives its TTL.
+ */
+const FULL_RELOAD_MS = 3_600_000;
+/**
+ * Digest of every row, every column: the table's content as it stands. Read before the rows, so
+ * a change landing between the two is read again by the next periodic reload, never missed.
+ */
+const TABLE_DIGEST = sql<string>`md5(coalesce(string_agg(d::text, ',' order by d.id), ''))`;
 
 /**
  * Every deployment, held in memory so routing never queries the database (DESIGN.md section 4).
@@ -29,6 +41,8 @@ export class DeploymentDirectory {
   /** Loads are numbered as they start; a load finishing after a newer one was applied is dropped. */
   #loadsStarted = 0;
   #loadApplied = 0;
+  /** The table's digest (TABLE_DIGEST) when the rows applied last were read, and when; null when not read. */
+  #loaded: { digest: string; atMs: number } | null = null;
   readonly #unopenableReported = new Set<string>();
   readonly #saved: ConfigurationSnapshot<DeploymentRow[]> | null;
 
@@ -51,11 +65,39 @@ export class DeploymentDirectory {
    * started one that finished is kept, so a slow load begun before a write cannot undo it.
    */
   async load(): Promise<void> {
+    await this.#loadAt(null);
+  }
+
+  /**
+   * `digest`: the table's, read just before (the periodic reload), or null when not read (a change
+   * announced, or a start): the next periodic reload then reads the rows again, once.
+   */
+  async #loadAt(digest: string | null): Promise<void> {
     const sequence = ++this.#loadsStarted;
     const rows = await this.#db.selectFrom('deployments').selectAll().orderBy('id').execute();
     if (sequence < this.#loadApplied) return;
-    this.#apply(rows, sequence);
+    this.#apply(rows, sequence, digest);
     void this.#saved?.save(rows);
+  }
+
+  async #digest(): Promise<string> {
+    const row = await this.#db
+      .selectFrom('deployments as d')
+      .select(TABLE_DIGEST.as('digest'))
+      .executeTakeFirstOrThrow();
+    return row.digest;
+  }
+
+  /**
+   * The periodic reload: reads and rebuilds the directory only when the table changed since the
+   * last load (or FULL_RELOAD_MS passed): a full load of a large directory is a long stretch of
+   * the event loop (docs/decisions/hot-path.md, "Periodic directory reload only on change").
+   */
+  async #refresh(): Promise<void> {
+    const digest = await this.#digest();
+    const loaded = this.#loaded;
+    if (loaded?.digest === digest && Date.now() - loaded.atMs < FULL_RELOAD_MS) return;
+    await this.#loadAt(digest);
   }
 
   /**
@@ -66,11 +108,11 @@ export class DeploymentDirectory {
     const sequence = ++this.#loadsStarted;
     const saved = await this.#saved?.read();
     if (saved == null || sequence < this.#loadApplied) return null;
-    this.#apply(saved.value, sequence);
+    this.#apply(saved.value, sequence, null);
     return saved.value.length;
   }
 
-  #apply(rows: readonly DeploymentRow[], sequence: number): void {
+  #apply(rows: readonly DeploymentRow[], sequence: number, digest: string | null): void {
     const byModel = new Map<string, Deployment[]>();
     for (const row of rows) {
       const deployment = deploymentFromRow(row);
@@ -80,6 +122,7 @@ export class DeploymentDirectory {
       byModel.set(deployment.publicModel, list);
     }
     this.#loadApplied = sequence;
+    this.#loaded = digest === null ? null : { digest, atMs: Date.now() };
     this.#byModel = byModel;
     this.#pools = candidatePools((publicModel) => byModel.get(publicModel) ?? []);
     this.#targets = new WeakMap();
@@ -102,17 +145,20 @@ export class DeploymentDirectory {
 
   /** Reloads on change announcements and every 30 s; returns a stop function. */
   async watch(cache: CacheStore): Promise<() => Promise<void>> {
-    const unsubscribe = await cache.subscribe(CHANNELS.deploymentsChanged, () => void this.#reload());
-    this.#timer = setInterval(() => void this.#reload(), REFRESH_INTERVAL_MS).unref();
+    const unsubscribe = await cache.subscribe(
+      CHANNELS.deploymentsChanged,
+      () => void this.#reload(() => this.load()),
+    );
+    this.#timer = setInterval(() => void this.#reload(() => this.#refresh()), REFRESH_INTERVAL_MS).unref();
     return async () => {
       clearInterval(this.#timer);
       await unsubscribe();
     };
   }
 
-  async #reload(): Promise<void> {
+  async #reload(load: () => Promise<void>): Promise<void> {
     try {
-      await this.load();
+      await load();
     } catch (error) {
       this.#logger.warn({ err: error }, 'deployment reload failed; serving the last snapshot');
     }
