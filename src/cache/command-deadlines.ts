@@ -1,3 +1,4 @@
+import { DeadlineQueue } from '../diagnostics/deadline-queue.ts';
 import { CacheUnavailableError } from './cache-store.ts';
 
 export interface CommandDeadlinesOptions {
@@ -15,23 +16,14 @@ export interface CommandDeadlinesOptions {
   onExpired?: () => void;
 }
 
-interface PendingCommand {
-  readonly deadline: number;
-  /** Undefined once the command settled (or expired), so a finished command holds nothing. */
-  reject: ((error: Error) => void) | undefined;
-}
-
-/** Compact the queue once this many finished slots sit before its head. */
-const COMPACT_AFTER_ENTRIES = 1024;
-
 /**
  * Deadlines for Redis commands without a timer per command. A timer per command (a setTimeout,
  * or the `AbortSignal.timeout` node-redis adds by default) costs a timer-list insertion and
  * removal and, for the AbortSignal, a timer that still fires and builds a DOMException seconds
  * after the reply (docs/decisions/hot-path.md, Redis command deadlines).
  *
- * Here a pending command is one small entry appended to a FIFO. Every command shares one
- * timeout, so the FIFO is in deadline order, and one unref'd interval, running only while
+ * Here a pending command is one small entry of a DeadlineQueue. Every command shares one
+ * timeout, so the queue is in deadline order, and one unref'd interval, running only while
  * commands are pending, rejects the expired entries at its head and drops the finished ones:
  * O(1) per command. A command fails between `timeoutMs` and `timeoutMs + checkIntervalMs` after
  * it started (plus any event-loop delay, as with any timer).
@@ -40,8 +32,7 @@ export class CommandDeadlines {
   #timeoutMs: number;
   #checkIntervalMs: number;
   #now: () => number;
-  #queue: PendingCommand[] = [];
-  #head = 0;
+  #queue = new DeadlineQueue<(error: Error) => void>();
   #timer: NodeJS.Timeout | undefined;
   #onExpired: () => void;
 
@@ -54,7 +45,7 @@ export class CommandDeadlines {
 
   /** Commands started and not yet swept, finished ones included (for tests). */
   get size(): number {
-    return this.#queue.length - this.#head;
+    return this.#queue.size;
   }
 
   /**
@@ -63,16 +54,15 @@ export class CommandDeadlines {
    */
   track<T>(command: Promise<T>, mapError: (error: unknown) => Error): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const entry: PendingCommand = { deadline: this.#now() + this.#timeoutMs, reject };
-      this.#queue.push(entry);
+      const entry = this.#queue.add(this.#now() + this.#timeoutMs, reject);
       if (this.#timer === undefined) this.#startTimer();
       command.then(
         (value) => {
-          entry.reject = undefined;
+          this.#queue.settle(entry);
           resolve(value);
         },
         (error: unknown) => {
-          entry.reject = undefined;
+          this.#queue.settle(entry);
           reject(mapError(error));
         },
       );
@@ -83,11 +73,7 @@ export class CommandDeadlines {
   close(): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
-    for (let i = this.#head; i < this.#queue.length; i++) {
-      this.#queue[i].reject?.(new CacheUnavailableError('the cache store is closed'));
-    }
-    this.#queue = [];
-    this.#head = 0;
+    this.#queue.clear((reject) => reject(new CacheUnavailableError('the cache store is closed')));
   }
 
   #startTimer(): void {
@@ -97,36 +83,18 @@ export class CommandDeadlines {
   }
 
   #sweep(): void {
-    const queue = this.#queue;
-    if (this.#head === queue.length) {
+    if (this.#queue.size === 0) {
       // Nothing was tracked for a whole interval: stop until the next command. Stopping only
       // after an idle interval keeps a steady load on one interval instead of one per sweep.
       clearInterval(this.#timer);
       this.#timer = undefined;
       return;
     }
-    const now = this.#now();
-    let head = this.#head;
     let expired = false;
-    while (head < queue.length) {
-      const entry = queue[head];
-      if (entry.reject !== undefined) {
-        if (entry.deadline > now) break;
-        entry.reject(new CacheUnavailableError(`Redis did not answer within ${this.#timeoutMs} ms`));
-        entry.reject = undefined;
-        expired = true;
-      }
-      head++;
-    }
-    if (head === queue.length) {
-      this.#queue = [];
-      this.#head = 0;
-    } else if (head >= COMPACT_AFTER_ENTRIES && head * 2 >= queue.length) {
-      this.#queue = queue.slice(head);
-      this.#head = 0;
-    } else {
-      this.#head = head;
-    }
+    this.#queue.expireDue(this.#now(), (reject) => {
+      reject(new CacheUnavailableError(`Redis did not answer within ${this.#timeoutMs} ms`));
+      expired = true;
+    });
     if (expired) this.#onExpired();
   }
 }

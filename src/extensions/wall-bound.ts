@@ -1,23 +1,16 @@
-/** A call being watched: its deadline, and how to end it if it passes. */
-interface Watched {
-  deadline: number;
-  settled: boolean;
-  expire: () => void;
-}
+import { DeadlineQueue, type QueuedDeadline } from '../diagnostics/deadline-queue.ts';
 
 /**
  * The wall-clock bound on one sandbox's hook calls. Every call of a sandbox has the same bound, so
- * their deadlines come in the order the calls started: one timer, set for the oldest call still
- * running, serves them all, where a Node.js timer made and cleared per call cost more than the
- * rest of the round trip on the gateway's side (docs/decisions/hot-path.md). The timer holds the
- * process open only while a call is running, as a timer per call did.
+ * their deadlines come in the order the calls started (a DeadlineQueue): one timer, set for the
+ * oldest call still running, serves them all, where a Node.js timer made and cleared per call cost
+ * more than the rest of the round trip on the gateway's side (docs/decisions/hot-path.md). The
+ * timer holds the process open only while a call is running, as a timer per call did.
  */
 export class WallBound {
   readonly #boundMs: number;
-  /** Oldest first; the settled ones at the front are dropped as they settle. */
-  #calls: Watched[] = [];
-  #head = 0;
-  #running = 0;
+  /** Each running call's way to end it: reject its promise with the `expired` error. */
+  readonly #calls = new DeadlineQueue<() => void>();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(boundMs: number) {
@@ -30,12 +23,7 @@ export class WallBound {
    */
   watch<T>(work: Promise<T>, expired: () => Error): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const call: Watched = {
-        deadline: performance.now() + this.#boundMs,
-        settled: false,
-        expire: () => reject(expired()),
-      };
-      this.#calls.push(call);
+      const call = this.#calls.add(performance.now() + this.#boundMs, () => reject(expired()));
       this.#started();
       work.then(
         (value) => {
@@ -51,45 +39,20 @@ export class WallBound {
   }
 
   #started(): void {
-    this.#running += 1;
     if (this.#timer === undefined) this.#timer = setTimeout(() => this.#expire(), this.#boundMs);
-    else if (this.#running === 1) this.#timer.ref();
+    else if (this.#calls.pending === 1) this.#timer.ref();
   }
 
-  #settled(call: Watched): void {
-    if (call.settled) return;
-    call.settled = true;
-    this.#running -= 1;
-    this.#dropSettled();
+  #settled(call: QueuedDeadline<() => void>): void {
     // The timer fires anyway (and finds nothing due): it no longer keeps an idle process open.
-    if (this.#running === 0) this.#timer?.unref();
-  }
-
-  #dropSettled(): void {
-    while (this.#head < this.#calls.length && this.#calls[this.#head].settled) this.#head += 1;
-    if (this.#head === this.#calls.length) {
-      this.#calls = [];
-      this.#head = 0;
-    }
+    if (this.#calls.settle(call) && this.#calls.pending === 0) this.#timer?.unref();
   }
 
   /** Ends every call past its deadline; sets the timer again for the oldest one left. */
   #expire(): void {
     this.#timer = undefined;
     const now = performance.now();
-    while (this.#head < this.#calls.length) {
-      const call = this.#calls[this.#head];
-      if (!call.settled && call.deadline > now) break;
-      this.#head += 1;
-      if (call.settled) continue;
-      call.settled = true;
-      this.#running -= 1;
-      call.expire();
-    }
-    this.#dropSettled();
-    if (this.#head < this.#calls.length) {
-      const next = this.#calls[this.#head].deadline - now;
-      this.#timer = setTimeout(() => this.#expire(), Math.max(1, Math.ceil(next)));
-    }
+    const next = this.#calls.expireDue(now, (end) => end());
+    if (next !== null) this.#timer = setTimeout(() => this.#expire(), Math.max(1, Math.ceil(next - now)));
   }
 }
