@@ -70,7 +70,7 @@ export interface Figure {
   allThreads: number[];
 }
 
-export interface Counts {
+interface Counts {
   main: number;
   all: number;
 }
@@ -81,7 +81,7 @@ export function hasValgrind(): boolean {
   );
 }
 
-export function callgrindWrapper(outDir: string): string[] {
+function callgrindWrapper(outDir: string): string[] {
   return [
     'valgrind',
     '--tool=callgrind',
