@@ -1,6 +1,8 @@
+import { CAPABILITY_PARAMS, type Capability } from '../formats/capability-use.ts';
 import { getProviderAdapter, type OperationPlan, planOperation } from '../providers/registry.ts';
 import type { Operation, ProviderAdapter } from '../providers/types.ts';
 import type { Deployment } from './deployment.ts';
+import { catalogEntryOf } from './deployment-catalog.ts';
 
 /** A deployment that can serve the call, with how it serves it. */
 export interface Candidate {
@@ -17,6 +19,24 @@ export interface CandidatePool {
   readonly deployments: readonly Deployment[];
   /** Their ids. */
   readonly ids: ReadonlySet<string>;
+  /** What holds for every member: what lets pre-flight pass a call without asking each one. */
+  readonly facts: PoolFacts;
+}
+
+/**
+ * Facts that hold for every member of a pool, gathered once when the pool is built: a pre-flight
+ * check that every member would pass skips its walk of the pool, so a pool of thousands of
+ * deployments costs a call what a pool of one does (docs/decisions/hot-path.md, "Pool facts").
+ */
+export interface PoolFacts {
+  /** No member has an operation profile: none refuses a transport or a parameter value. */
+  readonly unprofiled: boolean;
+  /** Every member's provider decodes a stream of this operation. */
+  readonly streams: boolean;
+  /** The smallest context window the catalog knows among the members; null when it knows none. */
+  readonly smallestContextWindow: number | null;
+  /** The capabilities every member's catalog entry declares. */
+  readonly declaredByAll: ReadonlySet<Capability>;
 }
 
 /** The pool of a public model for an operation. */
@@ -26,6 +46,7 @@ const EMPTY_POOL: CandidatePool = Object.freeze({
   candidates: Object.freeze([]),
   deployments: Object.freeze([]),
   ids: new Set<string>(),
+  facts: factsOf([]),
 });
 
 /**
@@ -65,7 +86,24 @@ function poolFor(deployments: readonly Deployment[], operation: Operation): Cand
     candidates: Object.freeze(candidates),
     deployments: Object.freeze(candidates.map((candidate) => candidate.deployment)),
     ids: new Set(candidates.map((candidate) => candidate.deployment.id)),
+    facts: factsOf(candidates),
   });
+}
+
+function factsOf(candidates: readonly Candidate[]): PoolFacts {
+  let unprofiled = true;
+  let streams = true;
+  let smallestContextWindow: number | null = null;
+  const declaredByAll = new Set(Object.keys(CAPABILITY_PARAMS) as Capability[]);
+  for (const { deployment, plan } of candidates) {
+    unprofiled &&= deployment.profile === null;
+    streams &&= plan.adapter.createStreamDecoder !== undefined;
+    const { contextWindow, capabilities } = catalogEntryOf(deployment);
+    if (contextWindow !== null)
+      smallestContextWindow = Math.min(smallestContextWindow ?? contextWindow, contextWindow);
+    for (const capability of declaredByAll) if (!capabilities[capability]) declaredByAll.delete(capability);
+  }
+  return Object.freeze({ unprofiled, streams, smallestContextWindow, declaredByAll });
 }
 
 /** True when the deployment is enabled and its profile allows the operation. */

@@ -9,7 +9,14 @@ import { admitLimits } from './admission-stage.ts';
 import { BudgetCounter } from './budget-counter.ts';
 import { LIMIT_KEYS } from './limit-keys.ts';
 import { ReservationLeases } from './reservation-leases.ts';
-import { NOTHING_IN_FLIGHT, TEST_COST_MODEL, testContext, testDeployment, testKey } from './test-support.ts';
+import {
+  NOTHING_IN_FLIGHT,
+  TEST_COST_MODEL,
+  testContext,
+  testDeployment,
+  testKey,
+  testPool,
+} from './test-support.ts';
 import { OUTPUT_RESERVATION_FLOOR_TOKENS } from './token-reservation.ts';
 
 describe('admission stage', () => {
@@ -37,7 +44,7 @@ describe('admission stage', () => {
       budget,
       model: TEST_COST_MODEL,
       leases,
-      poolOf: () => pool,
+      poolOf: () => testPool(pool),
     });
   });
   afterEach(() => cache.close());
@@ -78,7 +85,7 @@ describe('admission stage', () => {
         },
       },
       leases,
-      poolOf: () => pool,
+      poolOf: () => testPool(pool),
     });
     const ctx = testContext(testKey({ tpmLimit: 10_000 }));
     await counting.run(ctx);

@@ -7,6 +7,7 @@ import {
   type ScopeDecision,
   type ScopeLimits,
 } from '../cache/cache-store.ts';
+import type { CandidatePool } from '../deployments/candidate-pools.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-context.ts';
@@ -22,13 +23,16 @@ import { rateLimitHeaders } from './rate-limit-headers.ts';
 import type { ReservationLeases } from './reservation-leases.ts';
 import { estimateCallTokens, type TokenEstimate, tpmReservation } from './token-reservation.ts';
 
+/** A pool as admission prices it: its deployments, and their ids (pre-flight's unnarrowed set). */
+export type RoutedPool = Pick<CandidatePool, 'deployments' | 'ids'>;
+
 export interface AdmissionDeps {
   cache: CacheStore;
   budget: BudgetCounter;
   model: CostModel;
   leases: ReservationLeases;
   /** The deployments that may serve `operation` for `publicModel`: the pool the call is routed in. */
-  poolOf(publicModel: string, operation: Operation): readonly Deployment[];
+  poolOf(publicModel: string, operation: Operation): RoutedPool;
   /** The clock budget periods are read on (ms since the epoch); Date.now by default. */
   now?(): number;
 }
@@ -207,7 +211,9 @@ function scopePlan(
 function eligiblePool(ctx: CallContext, deps: AdmissionDeps): readonly Deployment[] {
   const pool = deps.poolOf(ctx.publicModel, ctx.endpoint.operation);
   const eligible = ctx.eligibleDeploymentIds;
-  return eligible === undefined ? pool : pool.filter((deployment) => eligible.has(deployment.id));
+  // Pre-flight hands on the pool's own id set when no check narrowed it.
+  if (eligible === undefined || eligible === pool.ids) return pool.deployments;
+  return pool.deployments.filter((deployment) => eligible.has(deployment.id));
 }
 
 /**

@@ -135,7 +135,7 @@ export function worstCaseCents(pool: readonly Deployment[], call: WorstCaseInput
   const text = OPERATION_SPECS[call.operation].textOutput;
   const requested = text ? model.requestedOutputTokens(call.operation, call.body) : null;
   let highest = 0;
-  for (const deployment of pool) {
+  for (const deployment of costClasses(pool)) {
     const { pricing } = pricingOf(model, deployment);
     if (pricing === null) continue;
     const limits = model.tokenLimits(deployment.provider, deployment.upstreamModel);
@@ -156,4 +156,27 @@ export function worstCaseCents(pool: readonly Deployment[], call: WorstCaseInput
     highest = Math.max(highest, model.computeCostCents(usage, pricing));
   }
   return highest;
+}
+
+const classesOfPool = new WeakMap<readonly Deployment[], readonly Deployment[]>();
+
+/**
+ * One deployment of each group of the pool that a call costs the same on: same provider, same
+ * upstream model (so the same catalog price, token limits and input bound) and same price
+ * override. A pool of thousands of copies of one deployment is priced once per call, not once per
+ * member; the groups are kept with the pool, which the directory builds once per load.
+ */
+function costClasses(pool: readonly Deployment[]): readonly Deployment[] {
+  let classes = classesOfPool.get(pool);
+  if (classes === undefined) {
+    const byPrice = new Map<string, Deployment>();
+    for (const deployment of pool) {
+      const override = deployment.pricing === null ? '' : JSON.stringify(deployment.pricing);
+      const key = `${deployment.provider}\u0000${deployment.upstreamModel}\u0000${override}`;
+      if (!byPrice.has(key)) byPrice.set(key, deployment);
+    }
+    classes = [...byPrice.values()];
+    classesOfPool.set(pool, classes);
+  }
+  return classes;
 }

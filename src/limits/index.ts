@@ -132,7 +132,7 @@ export function createLimits(deps: LimitsDeps): Limits {
     model,
     leases,
     now: deps.now,
-    poolOf: (publicModel, operation) => directory.poolOf(publicModel, operation).deployments,
+    poolOf: (publicModel, operation) => directory.poolOf(publicModel, operation),
   });
   const close = async (timeoutMs?: number) => {
     await observer.idle();

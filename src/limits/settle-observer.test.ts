@@ -10,7 +10,14 @@ import { LIMIT_KEYS, RATE_WINDOW_MS } from './limit-keys.ts';
 import { ReservationLeases } from './reservation-leases.ts';
 import { SettleObserver } from './settle-observer.ts';
 import { SpendWriter } from './spend-writer.ts';
-import { NOTHING_IN_FLIGHT, TEST_COST_MODEL, testContext, testDeployment, testKey } from './test-support.ts';
+import {
+  NOTHING_IN_FLIGHT,
+  TEST_COST_MODEL,
+  testContext,
+  testDeployment,
+  testKey,
+  testPool,
+} from './test-support.ts';
 
 const OK = { status: 200, error: null, streamBroken: false };
 
@@ -47,7 +54,7 @@ describe('settle observer', () => {
       pendingSpendCents: () => 0,
       ...NOTHING_IN_FLIGHT,
     });
-    stage = admitLimits({ cache, budget, model: TEST_COST_MODEL, leases, poolOf: () => [priced] });
+    stage = admitLimits({ cache, budget, model: TEST_COST_MODEL, leases, poolOf: () => testPool([priced]) });
     observer = new SettleObserver({ cache, model: TEST_COST_MODEL, spend, leases });
   });
   afterEach(async () => {
@@ -94,7 +101,7 @@ describe('settle observer', () => {
       budget,
       model: TEST_COST_MODEL,
       leases,
-      poolOf: () => [priced],
+      poolOf: () => testPool([priced]),
     });
     const countedObserver = new SettleObserver({ cache: counted, model: TEST_COST_MODEL, spend, leases });
     const key = testKey({ rpmLimit: 100, tpmLimit: 100_000, budgetCents: 100 });

@@ -4,6 +4,7 @@ import type { CallContext } from '../pipeline/call-context.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
 import { testCallContext } from '../pipeline/test-support.ts';
 import type { Usage } from '../providers/types.ts';
+import type { RoutedPool } from './admission-stage.ts';
 import type { CostModel } from './cost.ts';
 
 /**
@@ -68,6 +69,11 @@ export function testDeployment(fields: Partial<Deployment> = {}): Deployment {
     providerOptions: {},
     ...fields,
   };
+}
+
+/** The pool admission prices a call on, made of `deployments`. */
+export function testPool(deployments: readonly Deployment[]): RoutedPool {
+  return { deployments, ids: new Set(deployments.map((deployment) => deployment.id)) };
 }
 
 /** A call of `key` (null: the master key) with `body` over the default Chat body to model `m`. */

@@ -62,6 +62,47 @@ export class DeploymentPicker {
   }
 
   async pick(pool: readonly Candidate[], request: PickRequest): Promise<Pick> {
+    if (request.tried.size > 0 || request.excluded.size > 0 || request.settings.strategy !== 'weighted') {
+      return this.#pickAmong(pool, request, null, []);
+    }
+    const drawn = this.#draw(pool);
+    const read = this.#deps.cooldowns.sync(drawn.deployment.id);
+    if (read !== null) await read;
+    if (this.#deps.cooldowns.remainingMs(drawn.deployment.id) > 0)
+      return this.#pickAmong(pool, request, null, []);
+    const decision = await this.#deps.limits.admit(drawn.deployment, request.attemptId, request.tokens);
+    if (decision.admitted) return { kind: 'picked', candidate: drawn };
+    return this.#pickAmong(pool, request, drawn, [decision.retryAfterMs]);
+  }
+
+  /**
+   * A call's first pick under `weighted`: one member drawn by weight from the whole pool. When it
+   * is in (not cooling, within its limits) it is what a draw among the members that are in would
+   * give, with the same odds (a draw that lands on a cooling member falls back to #pickAmong,
+   * which draws again among the others); so a pool of thousands costs a pick one cooldown look-up
+   * and a binary search, not a walk of every member.
+   */
+  #draw(pool: readonly Candidate[]): Candidate {
+    if (pool.length === 1) return pool[0];
+    const totals = cumulativeWeights(pool);
+    const point = this.#random() * totals[totals.length - 1];
+    let low = 0;
+    let high = totals.length - 1;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (totals[middle] > point) high = middle;
+      else low = middle + 1;
+    }
+    return pool[low];
+  }
+
+  /** Every member considered: `refused` was drawn and refused by its limits (`limitedMs`) already. */
+  async #pickAmong(
+    pool: readonly Candidate[],
+    request: PickRequest,
+    refused: Candidate | null,
+    limitedMs: number[],
+  ): Promise<Pick> {
     const considered = pool.filter((candidate) => !request.excluded.has(candidate.deployment.id));
     if (considered.length === 0) return { kind: 'none' };
     await this.#syncCooldowns(considered);
@@ -69,8 +110,7 @@ export class DeploymentPicker {
       candidate,
       cooldownMs: this.#deps.cooldowns.remainingMs(candidate.deployment.id),
     }));
-    let available = states.filter((state) => state.cooldownMs === 0);
-    const limitedMs: number[] = [];
+    let available = states.filter((state) => state.cooldownMs === 0 && state.candidate !== refused);
     const members = new Map<Candidate, PoolMember<Candidate>>();
     while (available.length > 0) {
       const fresh = available.filter((state) => !request.tried.has(state.candidate.deployment.id));
@@ -118,6 +158,23 @@ export class DeploymentPicker {
     }
     return { ...idle(candidate), latencyMs: await this.#deps.latency.latencyMs(id) };
   }
+}
+
+const totalsOfPool = new WeakMap<readonly Candidate[], Float64Array>();
+
+/** The running sums of the members' weights, kept with the pool (built once per directory load). */
+function cumulativeWeights(pool: readonly Candidate[]): Float64Array {
+  let totals = totalsOfPool.get(pool);
+  if (totals === undefined) {
+    totals = new Float64Array(pool.length);
+    let sum = 0;
+    for (let index = 0; index < pool.length; index++) {
+      sum += pool[index].deployment.weight;
+      totals[index] = sum;
+    }
+    totalsOfPool.set(pool, totals);
+  }
+  return totals;
 }
 
 /** A member as `weighted` sees it: no count or latency read. */

@@ -131,13 +131,16 @@ async function setup(strategy: RouterSettings['strategy'], pool: Deployment[]) {
     await settle();
     return { operations: operations.splice(0), error };
   };
-  /** The first call reads the cooldown of each deployment of the pool, once per replica. */
+  /**
+   * Calls until each deployment's cooldown has been read: once per replica, the first time a pick
+   * considers it (`weighted` draws one member per call; the other strategies read every member).
+   */
   const warmUp = async () => {
-    const first = await call();
-    assert.deepEqual(
-      first.operations.slice(0, pool.length),
-      pool.map(() => 'ttlMs'),
-    );
+    let reads = 0;
+    for (let calls = 0; calls < 200 && reads < pool.length; calls++) {
+      reads += (await call()).operations.filter((operation) => operation === 'ttlMs').length;
+    }
+    assert.equal(reads, pool.length, 'one cooldown read per deployment');
   };
   return { call, warmUp, upstream };
 }
@@ -155,6 +158,14 @@ describe('router round trips to the cache store per call', () => {
     const { call, warmUp } = await setup('weighted', [deployment(), deployment(), deployment()]);
     await warmUp();
     for (let i = 0; i < 5; i++) assert.deepEqual((await call()).operations, []);
+  });
+
+  it('weighted over a pool of 1,000: the first call reads the cooldown of the one it draws', async () => {
+    const { call } = await setup(
+      'weighted',
+      Array.from({ length: 1_000 }, () => deployment()),
+    );
+    assert.deepEqual(await call(), { operations: ['ttlMs'], error: null });
   });
 
   it('least-busy with one deployment: the in-flight start and end only', async () => {

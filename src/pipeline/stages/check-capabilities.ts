@@ -4,7 +4,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { CAPABILITY_PARAMS, type Capability, type CapabilityUse } from '../../formats/capability-use.ts';
 import type { Operation } from '../../providers/types.ts';
 import { CONTINUE, type Stage } from '../stage.ts';
-import { narrowEligible, type PoolSource } from './eligible-deployments.ts';
+import { eligibleFacts, narrowEligible, type PoolSource } from './eligible-deployments.ts';
 
 const CAPABILITY_NAMES: Readonly<Record<Capability, string>> = Object.freeze({
   tools: 'tools',
@@ -45,6 +45,8 @@ export function checkCapabilities(pool: PoolSource): Stage {
       const operation = ctx.endpoint.operation;
       const uses = ctx.endpoint.format?.capabilitiesUsed(ctx.body) ?? [];
       if (uses.length === 0) return CONTINUE;
+      const declared = eligibleFacts(ctx, pool)?.declaredByAll;
+      if (declared !== undefined && uses.every((use) => declared.has(use.capability))) return CONTINUE;
       narrowEligible(ctx, pool, (deployment) => capabilityRefusal(deployment, operation, uses));
       return CONTINUE;
     },

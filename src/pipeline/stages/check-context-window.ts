@@ -8,7 +8,7 @@ import {
 import { OPERATION_SPECS } from '../../formats/operation-spec.ts';
 import { type CallContext, estimatedInputTokensOf } from '../call-context.ts';
 import { CONTINUE, type Stage } from '../stage.ts';
-import { narrowEligible, type PoolSource } from './eligible-deployments.ts';
+import { eligibleFacts, narrowEligible, type PoolSource } from './eligible-deployments.ts';
 import { contextWindowWithBetas } from './long-context-beta.ts';
 
 /**
@@ -49,6 +49,14 @@ export function checkContextWindow(pool: PoolSource): Stage {
       const param = OPERATION_SPECS[ctx.endpoint.operation].contextParam;
       if (param === null) return CONTINUE;
       let bound: number | undefined;
+      const facts = eligibleFacts(ctx, pool);
+      if (facts !== null) {
+        // A beta only widens a window, so an input within the smallest catalog window fits them all.
+        const smallest = facts.smallestContextWindow;
+        if (smallest === null) return CONTINUE;
+        bound = inputTokensUpperBound(ctx.endpoint.operation, ctx.body);
+        if (bound <= smallest) return CONTINUE;
+      }
       let tokens: number | undefined;
       narrowEligible(ctx, pool, (deployment) => {
         const catalogWindow = catalogEntryOf(deployment).contextWindow;

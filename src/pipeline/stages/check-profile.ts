@@ -9,7 +9,7 @@ import { planOperation } from '../../providers/registry.ts';
 import type { Transport } from '../../providers/types.ts';
 import type { CallContext } from '../call-context.ts';
 import { CONTINUE, type Stage } from '../stage.ts';
-import { narrowEligible, type PoolSource } from './eligible-deployments.ts';
+import { eligibleFacts, narrowEligible, type PoolSource } from './eligible-deployments.ts';
 
 /** How the call travels: a multipart upload, a stream of events, or one JSON answer. */
 function transportOf(ctx: CallContext): Transport {
@@ -59,6 +59,8 @@ export function checkProfile(pool: PoolSource): Stage {
   return {
     name: 'check-profile',
     run(ctx) {
+      const facts = eligibleFacts(ctx, pool);
+      if (facts?.unprofiled && (facts.streams || !ctx.stream)) return CONTINUE;
       narrowEligible(ctx, pool, (deployment) => profileRefusal(ctx, deployment));
       return CONTINUE;
     },

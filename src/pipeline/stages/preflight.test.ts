@@ -159,6 +159,23 @@ describe('createPreflightStages', () => {
     assert.equal(alone.param, 'messages.0.content.0');
   });
 
+  it('keeps only the deployments whose context window holds the input, in a pool of mixed windows', async () => {
+    const small = deployment('w', { upstreamModel: 'gpt-3.5-turbo' });
+    const large = deployment('w', { upstreamModel: 'gpt-4o-mini' });
+    const pool = poolOf(small, large);
+    const short = context(CHAT, chat('w'));
+    await runStages(createPreflightStages({ directory: pool }), short);
+    assert.deepEqual([...(short.eligibleDeploymentIds ?? [])], [small.id, large.id]);
+    const long = context(
+      CHAT,
+      chat('w', { messages: [{ role: 'user', content: 'lorem ipsum '.repeat(20_000) }] }),
+    );
+    await runStages(createPreflightStages({ directory: pool }), long);
+    assert.deepEqual([...(long.eligibleDeploymentIds ?? [])], [large.id]);
+    const alone = await refusal(poolOf(small), context(CHAT, { ...long.body, model: 'w' }));
+    assert.equal(alone.code, 'context_length_exceeded');
+  });
+
   it('estimates the input once and measures embeddings per input', async () => {
     const pool = poolOf(deployment('e', { upstreamModel: 'text-embedding-3-small' }));
     const chunk = 'lorem ipsum dolor sit amet '.repeat(1000);
