@@ -140,7 +140,7 @@ export class ExtensionSandbox {
   /** Runs `hook` with `call`; resolves with the hook's result (undefined: continue) or throws a SandboxFailure. */
   async call(hook: Hook, call: unknown): Promise<unknown> {
     const ready = this.#ready;
-    const loaded = ready !== null && !ready.isolate.isDisposed ? ready : await this.#isolate();
+    const loaded = ready !== null && !ready.isolate.isDisposed ? ready : await this.#rebuilt();
     const json = JSON.stringify(call);
     const text = await this.#call(loaded, hook, json);
     if (typeof text !== 'string')
@@ -162,6 +162,22 @@ export class ExtensionSandbox {
     );
   }
 
+  /**
+   * The isolate, built again when a timeout or the memory limit dropped it. A module that no
+   * longer loads (its top level past `timeoutMs` on a busy machine, say) fails this call as the
+   * hook would, counted by the breaker, instead of escaping as an error of the gateway; the next
+   * call tries the build again.
+   */
+  async #rebuilt(): Promise<Loaded> {
+    try {
+      return await this.#isolate();
+    } catch (error) {
+      if (!(error instanceof ExtensionCompileError)) throw error;
+      const { kind } = failureOf(error, this.#limits.timeoutMs);
+      throw new SandboxFailure(kind, `the isolate could not be built again: ${error.message}`);
+    }
+  }
+
   async #isolate(): Promise<Loaded> {
     const current = this.#loaded;
     if (current !== null) {
@@ -171,9 +187,15 @@ export class ExtensionSandbox {
     const next = load(this.#source, this.#limits);
     this.#loaded = next;
     this.#ready = null;
-    const loaded = await next;
-    if (this.#loaded === next) this.#ready = loaded;
-    return loaded;
+    try {
+      const loaded = await next;
+      if (this.#loaded === next) this.#ready = loaded;
+      return loaded;
+    } catch (error) {
+      // The calls waiting on this build share its failure; the next one builds again.
+      if (this.#loaded === next) this.#loaded = null;
+      throw error;
+    }
   }
 
   async #call(loaded: Loaded, hook: Hook, json: string): Promise<unknown> {
