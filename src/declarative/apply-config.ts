@@ -115,7 +115,7 @@ class StepRunner {
     this.#loaded = loaded;
     this.#announcements = announcements;
     // Nothing in this process serves calls: replicas reload on the announcements after the commit.
-    const local = { load: async () => {}, clear: () => {} };
+    const local = { load: async () => {}, forget: () => {} };
     const shared = { db: trx, cache: announcements, logger: deps.logger };
     this.#deployments = new DeploymentAdmin({
       ...shared,

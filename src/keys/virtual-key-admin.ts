@@ -23,7 +23,7 @@ export interface VirtualKeyAdminDeps {
   db: Db;
   /** Where changes are announced; `apply` holds them until its transaction commits. */
   cache: Pick<CacheStore, 'publish'>;
-  resolver: Pick<CachedKeyResolver, 'clear'>;
+  resolver: Pick<CachedKeyResolver, 'forget'>;
   logger: Logger;
   /** The clock reset-spend starts a period at; Date.now by default. */
   now?(): number;
@@ -112,11 +112,11 @@ export class VirtualKeyAdmin extends ResourceAdmin<VirtualKeyRow> {
   }
 
   /**
-   * Drops this replica's cache at once, then tells the others. A failed publish is logged, not
+   * Drops this replica's entries of the key at once, then tells the others. A failed publish is logged, not
    * thrown: the change is committed, and other replicas' entries expire within KEY_CACHE_TTL_MS.
    */
   protected override async announce(id: string): Promise<void> {
-    this.#deps.resolver.clear();
+    this.#deps.resolver.forget(id);
     await announceChange(this.#deps, {
       channel: CHANNELS.keysChanged,
       id,

@@ -17,7 +17,7 @@ export interface TeamAdminDeps {
   db: Db;
   /** Where changes are announced; `apply` holds them until its transaction commits. */
   cache: Pick<CacheStore, 'publish'>;
-  resolver: Pick<CachedKeyResolver, 'clear'>;
+  resolver: Pick<CachedKeyResolver, 'forget'>;
   logger: Logger;
   /** The clock reset-spend starts a period at; Date.now by default. */
   now?(): number;
@@ -90,7 +90,7 @@ export class TeamAdmin extends ResourceAdmin<TeamRow> {
   }
 
   protected override async announce(id: string): Promise<void> {
-    this.#deps.resolver.clear();
+    this.#deps.resolver.forget(id);
     await announceChange(this.#deps, {
       channel: CHANNELS.keysChanged,
       id,
