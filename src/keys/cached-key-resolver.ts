@@ -70,9 +70,9 @@ export class CachedKeyResolver implements VirtualKeyResolver {
     if (this.#entries.size >= this.#maxEntries) this.#delete(this.#entries.keys().next().value as string);
     this.#entries.set(id, entry);
     for (const holder of holdersOf(entry)) {
-      let ids = this.#byHolder.get(holder);
-      if (ids === undefined) this.#byHolder.set(holder, (ids = new Set()));
-      ids.add(id);
+      const ids = this.#byHolder.get(holder);
+      if (ids === undefined) this.#byHolder.set(holder, new Set([id]));
+      else ids.add(id);
     }
   }
 
