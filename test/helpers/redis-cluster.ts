@@ -185,10 +185,15 @@ async function masterPortOf(port: number, key: string): Promise<number> {
   }
 }
 
-/** A port free for the node and for its cluster bus (the port + 10000). */
+/**
+ * A port free for the node and for its cluster bus (the port + 10000), both below Linux's
+ * ephemeral range (32768 and up): a port there that is free when checked can be taken by any
+ * outgoing connection of the tests running alongside before redis-server binds it, and the node
+ * then fails to start (seen with the bus port at 33970).
+ */
 export async function freeClusterPort(): Promise<number> {
   for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = 10_000 + Math.floor(Math.random() * 12_000);
     if ((await isFree(port)) && (await isFree(port + 10_000))) return port;
   }
 }
