@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.ts';
 import { ConfigError } from '../../src/errors/config-error.ts';
 import { runMain, spawnMain } from '../helpers/child.ts';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from '../helpers/database.ts';
+import { freePortBelowEphemeral } from '../helpers/free-port.ts';
 import { testSecrets } from '../helpers/secrets.ts';
 
 describe('WORKERS', () => {
@@ -25,7 +26,7 @@ describe('WORKERS', () => {
   });
 
   it('runs two replicas on one port, both answering, and stops them on SIGTERM', async () => {
-    const port = 40_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePortBelowEphemeral();
     const env = {
       ...testSecrets(),
       DATABASE_URL: database.url,

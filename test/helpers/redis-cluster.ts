@@ -1,12 +1,12 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { createClient } from '@redis/client';
+import { freePortBelowEphemeral } from './free-port.ts';
 
 const run = promisify(execFile);
 
@@ -185,23 +185,7 @@ async function masterPortOf(port: number, key: string): Promise<number> {
   }
 }
 
-/**
- * A port free for the node and for its cluster bus (the port + 10000), both below Linux's
- * ephemeral range (32768 and up): a port there that is free when checked can be taken by any
- * outgoing connection of the tests running alongside before redis-server binds it, and the node
- * then fails to start (seen with the bus port at 33970).
- */
-export async function freeClusterPort(): Promise<number> {
-  for (;;) {
-    const port = 10_000 + Math.floor(Math.random() * 12_000);
-    if ((await isFree(port)) && (await isFree(port + 10_000))) return port;
-  }
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
+/** A port free for the node and for its cluster bus (the port + 10000). */
+export function freeClusterPort(): Promise<number> {
+  return freePortBelowEphemeral([10_000]);
 }
