@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { decodeAll } from '../../test/fakes/decode-stream.ts';
 import { ENDPOINTS } from '../api/v1/endpoints.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
-import { AnthropicStreamDecoder } from '../providers/anthropic/anthropic-stream-decoder.ts';
+import { AnthropicStreamDecoder } from '../providers/anthropic/claude-stream-events.ts';
 import { OpenAIChatStreamDecoder } from '../providers/openai/openai-chat-stream-decoder.ts';
 import { SseParser } from '../upstream/sse-parser.ts';
 import { SSE_DONE } from './sse.ts';

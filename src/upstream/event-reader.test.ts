@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { AnthropicStreamDecoder } from '../providers/anthropic/anthropic-stream-decoder.ts';
+import { AnthropicStreamDecoder } from '../providers/anthropic/claude-stream-events.ts';
 import { eventReaderOf } from './event-reader.ts';
 
 const START =

@@ -9,7 +9,7 @@ import { eventReaderOf } from '../../upstream/event-reader.ts';
 import type { DeploymentTarget } from '../types.ts';
 import { ANTHROPIC_VERSION } from './anthropic-config.ts';
 import { anthropicProvider } from './anthropic-provider.ts';
-import { AnthropicStreamDecoder } from './anthropic-stream-decoder.ts';
+import { AnthropicStreamDecoder } from './claude-stream-events.ts';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 const recorded = fixture('messages-stream-tool-use.sse');

@@ -1,15 +1,18 @@
 /**
  * Reading Claude's stream events (API reference, "Streaming messages"), wherever they arrive: as
- * SSE from Anthropic or Vertex AI, or base64 in the event-stream chunks of Bedrock's
- * InvokeModelWithResponseStream. Input tokens come with message_start, output tokens (cumulative)
- * with message_delta; message_stop ends the stream; an `error` event is raised as a GatewayError
- * so that the provider's wording never reaches the client. Unknown event types pass untouched.
+ * SSE from Anthropic or Vertex AI (AnthropicStreamDecoder), or base64 in the event-stream chunks
+ * of Bedrock's InvokeModelWithResponseStream. Input tokens come with message_start, output tokens
+ * (cumulative) with message_delta; message_stop ends the stream; an `error` event is raised as a
+ * GatewayError so that the provider's wording never reaches the client. Unknown event types pass
+ * untouched.
  */
 import { isRecord, type Json, setModel } from '../../formats/json.ts';
 import { type AnthropicUsageCounts, usageFromAnthropic } from '../../formats/messages/usage.ts';
 import { anthropicStreamEventSchema } from '../../formats/messages/wire.ts';
+import { sseJson } from '../shared/sse-json.ts';
+import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
-import type { Usage } from '../types.ts';
+import type { SseMessage, StreamEvent, Usage } from '../types.ts';
 import { classifyAnthropicErrorType } from './anthropic-error.ts';
 
 const KNOWN_EVENTS: ReadonlySet<string> = new Set([
@@ -87,5 +90,29 @@ export class ClaudeStreamEvents {
           { provider: this.#provider },
         );
     }
+  }
+}
+
+/**
+ * Messages SSE (API reference, "Streaming messages"): each event passed on under its type, read by
+ * ClaudeStreamEvents (usage, the end, error events), with ping events anywhere.
+ */
+export class AnthropicStreamDecoder extends SseStreamDecoder {
+  readonly #events: ClaudeStreamEvents;
+
+  constructor(provider: string, publicModel: string) {
+    super(provider, 'message_stop');
+    this.#events = new ClaudeStreamEvents(provider, publicModel);
+  }
+
+  override usage(): Usage | null {
+    return this.#events.usage();
+  }
+
+  protected override decode(message: SseMessage): StreamEvent[] {
+    const data = sseJson(message, this.provider);
+    const type = this.#events.read(data);
+    if (this.#events.ended) this.end();
+    return [{ event: type, data }];
   }
 }

@@ -11,7 +11,7 @@ import type { ChatCompletionRequest } from '../../../formats/chat-completions/wi
 import type { AnthropicMessage } from '../../../formats/messages/wire.ts';
 import { SSE_DONE } from '../../../formats/sse.ts';
 import { eventReaderOf } from '../../../upstream/event-reader.ts';
-import { AnthropicStreamDecoder } from '../../anthropic/anthropic-stream-decoder.ts';
+import { AnthropicStreamDecoder } from '../../anthropic/claude-stream-events.ts';
 import { CLAUDE_THINKING_BUDGETS } from '../../anthropic/claude-thinking-budget.ts';
 import { JSON_MODE_TOOL } from './json-mode-tool.ts';
 import { createChatViaMessages } from './translator.ts';

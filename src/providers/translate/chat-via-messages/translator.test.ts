@@ -6,7 +6,7 @@ import type { ChatCompletionRequest } from '../../../formats/chat-completions/wi
 import type { AnthropicMessage } from '../../../formats/messages/wire.ts';
 import { SSE_DONE } from '../../../formats/sse.ts';
 import { eventReaderOf } from '../../../upstream/event-reader.ts';
-import { AnthropicStreamDecoder } from '../../anthropic/anthropic-stream-decoder.ts';
+import { AnthropicStreamDecoder } from '../../anthropic/claude-stream-events.ts';
 import type { StreamEvent } from '../../types.ts';
 import { STOP_REASON_TO_CHAT_FINISH } from './finish-reason.ts';
 import { DEFAULT_MAX_TOKENS } from './request.ts';
