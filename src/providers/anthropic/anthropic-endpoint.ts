@@ -7,7 +7,7 @@ import {
   ANTHROPIC_VERSION,
   anthropicProviderOptionsSchema,
 } from './anthropic-config.ts';
-import { mergedBetas } from './claude-platform-body.ts';
+import { mergedBetas } from './claude-body.ts';
 
 /** `{base}{path}` (base: the deployment's baseUrl or Anthropic's); the Messages path by default. */
 export function anthropicMessagesUrl(target: DeploymentTarget, path = ANTHROPIC_MESSAGES_PATH): string {

@@ -7,7 +7,7 @@ import {
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type { OperationAdapter } from '../types.ts';
 import { anthropicHeaders, anthropicMessagesUrl } from './anthropic-endpoint.ts';
-import { withClaudeSchemas } from './claude-body-schemas.ts';
+import { withClaudeSchemas } from './claude-body.ts';
 import { AnthropicStreamDecoder } from './claude-stream-events.ts';
 
 /** `POST /v1/messages`: the client's body with the upstream model, its schemas as Claude takes them. */

@@ -1,14 +1,14 @@
 /**
  * Claude on Bedrock through InvokeModel / InvokeModelWithResponseStream (Anthropic, "Claude on
  * Amazon Bedrock"; Bedrock API reference, "InvokeModel"): the Messages body Claude takes on
- * Bedrock (claude-platform-body.ts), so thinking with its exact budget, signed and redacted
+ * Bedrock (claude-body.ts), so thinking with its exact budget, signed and redacted
  * thinking, betas, `cache_control` and `stop_sequence` reach Claude and come back as sent. The
  * answer is Anthropic's message; the stream is an AWS event stream whose `chunk` events carry
  * Anthropic's stream events, base64 in `bytes` (bedrock-claude-stream-decoder.ts).
  */
 import type { AnthropicMessage, AnthropicMessagesRequest } from '../../formats/messages/wire.ts';
 import { anthropicMessagesAdapter } from '../anthropic/anthropic-messages.ts';
-import { type ClaudePlatform, claudePlatformBody, mergedBetas } from '../anthropic/claude-platform-body.ts';
+import { type ClaudePlatform, claudePlatformBody, mergedBetas } from '../anthropic/claude-body.ts';
 import type { DeploymentTarget, OperationAdapter } from '../types.ts';
 import { bedrockClientBetas } from './bedrock-claude-betas.ts';
 import { BedrockClaudeStreamDecoder } from './bedrock-claude-stream-decoder.ts';

@@ -6,7 +6,7 @@
  * the gateway's estimate: Converse bodies are not what the client sent, and not every model counts.
  */
 import { z } from 'zod';
-import { claudePlatformBody, mergedBetas } from '../anthropic/claude-platform-body.ts';
+import { claudePlatformBody, mergedBetas } from '../anthropic/claude-body.ts';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type { TokenCountAdapter } from '../types.ts';
 import { BEDROCK_CLAUDE } from './bedrock-claude.ts';

@@ -6,7 +6,7 @@
  */
 import type { AnthropicMessage, AnthropicMessagesRequest } from '../../formats/messages/wire.ts';
 import { anthropicMessagesAdapter } from '../anthropic/anthropic-messages.ts';
-import { type ClaudePlatform, claudePlatformBody } from '../anthropic/claude-platform-body.ts';
+import { type ClaudePlatform, claudePlatformBody } from '../anthropic/claude-body.ts';
 import { generateContentChatOperation } from '../gemini/gemini-provider.ts';
 import type { OperationAdapter, ProviderAdapter } from '../types.ts';
 import { VERTEX_ANTHROPIC_VERSION, vertexModelUrl } from './vertex-config.ts';
