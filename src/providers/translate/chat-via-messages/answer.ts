@@ -1,14 +1,20 @@
+/**
+ * An Anthropic answer as a Chat answer: the whole message (messagesToChatResponse) and the parts
+ * the stream translator (stream.ts) writes too: the chat id, thinking blocks, the finish reason
+ * and the usage.
+ */
 import { buildChatCompletion, chatChoice } from '../../../formats/chat-completions/build-answer.ts';
 import type {
   ChatCompletion,
+  ChatFinishReason,
   ChatThinkingBlock,
   ChatToolCall,
+  ChatUsage,
 } from '../../../formats/chat-completions/wire.ts';
+import type { AnthropicUsageCounts } from '../../../formats/messages/usage.ts';
 import type { AnthropicMessage } from '../../../formats/messages/wire.ts';
 import { idSuffix } from '../shared/unsupported-parameter.ts';
-import { finishReasonFromAnthropic } from './finish-reason.ts';
 import { JSON_MODE_TOOL } from './json-mode-tool.ts';
-import { chatUsageFromAnthropic } from './usage.ts';
 
 /** The chat id for an Anthropic message id: `chatcmpl-` and the upstream's unique part. */
 export function chatIdFromMessage(messageId: string): string {
@@ -67,5 +73,44 @@ export function thinkingBlockOf(block: Record<string, unknown>): ChatThinkingBlo
     type: 'thinking',
     thinking: String(block.thinking ?? ''),
     signature: String(block.signature ?? ''),
+  };
+}
+
+/**
+ * Anthropic `stop_reason` -> Chat `finish_reason` (the reverse of messages-via-chat/finish-reason.ts).
+ * `pause_turn` (Claude paused a long turn and resumes it when the answer comes back as the last
+ * assistant turn, Anthropic "Handling stop reasons") is `length`: Chat's one value for an answer
+ * that is not finished, which a client continues by sending the answer back; `stop` would tell it
+ * the partial answer is final (what LiteLLM and the Vercel AI SDK report, and what the pause is not).
+ */
+export const STOP_REASON_TO_CHAT_FINISH = Object.freeze({
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  pause_turn: 'length',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool_calls',
+  refusal: 'content_filter',
+} as const satisfies Record<string, ChatFinishReason>);
+
+export function finishReasonFromAnthropic(stopReason: string | null | undefined): ChatFinishReason {
+  if (stopReason == null) return 'stop';
+  return STOP_REASON_TO_CHAT_FINISH[stopReason as keyof typeof STOP_REASON_TO_CHAT_FINISH] ?? 'stop';
+}
+
+/**
+ * Anthropic's three input counts summed into `prompt_tokens`, cache reads as `cached_tokens` and
+ * writes as `cache_write_tokens` (OpenRouter's field), as the Bedrock adapter reports Converse's:
+ * a Chat client sees cache writes the same way on every route.
+ */
+export function chatUsageFromAnthropic(usage: AnthropicUsageCounts): ChatUsage {
+  const cached = usage.cache_read_input_tokens ?? 0;
+  const written = usage.cache_creation_input_tokens ?? 0;
+  const prompt = usage.input_tokens + cached + written;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: usage.output_tokens,
+    total_tokens: prompt + usage.output_tokens,
+    prompt_tokens_details: { cached_tokens: cached, ...(written > 0 ? { cache_write_tokens: written } : {}) },
   };
 }

@@ -4,10 +4,14 @@ import type { AnthropicUsageCounts } from '../../../formats/messages/usage.ts';
 import type { AnthropicStreamEvent } from '../../../formats/messages/wire.ts';
 import { truncatedStreamError } from '../../shared/upstream-error.ts';
 import type { StreamEvent } from '../../types.ts';
-import { chatIdFromMessage, thinkingBlockOf } from './answer.ts';
-import { finishReasonFromAnthropic } from './finish-reason.ts';
+import {
+  chatIdFromMessage,
+  chatUsageFromAnthropic,
+  finishReasonFromAnthropic,
+  thinkingBlockOf,
+} from './answer.ts';
+
 import { JSON_MODE_TOOL } from './json-mode-tool.ts';
-import { chatUsageFromAnthropic } from './usage.ts';
 
 export interface MessagesToChatStreamOptions {
   /** The client's `stream_options.include_usage`: the usage chunk and `usage: null` on the others. */

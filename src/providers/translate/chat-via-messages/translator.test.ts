@@ -8,7 +8,7 @@ import { SSE_DONE } from '../../../formats/sse.ts';
 import { eventReaderOf } from '../../../upstream/event-reader.ts';
 import { AnthropicStreamDecoder } from '../../anthropic/claude-stream-events.ts';
 import type { StreamEvent } from '../../types.ts';
-import { STOP_REASON_TO_CHAT_FINISH } from './finish-reason.ts';
+import { STOP_REASON_TO_CHAT_FINISH } from './answer.ts';
 import { DEFAULT_MAX_TOKENS } from './request.ts';
 import { createChatViaMessages } from './translator.ts';
 
