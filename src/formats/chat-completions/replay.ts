@@ -6,7 +6,7 @@
 import { isRecord, type Json } from '../json.ts';
 import type { StreamEvent } from '../stream-event.ts';
 import { type ChatChoice, chunkIdentityOf, onlyChatAnswerFields } from './answer-fields.ts';
-import { type ChatChunkDelta, ChatChunkWriter } from './chunk-writer.ts';
+import { type ChatChunkDelta, ChatChunkWriter } from './chunks.ts';
 import {
   type ChatFinishReason,
   type ChatUsage,

@@ -7,7 +7,7 @@
  * mode (see bedrock-answer-mode.ts) turns the JSON tool's input into content and a forbidden call
  * into an error; messageStop's matched stop sequence goes out as the finish chunk's `stop_reason`.
  */
-import { ChatChunkWriter, type ChatChunkWriterOptions } from '../../formats/chat-completions/chunk-writer.ts';
+import { ChatChunkWriter, type ChatChunkWriterOptions } from '../../formats/chat-completions/chunks.ts';
 import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
 import type { ChatFinishReason, ChatUsage } from '../../formats/chat-completions/wire.ts';
 import { malformedAnswerError, truncatedStreamError } from '../shared/upstream-error.ts';

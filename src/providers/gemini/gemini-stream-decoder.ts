@@ -6,7 +6,7 @@
  * event, a blocked prompt, a failure finish reason (see map-gemini-finish-reason.ts) or an end
  * before every candidate finished is a GatewayError, which the client sees as an error event.
  */
-import { ChatChunkWriter, type ChatChunkWriterOptions } from '../../formats/chat-completions/chunk-writer.ts';
+import { ChatChunkWriter, type ChatChunkWriterOptions } from '../../formats/chat-completions/chunks.ts';
 import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
 import type { ChatChunkToolCallDelta, ChatUsage } from '../../formats/chat-completions/wire.ts';
 import { sseJson } from '../shared/sse-json.ts';

@@ -1,4 +1,4 @@
-import { type ChatChunkDelta, ChatChunkWriter } from '../../../formats/chat-completions/chunk-writer.ts';
+import { type ChatChunkDelta, ChatChunkWriter } from '../../../formats/chat-completions/chunks.ts';
 import type { ChatFinishReason } from '../../../formats/chat-completions/wire.ts';
 import type { AnthropicUsageCounts } from '../../../formats/messages/usage.ts';
 import type { AnthropicStreamEvent } from '../../../formats/messages/wire.ts';

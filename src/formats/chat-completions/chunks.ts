@@ -1,3 +1,9 @@
+/**
+ * The `chat.completion.chunk` events (API reference, "The chat completion chunk object"): written
+ * for a stream converted from another format (ChatChunkWriter), and read for the text they carry
+ * (streamedText), whichever upstream wrote them.
+ */
+import { isRecord, type Json } from '../json.ts';
 import { SSE_DONE } from '../sse.ts';
 import type { StreamEvent } from '../stream-event.ts';
 import type { ChatCompletionIdentity } from './identity.ts';
@@ -65,5 +71,23 @@ export class ChatChunkWriter {
       model: this.#options.model,
       ...(this.#options.includeUsage ? { usage: null } : {}),
     };
+  }
+}
+
+/** Generated text of one chat chunk: content, refusal, reasoning and tool-call deltas. */
+export function streamedText(data: Readonly<Json>, texts: string[]): void {
+  if (!Array.isArray(data.choices)) return;
+  for (const choice of data.choices) {
+    const delta = isRecord(choice) ? choice.delta : undefined;
+    if (!isRecord(delta)) continue;
+    for (const field of ['content', 'refusal', 'reasoning_content', 'reasoning']) {
+      const text = delta[field];
+      if (typeof text === 'string') texts.push(text);
+    }
+    if (!Array.isArray(delta.tool_calls)) continue;
+    for (const call of delta.tool_calls) {
+      const fn = isRecord(call) ? call.function : undefined;
+      if (isRecord(fn) && typeof fn.arguments === 'string') texts.push(fn.arguments);
+    }
   }
 }
