@@ -169,7 +169,7 @@ function streamResult(
         let chunk = received as Uint8Array;
         if (firstByteAtMs === null) {
           firstByteAtMs = Date.now();
-          // The first event goes to the client on its own (inference-route.ts lets it leave),
+          // The first event goes to the client on its own (api/v1/respond.ts lets it leave),
           // not after every other event of the upstream's first chunk has been decoded.
           const end = endOfFirstEvent(chunk);
           if (end < chunk.length) {

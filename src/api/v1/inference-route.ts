@@ -1,10 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { errorStatus, type UpstreamErrorMessages } from '../../errors/render-error.ts';
-import type { AttemptResult } from '../../pipeline/attempt-result.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import { newCallSlots } from '../../pipeline/call-slot.ts';
 import { mergeTags, parseTagsHeader, TAGS_HEADER } from '../../pipeline/call-tags.ts';
@@ -15,7 +13,7 @@ import { toGatewayError, writeRawError } from '../../server/error-response.ts';
 import { INFERENCE_SECURITY, type OpenApiRegistry } from '../../server/openapi.ts';
 import { ClientAbortedError } from '../../upstream/upstream-failure.ts';
 import { type MultipartLimits, readMultipartFields } from './multipart-fields.ts';
-import { startSse, writeJson, writeSseEvents, writeText } from './respond.ts';
+import { writeAnswer } from './respond.ts';
 
 /** What the handler needs besides the endpoint and the pipeline. */
 export interface InferenceRouteOptions {
@@ -170,7 +168,7 @@ async function handle(
   try {
     ctx = await createContext(endpoint, request, options, controller.signal);
     const result = await pipeline.run(ctx);
-    outcome = await writeResult(res, ctx, result, options.upstreamErrorMessages);
+    outcome = await writeAnswer(res, ctx, result, options.upstreamErrorMessages);
   } catch (error) {
     const cause = controller.signal.aborted ? new ClientAbortedError() : error;
     outcome = failed(res, cause, endpoint, request, options.upstreamErrorMessages, ctx?.responseHeaders);
@@ -207,50 +205,4 @@ function failed(
   writeRawError(res, gatewayError, endpoint.shape, request.id, headers, messages);
   // The status the client got: Anthropic's own for an Anthropic-shape answer (529 overloaded).
   return { status: errorStatus(gatewayError, endpoint.shape), error: gatewayError, streamBroken: false };
-}
-
-async function writeResult(
-  res: ServerResponse,
-  ctx: CallContext,
-  result: AttemptResult,
-  messages: UpstreamErrorMessages,
-): Promise<CallOutcome> {
-  if (result.kind === 'json') {
-    if (result.textContentType !== undefined && typeof result.answer === 'string') {
-      writeText(res, ctx.responseHeaders, result.answer, result.textContentType);
-    } else {
-      writeJson(res, ctx.responseHeaders, result.answer, result.json);
-    }
-    return { status: 200, error: null, streamBroken: false };
-  }
-  const format = ctx.endpoint.format;
-  // Only a format's endpoints are streamable (Endpoint.streamable), so a stream always has one.
-  if (format === undefined) throw new Error(`${ctx.endpoint.path} has no stream format`);
-  startSse(res, ctx.responseHeaders);
-  try {
-    let first = true;
-    // A client that leaves does not stop the reading: the upstream is read to its end (within the
-    // attempt's drain bound, attempt-deadline.ts) so that its usage, or the text it sent, is billed
-    // (limits/billed-usage.ts).
-    for await (const batch of result.events) {
-      if (res.destroyed) continue;
-      await writeSseEvents(res, batch);
-      if (first) {
-        // Node sends a response's writes at the end of the tick: this turn lets the first event
-        // leave before the rest of its upstream chunk is decoded (attempt.ts sends it alone).
-        first = false;
-        await nextTurn();
-      }
-    }
-    if (res.destroyed) return { status: 499, error: null, streamBroken: false };
-    return { status: 200, error: null, streamBroken: false };
-  } catch (error) {
-    if (error instanceof ClientAbortedError || res.destroyed)
-      return { status: 499, error: null, streamBroken: true };
-    const gatewayError = toGatewayError(error);
-    await writeSseEvents(res, [format.errorEvent(gatewayError, messages)]);
-    return { status: gatewayError.status, error: gatewayError, streamBroken: true };
-  } finally {
-    res.end();
-  }
 }

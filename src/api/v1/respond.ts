@@ -1,10 +1,66 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { UpstreamErrorMessages } from '../../errors/render-error.ts';
 import { formatSseEvent } from '../../formats/sse.ts';
+import type { AttemptResult } from '../../pipeline/attempt-result.ts';
+import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import type { StreamEvent } from '../../providers/types.ts';
+import { toGatewayError } from '../../server/error-response.ts';
+import { ClientAbortedError } from '../../upstream/upstream-failure.ts';
+
+/**
+ * Writes the call's answer: JSON, text, or the stream as SSE, to its end. A broken stream ends
+ * with the format's error event; the outcome says what the client got.
+ */
+export async function writeAnswer(
+  res: ServerResponse,
+  ctx: CallContext,
+  result: AttemptResult,
+  messages: UpstreamErrorMessages,
+): Promise<CallOutcome> {
+  if (result.kind === 'json') {
+    if (result.textContentType !== undefined && typeof result.answer === 'string') {
+      writeText(res, ctx.responseHeaders, result.answer, result.textContentType);
+    } else {
+      writeJson(res, ctx.responseHeaders, result.answer, result.json);
+    }
+    return { status: 200, error: null, streamBroken: false };
+  }
+  const format = ctx.endpoint.format;
+  // Only a format's endpoints are streamable (Endpoint.streamable), so a stream always has one.
+  if (format === undefined) throw new Error(`${ctx.endpoint.path} has no stream format`);
+  startSse(res, ctx.responseHeaders);
+  try {
+    let first = true;
+    // A client that leaves does not stop the reading: the upstream is read to its end (within the
+    // attempt's drain bound, attempt-deadline.ts) so that its usage, or the text it sent, is billed
+    // (limits/billed-usage.ts).
+    for await (const batch of result.events) {
+      if (res.destroyed) continue;
+      await writeSseEvents(res, batch);
+      if (first) {
+        // Node sends a response's writes at the end of the tick: this turn lets the first event
+        // leave before the rest of its upstream chunk is decoded (attempt.ts sends it alone).
+        first = false;
+        await nextTurn();
+      }
+    }
+    if (res.destroyed) return { status: 499, error: null, streamBroken: false };
+    return { status: 200, error: null, streamBroken: false };
+  } catch (error) {
+    if (error instanceof ClientAbortedError || res.destroyed)
+      return { status: 499, error: null, streamBroken: true };
+    const gatewayError = toGatewayError(error);
+    await writeSseEvents(res, [format.errorEvent(gatewayError, messages)]);
+    return { status: gatewayError.status, error: gatewayError, streamBroken: true };
+  } finally {
+    res.end();
+  }
+}
 
 /** Writes a JSON answer: `json` when the answer's text is already known, else `answer` serialised. */
-export function writeJson(
+function writeJson(
   res: ServerResponse,
   headers: Record<string, string>,
   answer: unknown,
@@ -23,7 +79,7 @@ export function writeJson(
  * A text answer passed on as the upstream sent it (transcriptions in `text`, `srt` or `vtt`), with
  * its content type. The answer's other headers are the gateway's own, never the upstream's.
  */
-export function writeText(
+function writeText(
   res: ServerResponse,
   headers: Record<string, string>,
   text: string,
@@ -41,7 +97,7 @@ export function writeText(
  * No `connection` header: Node.js sets it, `close` on the last answer a connection may carry
  * (HTTP_MAX_REQUESTS_PER_SOCKET) or while the server drains, so the client opens a new one.
  */
-export function startSse(res: ServerResponse, headers: Record<string, string>): void {
+function startSse(res: ServerResponse, headers: Record<string, string>): void {
   res.writeHead(200, {
     ...headers,
     'content-type': 'text/event-stream; charset=utf-8',
@@ -55,7 +111,7 @@ export function startSse(res: ServerResponse, headers: Record<string, string>): 
  * to drain when the client reads slower than the upstream sends. Stops at a response the client
  * closed. One write per batch, not per event (docs/decisions/hot-path.md, One write per batch).
  */
-export async function writeSseEvents(res: ServerResponse, events: readonly StreamEvent[]): Promise<void> {
+async function writeSseEvents(res: ServerResponse, events: readonly StreamEvent[]): Promise<void> {
   if (res.destroyed || events.length === 0) return;
   let text = '';
   for (const event of events) text += formatSseEvent(event);
