@@ -9,8 +9,7 @@
 import { isRecord, type Json, setModel } from '../../formats/json.ts';
 import { type AnthropicUsageCounts, usageFromAnthropic } from '../../formats/messages/usage.ts';
 import { anthropicStreamEventSchema } from '../../formats/messages/wire.ts';
-import { sseJson } from '../shared/sse-json.ts';
-import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
+import { SseStreamDecoder, sseJson } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
 import type { SseMessage, StreamEvent, Usage } from '../types.ts';
 import { classifyAnthropicErrorType } from './anthropic-error.ts';

@@ -9,7 +9,7 @@
 import { ChatChunkWriter, type ChatChunkWriterOptions } from '../../formats/chat-completions/chunks.ts';
 import { normaliseChatUsage } from '../../formats/chat-completions/usage.ts';
 import type { ChatChunkToolCallDelta, ChatUsage } from '../../formats/chat-completions/wire.ts';
-import { sseJson } from '../shared/sse-json.ts';
+import { sseJson } from '../shared/sse-stream-decoder.ts';
 import {
   malformedAnswerError,
   truncatedStreamError,

@@ -7,8 +7,7 @@ import {
 } from '../../formats/chat-completions/wire.ts';
 import { isRecord } from '../../formats/json.ts';
 import { SSE_DONE, UpstreamTextEvent } from '../../formats/sse.ts';
-import { sseJson } from '../shared/sse-json.ts';
-import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
+import { SseStreamDecoder, sseJson } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
 import type { ContentFilterHit, SseMessage, StreamEvent, Usage } from '../types.ts';
 import { classifyOpenAIStreamError } from './openai-error.ts';

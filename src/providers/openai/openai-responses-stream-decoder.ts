@@ -1,8 +1,7 @@
 import { isRecord, setModel } from '../../formats/json.ts';
 import { usageFromResponses } from '../../formats/responses/usage.ts';
 import { responsesStreamEventSchema } from '../../formats/responses/wire.ts';
-import { sseJson } from '../shared/sse-json.ts';
-import { SseStreamDecoder } from '../shared/sse-stream-decoder.ts';
+import { SseStreamDecoder, sseJson } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
 import type { SseMessage, StreamEvent, Usage } from '../types.ts';
 import { classifyOpenAIStreamError } from './openai-error.ts';
