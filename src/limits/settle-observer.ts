@@ -6,6 +6,7 @@ import type { CallContext, CallOutcome } from '../pipeline/call-context.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
 import type { Usage } from '../providers/types.ts';
 import { ADMISSION, type Admission, type ScopeReservation } from './admission.ts';
+import { type ClampedCount, clampUsage } from './billed-usage.ts';
 import { budgetWindow } from './budget-period.ts';
 import { type CostModel, pricingOf } from './cost.ts';
 import { LIMIT_KEYS } from './limit-keys.ts';
@@ -18,7 +19,6 @@ import {
   type UnsentSettlements,
 } from './settlement-batcher.ts';
 import type { SpendWriter } from './spend-writer.ts';
-import { type ClampedCount, clampUsage } from './usage-bounds.ts';
 
 export interface SettleDeps {
   cache: CacheStore;
