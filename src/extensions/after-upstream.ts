@@ -1,7 +1,6 @@
-import { whenAssembled } from '../pipeline/answer-assembly.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
-import type { AnswerStage } from '../pipeline/stage.ts';
+import { type AnswerStage, whenAssembled } from '../pipeline/stage.ts';
 import type { ExtensionRuntime, LoadedExtension } from './extension-runtime.ts';
 import { disabledError, hookCall, recordRun, rejection, runHook } from './hook-call.ts';
 

@@ -1,7 +1,9 @@
 import { OPERATIONS, type Operation } from '../formats/operation.ts';
-import { assembleOnce } from './answer-assembly.ts';
+import type { AnswerAssembler } from '../formats/stream-assembler.ts';
+import type { StreamEvent } from '../formats/stream-event.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import type { CallContext } from './call-context.ts';
+import { callSlot } from './call-slot.ts';
 
 /** What a stage decides, as a tagged outcome the orchestrator switches on: go on, or answer now (a cache hit, an extension's reply). */
 export type StageOutcome = { kind: 'continue' } | { kind: 'respond'; result: AttemptResult };
@@ -29,7 +31,7 @@ export type AnswerSource = 'route' | 'stage';
  * changes the text), or wrap a stream's `events` to observe or rewrite its batches as they pass
  * (it must yield every batch it does not mean to drop, and sees the end of the stream only if the
  * client reads it whole). A stage that wants a streamed answer whole asks for it with
- * `whenAssembled` (answer-assembly.ts) rather than assembling its own copy: the stream is
+ * `whenAssembled` (below) rather than assembling its own copy: the stream is
  * assembled once for all of them. A stage that only concerns upstream answers (the response-cache write)
  * returns a `stage` answer untouched. It must not throw, the answer being decided, with one
  * exception: an extension's `afterUpstream` may refuse a JSON answer with a GatewayError, which the
@@ -58,6 +60,50 @@ export async function runAnswerStages(
     answer = passed instanceof Promise ? await passed : passed;
   }
   return assembleOnce(ctx, answer);
+}
+
+/** What an answer stage does with a streamed answer once it ended whole, assembled. */
+export type AssembledListener = (answer: unknown) => void | Promise<void>;
+
+type StreamResult = Extract<AttemptResult, { kind: 'stream' }>;
+
+const LISTENERS = callSlot<AssembledListener[]>('pipeline.assembled-listeners');
+
+/**
+ * Asks for the call's streamed answer as the JSON answer a plain call would have received, once
+ * the stream ended whole (never for a stream that broke, or whose client left). An answer stage
+ * calls it while it runs; after the answer stages the pipeline assembles the stream once for
+ * every stage that asked (`assembleOnce`), in the order they asked.
+ */
+export function whenAssembled(ctx: CallContext, listener: AssembledListener): void {
+  const listeners = LISTENERS.get(ctx);
+  if (listeners === undefined) LISTENERS.set(ctx, [listener]);
+  else listeners.push(listener);
+}
+
+/** The answer as the stages left it; a stream some stage asked to see assembled is assembled once. */
+export function assembleOnce(ctx: CallContext, result: AttemptResult): AttemptResult {
+  if (result.kind !== 'stream') return result;
+  const listeners = LISTENERS.get(ctx);
+  const assembler = listeners === undefined ? undefined : ctx.endpoint.format?.createAssembler();
+  if (listeners === undefined || assembler === undefined) return result;
+  return { ...result, events: assembling(ctx, result, assembler, listeners) };
+}
+
+/** Passes the stream on untouched; once it ended whole, hands the assembled answer to each listener. */
+async function* assembling(
+  ctx: CallContext,
+  stream: StreamResult,
+  assembler: AnswerAssembler,
+  listeners: readonly AssembledListener[],
+): AsyncGenerator<readonly StreamEvent[]> {
+  for await (const batch of stream.events) {
+    for (const event of batch) assembler.push(event);
+    yield batch;
+  }
+  const answer = assembler.answer(stream.usage());
+  if (answer === null || ctx.signal.aborted) return;
+  for (const listener of listeners) await listener(answer);
 }
 
 /**

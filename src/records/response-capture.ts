@@ -1,7 +1,6 @@
-import { whenAssembled } from '../pipeline/answer-assembly.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import { callSlot } from '../pipeline/call-slot.ts';
-import type { AnswerStage } from '../pipeline/stage.ts';
+import { type AnswerStage, whenAssembled } from '../pipeline/stage.ts';
 
 /** The answer a call gave, kept for a payload sample or a span event; a stream as its assembled answer. */
 export interface CapturedResponse {

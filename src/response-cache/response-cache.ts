@@ -1,12 +1,17 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import { OPERATION_SPECS } from '../formats/operation-spec.ts';
-import { whenAssembled } from '../pipeline/answer-assembly.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import { callSlot } from '../pipeline/call-slot.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
-import { type AnswerStage, CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
+import {
+  type AnswerStage,
+  CONTINUE,
+  type Stage,
+  type StageOutcome,
+  whenAssembled,
+} from '../pipeline/stage.ts';
 import type { StreamEvent } from '../providers/types.ts';
 import { parseCacheControl } from './cache-control.ts';
 import { responseCacheKey } from './cache-key.ts';

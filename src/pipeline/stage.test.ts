@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ClientFormat } from '../formats/format.ts';
 import type { StreamEvent } from '../formats/stream-event.ts';
-import { assembleOnce, whenAssembled } from './answer-assembly.ts';
 import type { AttemptResult } from './attempt-result.ts';
+import { assembleOnce, whenAssembled } from './stage.ts';
 import { testCallContext, testEndpoint } from './test-support.ts';
 
 /** A format whose assembler joins the events' data and counts how many assemblers were made. */
