@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type { TokenCountAdapter } from '../types.ts';
 import { ANTHROPIC_COUNT_TOKENS_PATH } from './anthropic-config.ts';
-import { anthropicHeaders, anthropicMessagesUrl } from './anthropic-endpoint.ts';
+import { anthropicHeaders, anthropicMessagesUrl } from './anthropic-messages.ts';
 
 /** API reference, "Count tokens in a message": the answer. */
 const countTokensAnswerSchema = z.looseObject({ input_tokens: z.number().int().nonnegative() });
