@@ -1,4 +1,3 @@
-import type { ChatCompletionRequest } from '../../../formats/chat-completions/wire.ts';
 import type { AnthropicMessagesRequest } from '../../../formats/messages/wire.ts';
 import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
 
@@ -10,11 +9,6 @@ import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
  * tool-use pattern Anthropic documents for JSON output).
  */
 export const JSON_MODE_TOOL = 'json_response';
-
-/** True when the Chat request asked for JSON mode: its answer's tool call is the JSON text. */
-export function usesJsonModeTool(request: ChatCompletionRequest): boolean {
-  return request.response_format?.type === 'json_object';
-}
 
 /** Offers and forces the JSON tool; the client's own tools cannot be offered beside it. */
 export function applyJsonModeTool(request: AnthropicMessagesRequest): void {

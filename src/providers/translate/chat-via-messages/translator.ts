@@ -2,7 +2,6 @@ import type { ChatCompletion, ChatCompletionRequest } from '../../../formats/cha
 import type { AnthropicMessage, AnthropicMessagesRequest } from '../../../formats/messages/wire.ts';
 import type { OperationTranslator } from '../../types.ts';
 import { messagesToChatResponse } from './answer.ts';
-import { usesJsonModeTool } from './json-mode-tool.ts';
 import { chatToMessagesRequest } from './request.ts';
 import { MessagesToChatStream } from './stream.ts';
 
@@ -32,3 +31,11 @@ export function createChatViaMessages(
 }
 
 export const chatViaMessages = createChatViaMessages();
+
+/**
+ * True when the Chat request asked for JSON mode (json-mode-tool.ts): its answer's tool call is
+ * the JSON text.
+ */
+function usesJsonModeTool(request: ChatCompletionRequest): boolean {
+  return request.response_format?.type === 'json_object';
+}
