@@ -25,9 +25,46 @@ export class UpstreamTextEvent implements StreamEvent {
   }
 }
 
+const UNREAD: unique symbol = Symbol('unread');
+
+/**
+ * An event of a native stream passed on as the upstream's text (the model already renamed)
+ * without being parsed (docs/decisions/hot-path.md, Native chat events not parsed). `data` is
+ * parsed from the text the first time a stage reads it (the one answer assembly), and is null when
+ * the text is not JSON, which readers skip as they skip any data that is not an object.
+ * `generatedText` is the answer text the event carries, what its format's `streamedText` would
+ * collect from `data`, read from the text so that billing needs no parse. `data` is not an own
+ * property: a stage that makes a new event from this one must name its data.
+ */
+export class UnparsedEvent implements StreamEvent {
+  readonly upstreamText: string;
+  readonly generatedText: string;
+  #data: unknown = UNREAD;
+
+  constructor(upstreamText: string, generatedText: string) {
+    this.upstreamText = upstreamText;
+    this.generatedText = generatedText;
+  }
+
+  get data(): unknown {
+    if (this.#data === UNREAD) this.#data = parsedOrNull(this.upstreamText);
+    return this.#data;
+  }
+}
+
+function parsedOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 /** Serialises one event in an endpoint's format; `data` is JSON-encoded unless it is `[DONE]`. */
 export function formatSseEvent(event: StreamEvent): string {
-  if (event instanceof UpstreamTextEvent) return `data: ${event.upstreamText}\n\n`;
+  if (event instanceof UpstreamTextEvent || event instanceof UnparsedEvent) {
+    return `data: ${event.upstreamText}\n\n`;
+  }
   const data = event.data === SSE_DONE ? SSE_DONE : JSON.stringify(event.data);
   return event.event === undefined ? `data: ${data}\n\n` : `event: ${event.event}\ndata: ${data}\n\n`;
 }

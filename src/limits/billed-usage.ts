@@ -6,6 +6,7 @@
 import { countOutputTokens, estimateInputTokens } from '../formats/estimate-tokens.ts';
 import type { ClientFormat } from '../formats/format.ts';
 import { isRecord } from '../formats/json.ts';
+import { UnparsedEvent } from '../formats/sse.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-context.ts';
 import type { AnswerStage } from '../pipeline/stage.ts';
@@ -71,7 +72,11 @@ class StreamedOutput {
 
   observe(events: readonly StreamEvent[]): void {
     const textOf = this.#textOf;
-    for (const event of events) if (isRecord(event.data)) textOf(event.data, this.#texts);
+    for (const event of events) {
+      // An event passed on unparsed carries its text already: reading its data would parse it.
+      if (event instanceof UnparsedEvent) this.#texts.push(event.generatedText);
+      else if (isRecord(event.data)) textOf(event.data, this.#texts);
+    }
   }
 
   /**

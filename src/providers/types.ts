@@ -79,6 +79,12 @@ export interface StreamDecoderCall<Body = unknown> {
    * from the moment they are decoded (the upstream's own model name never reaches a client).
    */
   publicModel: string;
+  /**
+   * Whether the events go to the client as the decoder makes them (a native route): a decoder may
+   * then pass an event on as the upstream's text, unparsed. Absent or false when a translator
+   * reads every event.
+   */
+  passedOn?: boolean;
 }
 
 /** What every stream decoder has: stateful, one per call. */

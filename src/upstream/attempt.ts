@@ -152,6 +152,7 @@ function streamResult(
   const decoder = input.plan.adapter.createStreamDecoder?.(input.target, {
     body: sentBody,
     publicModel: input.body.model,
+    passedOn: input.plan.kind === 'native',
   });
   if (decoder === undefined) throw new Error(`adapter for ${input.target.provider} cannot stream`);
   const reader = eventReaderOf(decoder);

@@ -1,12 +1,13 @@
 import { answerTextWithModel } from '../../formats/answer-text.ts';
 import { isPlainChunk } from '../../formats/chat-completions/chunk-guard.ts';
+import { readChunkText } from '../../formats/chat-completions/chunk-text.ts';
 import { usageFromChat } from '../../formats/chat-completions/usage.ts';
 import {
   chatCompletionChunkSchema,
   type UpstreamChatCompletionChunk,
 } from '../../formats/chat-completions/wire.ts';
 import { isRecord } from '../../formats/json.ts';
-import { SSE_DONE, UpstreamTextEvent } from '../../formats/sse.ts';
+import { SSE_DONE, UnparsedEvent, UpstreamTextEvent } from '../../formats/sse.ts';
 import { SseStreamDecoder, sseJson } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
 import type { ContentFilterHit, SseMessage, StreamEvent, Usage } from '../types.ts';
@@ -19,6 +20,12 @@ export interface ChatStreamDecoderOptions {
   publicModel: string;
   /** Whether the client asked for the usage chunk (`stream_options.include_usage`). */
   includeUsage: boolean;
+  /**
+   * Whether the events go to the client as they are (StreamDecoderCall.passedOn): common chunks
+   * are then passed on unparsed, and the others as the upstream's text. Absent, a translator
+   * reads them: every chunk is parsed and checked, and nothing keeps its text.
+   */
+  passedOn?: boolean;
   /**
    * A provider's own chunks made Chat chunks before validation (Azure's content-filter
    * annotations: azure-stream-annotations.ts), or null to drop one. One per decoder: it may keep state.
@@ -44,6 +51,10 @@ export class OpenAIChatStreamDecoder extends SseStreamDecoder {
   readonly #includeUsage: boolean;
   readonly #normalise: ChatChunkNormaliser | undefined;
   readonly #publicModel: string;
+  readonly #passedOn: boolean;
+  readonly #writtenPublicModel: string;
+  /** The upstream's model as the first chunk parsed wrote it (a JSON literal); null before one. */
+  #writtenModel: string | null = null;
   #usage: Usage | null = null;
 
   constructor(options: ChatStreamDecoderOptions) {
@@ -51,6 +62,8 @@ export class OpenAIChatStreamDecoder extends SseStreamDecoder {
     this.#includeUsage = options.includeUsage;
     this.#normalise = options.normaliseChunk;
     this.#publicModel = options.publicModel;
+    this.#passedOn = options.passedOn === true;
+    this.#writtenPublicModel = JSON.stringify(options.publicModel);
   }
 
   override usage(): Usage | null {
@@ -66,20 +79,45 @@ export class OpenAIChatStreamDecoder extends SseStreamDecoder {
       this.end();
       return [{ data: SSE_DONE }];
     }
+    const passed = this.#unparsed(message.data);
+    if (passed !== null) return [passed];
     const received = sseJson(message, this.provider);
     const text = isRecord(received) ? this.#upstreamText(message.data, received) : null;
+    const upstreamModel = isRecord(received) ? received.model : undefined;
     const event = this.#chunk(received);
+    // Kept once #chunk accepted the chunk (it throws otherwise); read before it renamed the model.
+    if (this.#writtenModel === null && typeof upstreamModel === 'string') {
+      this.#writtenModel = JSON.stringify(upstreamModel);
+    }
     if (event === null) return [];
     return [text !== null && event.data === received ? new UpstreamTextEvent(received, text) : event];
   }
 
   /**
+   * The event passed on unparsed when its text shows it needs nothing but the model renamed
+   * (chunk-text.ts): not an error, no usage, no text but the delta's content. Never the first
+   * chunk, which is parsed and checked and names the model later chunks must name; never with a
+   * normaliser (it reads every chunk) or for a multi-line event.
+   */
+  #unparsed(data: string): UnparsedEvent | null {
+    if (!this.#passedOn || this.#writtenModel === null || this.#normalise !== undefined) return null;
+    if (data.includes('\n')) return null;
+    const read = readChunkText(data, {
+      writtenModel: this.#writtenModel,
+      writtenPublicModel: this.#writtenPublicModel,
+      includeUsage: this.#includeUsage,
+    });
+    return read === null ? null : new UnparsedEvent(read.text, read.generated);
+  }
+
+  /**
    * The event's text with the public model, to pass on instead of serialising the chunk again;
-   * null when it cannot be (a provider's normaliser rebuilds chunks, a multi-line event would
-   * not stay one SSE data line, the model edit is not provably right).
+   * null when it cannot be or would not be used (a translator reads the chunk, a provider's
+   * normaliser rebuilds it, a multi-line event would not stay one SSE data line, the model edit
+   * is not provably right).
    */
   #upstreamText(data: string, received: Record<string, unknown>): string | null {
-    if (this.#normalise !== undefined || data.includes('\n')) return null;
+    if (!this.#passedOn || this.#normalise !== undefined || data.includes('\n')) return null;
     return answerTextWithModel(data, received, this.#publicModel);
   }
 

@@ -4,8 +4,10 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { decodeAll } from '../../../test/fakes/decode-stream.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { chatCompletionsFormat } from '../../formats/chat-completions/index.ts';
 import type { ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
-import { SSE_DONE } from '../../formats/sse.ts';
+import { formatSseEvent, SSE_DONE, UnparsedEvent } from '../../formats/sse.ts';
+import type { StreamEvent } from '../../formats/stream-event.ts';
 import { eventReaderOf } from '../../upstream/event-reader.ts';
 import type { DeploymentTarget } from '../types.ts';
 import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
@@ -221,5 +223,140 @@ describe('openai chat.completions: stream decoder', () => {
         ),
       );
     }
+  });
+});
+
+describe('openai chat.completions: common chunks passed on unparsed', () => {
+  const decoder = (includeUsage = true) =>
+    new OpenAIChatStreamDecoder({
+      provider: 'openai',
+      publicModel: 'public-gpt',
+      includeUsage,
+      passedOn: true,
+    });
+  const sent = (event: StreamEvent): unknown => {
+    const line = formatSseEvent(event);
+    return line === 'data: [DONE]\n\n' ? SSE_DONE : JSON.parse(line.slice('data: '.length));
+  };
+  /** The recorded stream's events as the upstream sent them, with the public model. */
+  const recorded = (bytes: Buffer): unknown[] =>
+    bytes
+      .toString()
+      .split('\n\n')
+      .filter((event) => event.startsWith('data: '))
+      .map((event) => event.slice('data: '.length))
+      .map((data) => (data === SSE_DONE ? SSE_DONE : { ...JSON.parse(data), model: 'public-gpt' }));
+
+  test('content chunks after the first leave as the upstream wrote them, and read as it wrote them', () => {
+    const events = decodeAll(decoder(), textStream);
+    assert.ok(
+      events.filter((event) => event instanceof UnparsedEvent).length >= 3,
+      'content chunks unparsed',
+    );
+    assert.deepEqual(events.map(sent), recorded(textStream));
+    assert.deepEqual(
+      events.map((event) => event.data),
+      recorded(textStream),
+    );
+  });
+
+  test('a client that did not ask for usage gets the same chunks without usage', () => {
+    const events = decodeAll(decoder(false), textStream);
+    const expected = recorded(textStream)
+      .filter((data) => data === SSE_DONE || (data as { usage: unknown }).usage === null)
+      .map((data) => {
+        if (data === SSE_DONE) return data;
+        const { usage: _usage, ...rest } = data as { usage: unknown };
+        return rest;
+      });
+    assert.deepEqual(events.map(sent), expected);
+  });
+
+  test('an unparsed chunk carries the text billing counts, as the format reads it from the data', () => {
+    for (const event of decodeAll(decoder(), textStream)) {
+      if (!(event instanceof UnparsedEvent)) continue;
+      const texts: string[] = [];
+      chatCompletionsFormat.streamedText(event.data as Record<string, unknown>, texts);
+      assert.equal(event.generatedText, texts.join(''));
+    }
+  });
+
+  test('the answer assembled from unparsed chunks (response cache, hooks, payloads) is the whole answer', () => {
+    const assembler = chatCompletionsFormat.createAssembler();
+    const events = decodeAll(decoder(false), textStream);
+    for (const event of events) assembler.push(event);
+    const answer = assembler.answer(null) as {
+      model: string;
+      choices: Array<{ message: { content: string }; finish_reason: string }>;
+    };
+    assert.equal(answer.model, 'public-gpt');
+    assert.equal(answer.choices[0]?.message.content, 'Hello! How can I help you today?');
+    assert.equal(answer.choices[0]?.finish_reason, 'stop');
+  });
+
+  const first = textStream.subarray(0, textStream.indexOf('\n\n') + 2);
+  const content = (text: string): string =>
+    `data: {"id":"chatcmpl-123","object":"chat.completion.chunk","created":1694268190,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}]}\n\n`;
+
+  test('an error object after content chunks still fails the stream after them', () => {
+    const reader = eventReaderOf(decoder());
+    const events = reader.push(
+      Buffer.concat([
+        first,
+        Buffer.from(content('Hel')),
+        Buffer.from('data: {"error":{"message":"The server had an error","type":"server_error"}}\n\n'),
+      ]),
+    );
+    assert.equal(events.length, 2);
+    assert.throws(
+      () => reader.finish(),
+      (error: unknown) => error instanceof GatewayError && error.code === 'upstream_error',
+    );
+  });
+
+  test('a chunk that is not JSON after content chunks is still a malformed upstream answer', () => {
+    const reader = eventReaderOf(decoder());
+    reader.push(Buffer.concat([first, Buffer.from(content('Hel'))]));
+    assert.throws(
+      () => reader.push(Buffer.from('data: {"id":"chatcmpl-123","model":"gpt-4o-mini"\n\n')),
+      GatewayError,
+    );
+    const other = eventReaderOf(decoder());
+    other.push(first);
+    assert.throws(() => other.push(Buffer.from('data: "gpt-4o-mini"\n\n')), GatewayError);
+  });
+
+  test('a chunk of the common shape with broken JSON inside is passed on as sent; readers of its data get null', () => {
+    const broken =
+      'data: {"id":"chatcmpl-123","model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":"lo"},]}\n\n';
+    const reader = eventReaderOf(decoder());
+    const events = reader.push(Buffer.concat([first, Buffer.from(broken)]));
+    const passed = events.at(-1);
+    assert.ok(passed instanceof UnparsedEvent);
+    assert.equal(
+      formatSseEvent(passed),
+      'data: {"id":"chatcmpl-123","model":"public-gpt","choices":[{"index":0,"delta":{"content":"lo"},]}\n\n',
+    );
+    assert.equal(passed.data, null);
+    assert.equal(passed.generatedText, 'lo');
+  });
+
+  test('a decoder whose events a translator reads parses and checks every chunk, as before', () => {
+    const broken =
+      'data: {"id":"chatcmpl-123","model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":"lo"},]}\n\n';
+    const translated = new OpenAIChatStreamDecoder({
+      provider: 'openai',
+      publicModel: 'public-gpt',
+      includeUsage: true,
+    });
+    assert.equal(
+      decodeAll(translated, textStream).some((event) => event instanceof UnparsedEvent),
+      false,
+    );
+    const reader = eventReaderOf(
+      new OpenAIChatStreamDecoder({ provider: 'openai', publicModel: 'public-gpt', includeUsage: true }),
+    );
+    reader.push(first);
+    assert.throws(() => reader.push(Buffer.from(broken)), GatewayError);
   });
 });

@@ -41,10 +41,11 @@ export function openAIChatAdapter(
         typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
       return { ...body, stream_options: { ...options, include_usage: true } };
     },
-    createStreamDecoder: (target, { body, publicModel }) =>
+    createStreamDecoder: (target, { body, publicModel, passedOn }) =>
       new OpenAIChatStreamDecoder({
         provider: target.provider,
         publicModel,
+        passedOn: passedOn === true,
         includeUsage: body?.stream_options?.include_usage === true,
         normaliseChunk: variant.chunkNormaliser?.(),
       }),
