@@ -23,6 +23,7 @@ import type { BudgetCheck } from './derived.ts';
 import { type BenchEntry, budgetLine, type EntryReport } from './entries.ts';
 import { cpuPerCall, type EntryRig, startEntryRig } from './entry-rig.ts';
 import { machineInfo } from './machine.ts';
+import { monotonicUs } from './profile-run.ts';
 import { type BenchRequest, chatRequest } from './requests.ts';
 
 const STALL_MONITOR = fileURLToPath(new URL('./stall-monitor.ts', import.meta.url));
@@ -43,6 +44,9 @@ interface Figure {
   maxStallMs: number;
   /** The event loop's longest delay by the wall clock, time waiting for a core included. */
   maxDelayMs: number;
+  /** The measured calls on the monotonic clock, to cut a profile (BENCH_BODIES_PROFILE) into windows. */
+  fromUs: number;
+  toUs: number;
 }
 
 /** Words of the fake's answer whose `word<i>` content (space-separated) comes to `bytes`. */
@@ -104,7 +108,9 @@ async function measure(
     const count = Math.max(8, Math.round(WINDOW_BYTES / bytes));
     await callsInTurn(pool, call, 3);
     await stalls.read();
+    const fromUs = monotonicUs();
     const cpu = await cpuPerCall(pool, call, rig.servingPid, count);
+    const toUs = monotonicUs();
     const stall = await stalls.read();
     const figure = {
       kind,
@@ -113,6 +119,8 @@ async function measure(
       cpuMsPerCall: cpu * 1e3,
       maxStallMs: stall.cpuMaxMs,
       maxDelayMs: stall.maxMs,
+      fromUs,
+      toUs,
     };
     process.stderr.write(`[bodies] ${JSON.stringify(figure)}\n`);
     return figure;
@@ -178,6 +186,8 @@ async function runBodies(resultsDir: string): Promise<EntryReport> {
     models,
     nodeArgs: ['--import', STALL_MONITOR],
     env: { BENCH_STALL_DIR: stallDir },
+    // The profiler slows every call: its figures are for finding the work, not for the budget.
+    cpuProfile: process.env.BENCH_BODIES_PROFILE === '1',
   });
   const figures: Figure[] = [];
   try {

@@ -36,6 +36,8 @@ export interface RigSettings {
   nodeArgs?: string[];
   /** Environment added to the gateway's. */
   env?: Record<string, string>;
+  /** Serve from the source under --cpu-prof, writing the profiles to `<outDir>/profile`. */
+  cpuProfile?: boolean;
 }
 
 /** The fake's base for answers of `chunks` words. */
@@ -74,7 +76,7 @@ export async function startEntryRig(resultsDir: string, settings: RigSettings): 
         logLevel: options.logLevel,
         responseCacheTtlMs: 0,
         cores: null,
-        cpuProfileDir: null,
+        cpuProfileDir: settings.cpuProfile === true ? join(outDir, 'profile') : null,
         nodeArgs: [...options.gatewayNodeArgs, ...(settings.nodeArgs ?? [])],
         logFile: join(outDir, 'gateway.log'),
         port: await freePort(),

@@ -20,7 +20,7 @@ function saturatingConnections(session: BenchSession, scenario: string): number 
 }
 
 /** Microseconds on the clock of a `.cpuprofile`'s timestamps. */
-function monotonicUs(): number {
+export function monotonicUs(): number {
   return Number(process.hrtime.bigint() / 1000n);
 }
 
