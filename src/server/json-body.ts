@@ -1,6 +1,8 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { MAX_JSON_DEPTH, unsafeJson } from '../formats/json-depth.ts';
+import { rememberRequestText } from '../formats/request-text.ts';
 
 const MESSAGES = {
   'too-deep': `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`,
@@ -22,16 +24,20 @@ const MESSAGES = {
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    if (body === '') return done(null, undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    const bytes = body as Buffer;
+    if (bytes.length === 0) return done(null, undefined);
     let value: unknown;
     try {
-      value = JSON.parse(body as string);
+      value = JSON.parse(bytes.toString('utf8'));
     } catch (error) {
       return done(invalidJson(error));
     }
     const unsafe = unsafeJson(value, MAX_JSON_DEPTH);
     if (unsafe !== null) return done(new GatewayError('invalid_request', { message: MESSAGES[unsafe] }));
+    // Kept for a native route to send on with the model edited (formats/request-text.ts); only
+    // valid UTF-8, which the decoding above did not alter.
+    if (typeof value === 'object' && value !== null && isUtf8(bytes)) rememberRequestText(value, bytes);
     done(null, value);
   });
 }

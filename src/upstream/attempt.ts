@@ -2,6 +2,7 @@ import type { Deployment } from '../deployments/deployment.ts';
 import { catalogEntryOf } from '../deployments/deployment-catalog.ts';
 import { answerTextWithModel } from '../formats/answer-text.ts';
 import { isRecord } from '../formats/json.ts';
+import { shareRequestText } from '../formats/request-text.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import { type EndpointBody, multipartUploadOf } from '../pipeline/endpoint.ts';
 import { withPublicModel } from '../pipeline/public-model.ts';
@@ -40,15 +41,20 @@ export interface AttemptInput {
 
 /**
  * The body in the provider's operation format, with the upstream model. One shallow copy: the
- * adapter serialises it once; nothing here parses or stringifies it, and the raw bytes are not
- * kept for a pass-through (docs/decisions/hot-path.md, No re-serialisation of the request body).
+ * adapter serialises it once, or sends the client's text with the model edited when it changes
+ * nothing else (formats/request-text.ts; docs/decisions/hot-path.md, Client text sent with the
+ * model edited).
  */
 function upstreamBody(input: AttemptInput): Record<string, unknown> {
   const translated =
     input.plan.kind === 'translated'
       ? input.plan.translator.request(input.body, translationTarget(input.deployment))
       : input.body;
-  return { ...(translated as Record<string, unknown>), model: input.target.upstreamModel };
+  const source = translated as Record<string, unknown>;
+  const copy = { ...source, model: input.target.upstreamModel };
+  // The client's text, with the fields it is true of, goes with the copy (formats/request-text.ts).
+  shareRequestText(copy, source);
+  return copy;
 }
 
 /** What a translator reads of the deployment's model (catalog entry with the deployment's overrides). */

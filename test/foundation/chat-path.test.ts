@@ -61,4 +61,48 @@ describe('minimal /v1/chat/completions through the pipeline', () => {
     assert.match(response.headers.get('x-switchyard-deployment') ?? '', /^dep_/);
     assert.ok(response.headers.get('x-request-id'));
   });
+
+  /** Posts `body` as it is (its own spacing and escapes) and returns what the upstream received. */
+  async function sendRaw(body: string | Buffer) {
+    const answer = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.masterKey}`, 'content-type': 'application/json' },
+      body,
+    });
+    assert.equal(answer.status, 200, await answer.clone().text());
+    await answer.arrayBuffer();
+    const received = fake.lastRequest;
+    assert.ok(received);
+    return received;
+  }
+
+  it("sends the client's own bytes upstream with only the model's value edited", async () => {
+    const text =
+      '{ "model" : "spine",\n  "messages": [ {"role": "user", "content": "caf\\u00e9 \\"model\\": \\"spine\\""} ],\n  "temperature": 0.50 }';
+    const received = await sendRaw(text);
+    assert.equal(received.rawBody, text.replace('"spine"', '"gpt-4o-mini"'));
+    assert.equal(
+      (received.body as { messages: { content: string }[] }).messages[0].content,
+      'café "model": "spine"',
+    );
+  });
+
+  it('re-serialises a body whose top-level model is written with an escape', async () => {
+    const received = await sendRaw(
+      '{"mod\\u0065l": "spine", "messages": [{"role": "user", "content": "hi"}]}',
+    );
+    assert.equal((received.body as { model: string }).model, 'gpt-4o-mini');
+    assert.equal(received.rawBody, JSON.stringify(received.body));
+  });
+
+  it('re-serialises a body that is not valid UTF-8, as the gateway decoded it', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from('{"model": "spine", "messages": [{"role": "user", "content": "a'),
+      Buffer.from([0xff]),
+      Buffer.from('b"}]}'),
+    ]);
+    const received = await sendRaw(bytes);
+    assert.equal((received.body as { messages: { content: string }[] }).messages[0].content, 'a\ufffdb');
+    assert.equal(received.rawBody, JSON.stringify(received.body));
+  });
 });

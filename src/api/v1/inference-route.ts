@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { errorStatus, type UpstreamErrorMessages } from '../../errors/render-error.ts';
+import { carryRequestText } from '../../formats/request-text.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import { newCallSlots } from '../../pipeline/call-slot.ts';
 import { mergeTags, parseTagsHeader, TAGS_HEADER } from '../../pipeline/call-tags.ts';
@@ -86,7 +87,11 @@ async function bodyOf(
 ): Promise<EndpointBody> {
   const raw = request.body instanceof Readable ? request.body : null;
   if ((raw !== null) !== (endpoint.requestFormat === 'multipart')) throw unsupportedMediaType(endpoint);
-  if (raw === null) return endpoint.bodySchema.parse(request.body);
+  if (raw === null) {
+    const body = endpoint.bodySchema.parse(request.body);
+    carryRequestText(body, request.body);
+    return body;
+  }
   const form = await readMultipartFields(raw, request.headers['content-type'] ?? '', options.multipart);
   const body = endpoint.bodySchema.parse(form.fields);
   body[MULTIPART_UPLOAD] = form.upload;

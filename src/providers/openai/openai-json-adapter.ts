@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { upstreamJson } from '../../formats/request-text.ts';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type {
   DeploymentTarget,
@@ -44,7 +45,7 @@ export function openAIJsonAdapter<Body extends object, Answer>(
           'content-type': 'application/json',
           accept: stream ? 'text/event-stream' : 'application/json',
         },
-        body: JSON.stringify(upstream),
+        body: upstreamJson(upstream, body),
       };
     },
     parseResponse(body, target) {

@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { z } from 'zod';
+import {
+  carryRequestText,
+  requestTextWithModel as editBytes,
+  rememberRequestText,
+  shareRequestText,
+  upstreamJson,
+} from './request-text.ts';
+
+/** What a client could send: JavaScript's spelling, indented, or Python's ASCII-only escapes. */
+function spellings(body: unknown): string[] {
+  const plain = JSON.stringify(body);
+  const ascii = plain.replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return [plain, JSON.stringify(body, null, 2), ascii, ` \n${JSON.stringify(body, null, '\t')}\n`];
+}
+
+const withModel = (text: string, model: string) => ({ ...JSON.parse(text), model });
+
+/** The edit on the text's UTF-8 bytes, back as text. */
+function requestTextWithModel(text: string, model: string): string | null {
+  return editBytes(Buffer.from(text), model)?.toString('utf8') ?? null;
+}
+
+describe('requestTextWithModel', () => {
+  it('edits the top-level model and keeps every other byte', () => {
+    const text = '{ "messages" : [{"role":"user","content":"hi"}],\n "model" :\t"public", "n": 1.50 }';
+    assert.equal(
+      requestTextWithModel(text, 'up "quoted"'),
+      '{ "messages" : [{"role":"user","content":"hi"}],\n "model" :\t"up \\"quoted\\"", "n": 1.50 }',
+    );
+  });
+
+  it('parses to the body with the model replaced, for any body and spelling', () => {
+    const body = fc.record({
+      model: fc.string({ unit: 'binary' }),
+      messages: fc.array(fc.oneof(fc.jsonValue(), fc.string({ unit: 'binary' })), { maxLength: 4 }),
+      extra: fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 4 }),
+    });
+    fc.assert(
+      fc.property(body, fc.string(), fc.boolean(), (value, model, modelLast) => {
+        const source = modelLast
+          ? { messages: value.messages, extra: value.extra, model: value.model }
+          : value;
+        for (const text of spellings(source)) {
+          const edited = requestTextWithModel(text, model);
+          assert.notEqual(edited, null, text);
+          assert.deepEqual(JSON.parse(edited!), withModel(text, model));
+        }
+      }),
+    );
+  });
+
+  it('is right or refuses whatever the top-level keys are', () => {
+    const body = fc.dictionary(
+      fc.oneof(fc.string(), fc.constantFrom('model', 'mod\\el', 'x')),
+      fc.jsonValue(),
+    );
+    fc.assert(
+      fc.property(body, fc.string(), (value, model) => {
+        for (const text of spellings(value)) {
+          const edited = requestTextWithModel(text, model);
+          if (edited !== null) assert.deepEqual(JSON.parse(edited), withModel(text, model));
+        }
+      }),
+    );
+  });
+
+  it('is not fooled by "model" inside strings, nested objects or longer keys', () => {
+    const text =
+      '{"messages":[{"content":"say \\"model\\": \\"x\\" \\\\","model":"nested"}],"x_model":"a","model":"public"}';
+    const edited = requestTextWithModel(text, 'up');
+    assert.deepEqual(JSON.parse(edited ?? ''), withModel(text, 'up'));
+    assert.equal(JSON.parse(edited ?? '').messages[0].model, 'nested');
+  });
+
+  it('refuses what it cannot prove: a duplicate, an escaped key, no top-level model, a non-string', () => {
+    for (const text of [
+      '{"model":"a","model":"b"}',
+      '{"mod\\u0065l":"a","model":"b"}',
+      '{"model":"a","\\u006dodel":"b"}',
+      '{"messages":[{"model":"nested"}]}',
+      '{"model":{"name":"a"}}',
+      '{"model":null}',
+      '["model"]',
+    ]) {
+      assert.equal(requestTextWithModel(text, 'up'), null, text);
+    }
+  });
+});
+
+describe('upstreamJson', () => {
+  const text = '{ "model": "public",  "messages": [ {"role": "user", "content": "hi"} ], "n": 2 }';
+  const edited = text.replace('"public"', '"up"');
+  const remembered = () => {
+    const body = JSON.parse(text) as Record<string, unknown>;
+    rememberRequestText(body, Buffer.from(text));
+    return body;
+  };
+  const sent = (upstream: Record<string, unknown>, base: object) => upstreamJson(upstream, base).toString();
+
+  it("sends the client's text with the upstream model when nothing else changed", () => {
+    const base = remembered();
+    assert.equal(sent({ ...base, model: 'up' }, base), edited);
+    const copy = { ...base, model: 'up' };
+    shareRequestText(copy, base);
+    assert.equal(sent({ ...copy, stream: undefined }, copy), JSON.stringify({ ...copy, stream: undefined }));
+    assert.equal(sent({ ...copy }, copy), edited);
+  });
+
+  it('serialises the body when the adapter added, dropped or changed a field', () => {
+    const base = remembered();
+    const { n: _n, ...dropped } = base;
+    for (const upstream of [
+      { ...base, model: 'up', stream_options: { include_usage: true } },
+      { ...dropped, model: 'up' },
+      { ...base, model: 'up', messages: [{ role: 'user', content: 'hi' }] },
+    ]) {
+      assert.equal(sent(upstream, base), JSON.stringify(upstream));
+    }
+  });
+
+  it('serialises the body after a stage replaced, added or deleted a field in place', () => {
+    const edits: Array<(body: Record<string, unknown>) => void> = [
+      (body) => {
+        body.messages = [{ role: 'user', content: 'expanded' }];
+      },
+      (body) => {
+        body.store = false;
+      },
+      (body) => {
+        delete body.n;
+      },
+    ];
+    for (const edit of edits) {
+      const base = remembered();
+      edit(base);
+      const upstream = { ...base, model: 'up' };
+      assert.equal(sent(upstream, base), JSON.stringify(upstream));
+    }
+  });
+
+  it('serialises a body without remembered text', () => {
+    const body = JSON.parse(text) as Record<string, unknown>;
+    const upstream = { ...body, model: 'up' };
+    assert.equal(sent(upstream, body), JSON.stringify(upstream));
+  });
+});
+
+describe('carryRequestText', () => {
+  const text = '{"model":"m","messages":[{"role":"user","content":"hi"}],"extra":{"a":[1,2]}}';
+  const parsedWithText = () => {
+    const parsed = JSON.parse(text) as object;
+    rememberRequestText(parsed, Buffer.from(text));
+    return parsed;
+  };
+  const sentFor = (copy: Record<string, unknown>) => upstreamJson({ ...copy, model: 'up' }, copy).toString();
+
+  it("goes with the schema's copy when it holds the same JSON", () => {
+    const parsed = parsedWithText();
+    const copy = z.looseObject({ model: z.string(), messages: z.array(z.unknown()) }).parse(parsed);
+    carryRequestText(copy, parsed);
+    assert.equal(sentFor(copy), text.replace('"m"', '"up"'));
+  });
+
+  it('stays behind when the schema stripped, defaulted or changed a field', () => {
+    for (const schema of [
+      z.object({ model: z.string(), messages: z.array(z.unknown()) }),
+      z.looseObject({ model: z.string(), temperature: z.number().default(1) }),
+      z.looseObject({
+        model: z.string(),
+        extra: z.object({ a: z.array(z.number().transform((n) => n * 2)) }),
+      }),
+    ]) {
+      const parsed = parsedWithText();
+      const copy = schema.parse(parsed) as Record<string, unknown>;
+      carryRequestText(copy, parsed);
+      assert.equal(sentFor(copy), JSON.stringify({ ...copy, model: 'up' }));
+    }
+  });
+});
