@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { withPublicModel } from '../pipeline/public-model.ts';
-import { answerTextWithModel } from './answer-text.ts';
+import { answerBytesWithModel, answerTextWithModel } from './answer-text.ts';
 
 const edited = (text: string, model = 'public') => answerTextWithModel(text, JSON.parse(text), model);
 
@@ -53,5 +53,49 @@ describe('answerTextWithModel', () => {
       ),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('answerBytesWithModel', () => {
+  const onBytes = (bytes: Buffer, model = 'public') => {
+    const text = bytes.toString('utf8');
+    return answerBytesWithModel(bytes, text, JSON.parse(text), model);
+  };
+
+  it('edits the bytes as the text edit edits the text, wherever the model is and whatever precedes it', () => {
+    const value = fc.oneof(fc.string({ unit: 'binary' }), fc.integer(), fc.constant(null));
+    const key = fc.oneof(fc.constantFrom('model', 'id', 'usage', 'content'), fc.string({ unit: 'binary' }));
+    const object = fc.dictionary(key, fc.oneof(value, fc.dictionary(key, value)));
+    fc.assert(
+      fc.property(
+        object,
+        fc.string({ unit: 'binary' }),
+        fc.string({ unit: 'binary' }),
+        fc.boolean(),
+        (rest, upstream, publicModel, modelFirst) => {
+          const answer = modelFirst ? { model: upstream, ...rest } : { ...rest, model: upstream };
+          const text = JSON.stringify(answer);
+          const result = onBytes(Buffer.from(text), publicModel);
+          assert.equal(result?.toString('utf8') ?? null, answerTextWithModel(text, answer, publicModel));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('keeps every other byte, the non-ASCII before the model included', () => {
+    const bytes = Buffer.from('{"id":"é✓𝄞","model" : "up","x":1.50}');
+    assert.equal(onBytes(bytes, 'pub')?.toString('utf8'), '{"id":"é✓𝄞","model" : "pub","x":1.50}');
+    const images = Buffer.from('{"created":1,"data":[]}');
+    assert.equal(onBytes(images), images);
+  });
+
+  it('refuses bytes that are not valid UTF-8', () => {
+    const bytes = Buffer.concat([
+      Buffer.from('{"id":"a'),
+      Buffer.from([0xff]),
+      Buffer.from('","model":"up"}'),
+    ]);
+    assert.equal(onBytes(bytes), null);
   });
 });

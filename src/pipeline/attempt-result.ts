@@ -10,10 +10,10 @@ export type AttemptResult =
       /** The answer in the endpoint's format; a string when the upstream answered text. */
       answer: unknown;
       /**
-       * `answer` as JSON text, when the upstream's own text could be passed on (a native answer,
-       * its model renamed in the text: answer-text.ts); absent when the writer must serialise it.
+       * `answer` as JSON, when the upstream's own could be passed on (a native answer's bytes, its
+       * model renamed in them: answer-text.ts); absent when the writer must serialise it.
        */
-      json?: string;
+      json?: string | Buffer;
       usage: Usage | null;
       /** What the upstream's content filter withheld (OperationAdapter.contentFilterOf); absent when nothing. */
       contentFilter?: readonly ContentFilterHit[];

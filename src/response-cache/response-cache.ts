@@ -97,7 +97,7 @@ export class ResponseCache {
       if (result.kind === 'json') {
         if (result.textContentType !== undefined) return result;
         // Serialised once: the text stored is the text the client is sent (writeJson takes `json`).
-        const json = result.json ?? JSON.stringify(result.answer);
+        const json = result.json?.toString() ?? JSON.stringify(result.answer);
         this.#write(pending.key, json);
         return { ...result, json };
       }

@@ -1,6 +1,6 @@
 import type { Deployment } from '../deployments/deployment.ts';
 import { catalogEntryOf } from '../deployments/deployment-catalog.ts';
-import { answerTextWithModel } from '../formats/answer-text.ts';
+import { answerBytesWithModel } from '../formats/answer-text.ts';
 import { isRecord } from '../formats/json.ts';
 import { shareRequestText } from '../formats/request-text.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
@@ -16,7 +16,7 @@ import type {
   Usage,
 } from '../providers/types.ts';
 import { eventReaderOf } from './event-reader.ts';
-import { exchange, readAnswerText } from './exchange.ts';
+import { exchange, readAnswerBytes } from './exchange.ts';
 import { endOfFirstEvent } from './first-event.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
 import { parseUpstreamBody, transportFailure } from './upstream-failure.ts';
@@ -107,7 +107,8 @@ async function jsonResult(
   sentBody: Record<string, unknown>,
   maxAnswerBytes: number,
 ): Promise<AttemptResult> {
-  const text = await readAnswerText(response, input.signal, maxAnswerBytes);
+  const bytes = await readAnswerBytes(response, input.signal, maxAnswerBytes);
+  const text = bytes.toString('utf8');
   // A text answer (transcription text, srt, vtt) is never JSON-parsed: "42" is a transcript.
   // The adapter decides whether its operation may answer text (image answers may not).
   const contentType = textType(response.headers['content-type']);
@@ -122,7 +123,7 @@ async function jsonResult(
       textContentType: contentType ?? 'text/plain; charset=utf-8',
     };
   }
-  const result = objectResult(input, text, upstreamAnswer, parsed, usage);
+  const result = objectResult(input, bytes, text, upstreamAnswer, parsed, usage);
   // Read on the upstream's own answer, before a translator made it another format's.
   const filtered = input.plan.adapter.contentFilterOf?.(parsed);
   if (filtered != null) result.contentFilter = filtered;
@@ -132,6 +133,7 @@ async function jsonResult(
 /** A JSON answer that is an object: translated, or the upstream's own text bar the model name. */
 function objectResult(
   input: AttemptInput,
+  bytes: Buffer,
   text: string,
   upstreamAnswer: unknown,
   parsed: unknown,
@@ -141,10 +143,10 @@ function objectResult(
     const answer = input.plan.translator.response(parsed, input.body);
     return { kind: 'json', answer: withPublicModel(answer, input.body.model), usage };
   }
-  // The adapter validated the upstream's own object: its text is the answer, bar the model name.
+  // The adapter validated the upstream's own object: its bytes are the answer, bar the model name.
   const json =
     parsed === upstreamAnswer && isRecord(parsed)
-      ? answerTextWithModel(text, parsed, input.body.model)
+      ? answerBytesWithModel(bytes, text, parsed, input.body.model)
       : null;
   const answer = withPublicModel(parsed, input.body.model);
   return json === null ? { kind: 'json', answer, usage } : { kind: 'json', answer, json, usage };

@@ -33,11 +33,20 @@ export async function exchange(
  * before its end without an error (destroyed) fails like a premature close. A body past `maxBytes`
  * is dropped (the connection with it) and fails as `upstream_error`, never held whole in memory.
  */
-export function readAnswerText(
+export async function readAnswerText(
   response: UpstreamResponse,
   signal: AbortSignal,
   maxBytes: number,
 ): Promise<string> {
+  return (await readAnswerBytes(response, signal, maxBytes)).toString('utf8');
+}
+
+/** The whole body's bytes, read as `readAnswerText` says. */
+export function readAnswerBytes(
+  response: UpstreamResponse,
+  signal: AbortSignal,
+  maxBytes: number,
+): Promise<Buffer> {
   const body = response.body;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -58,7 +67,7 @@ export function readAnswerText(
     });
     body.once('end', () => {
       ended = true;
-      resolve((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'));
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     });
     body.once('error', (error) => reject(transportFailure(error, signal)));
     body.once('close', () => {

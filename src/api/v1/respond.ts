@@ -59,12 +59,12 @@ export async function writeAnswer(
   }
 }
 
-/** Writes a JSON answer: `json` when the answer's text is already known, else `answer` serialised. */
+/** Writes a JSON answer: `json` when the answer's text or bytes are already known, else `answer` serialised. */
 function writeJson(
   res: ServerResponse,
   headers: Record<string, string>,
   answer: unknown,
-  json?: string,
+  json?: string | Buffer,
 ): void {
   const body = json ?? JSON.stringify(answer);
   res.writeHead(200, {
