@@ -2,7 +2,8 @@ import { isUtf8 } from 'node:buffer';
 
 const MODEL_KEY = '"model"';
 
-function isJsonSpace(code: number): boolean {
+/** JSON's whitespace, by character code (also a byte: all four are ASCII). */
+export function isJsonSpace(code: number): boolean {
   return code === 32 || code === 9 || code === 10 || code === 13;
 }
 

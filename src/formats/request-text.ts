@@ -1,3 +1,5 @@
+import { isJsonSpace } from './answer-text.ts';
+
 /**
  * The client's JSON text (its bytes, valid UTF-8), kept beside its parsed body so that a native
  * route can send it upstream with the model edited instead of serialising the parsed body again
@@ -58,10 +60,6 @@ const QUOTE = 34;
 const BACKSLASH = 92;
 const COLON = 58;
 const MODEL_KEY = Buffer.from('"model"');
-
-function isJsonSpace(code: number | undefined): boolean {
-  return code === 32 || code === 9 || code === 10 || code === 13;
-}
 
 function skipSpace(text: Buffer, at: number): number {
   let i = at;
