@@ -27,6 +27,14 @@ export interface BenchChild {
   stop(): Promise<void>;
 }
 
+/** The children still running: a signal to the harness alone (`kill <pid>`) does not reach them. */
+const running = new Set<ChildProcess>();
+
+/** Kills every child still running (the harness is stopping); synchronous, for `exit` handlers. */
+export function killRunningChildren(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
 /** Starts `node <args>`; with `taskset -c` the node process replaces taskset, so the pid is node's. */
 export function startChild(options: ChildOptions): BenchChild {
   const [command, ...prefix] = [...pinPrefix(options.cores), ...(options.wrapper ?? []), process.execPath];
@@ -36,6 +44,8 @@ export function startChild(options: ChildOptions): BenchChild {
     stdio: ['ignore', log ?? 'pipe', log ?? 'inherit'],
   });
   if (child.pid === undefined) throw new Error(`could not start ${options.args.join(' ')}`);
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   return { child, pid: child.pid, stop: () => stopChild(child) };
 }
 

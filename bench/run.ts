@@ -32,6 +32,7 @@ import { machineInfo } from './machine.ts';
 import { memoryEntry } from './memory.ts';
 import { benchOptions } from './options.ts';
 import { pinSelf, planCores } from './pinning.ts';
+import { killRunningChildren } from './processes.ts';
 import { runProfiledGateway } from './profile-run.ts';
 import { type BenchReport, renderReport, writeReport } from './report.ts';
 import { chatRequest } from './requests.ts';
@@ -213,7 +214,26 @@ function selectedEntries(): string[] {
   return ids;
 }
 
+/**
+ * A harness stopped by a signal sent to it alone (not Ctrl-C, which reaches the whole process
+ * group) leaves no gateway, proxy or fake upstream behind. Registered first: when the scenario
+ * tables' own handler (cleanUpOnExit) is there, it exits once the storage is dropped.
+ */
+function stopChildrenOnExit(): void {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => {
+      killRunningChildren();
+      if (process.listenerCount(signal) === 0) process.exit(code);
+    });
+  }
+  process.once('exit', killRunningChildren);
+}
+
 async function main(): Promise<void> {
+  stopChildrenOnExit();
   const ids = selectedEntries();
   // Before the scenario tables pin this process to the load cores, which would hide the others.
   const machine = machineInfo();
