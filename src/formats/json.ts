@@ -9,3 +9,12 @@ export function isRecord(value: unknown): value is Json {
 export function setModel(holder: unknown, model: string): void {
   if (isRecord(holder) && typeof holder.model === 'string') holder.model = model;
 }
+
+/** The value of a JSON text; undefined (which JSON cannot spell) when it is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

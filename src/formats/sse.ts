@@ -1,3 +1,4 @@
+import { parseJson } from './json.ts';
 import type { StreamEvent } from './stream-event.ts';
 
 /** The `[DONE]` sentinel OpenAI sends as the last data line of a stream. */
@@ -47,16 +48,8 @@ export class UnparsedEvent implements StreamEvent {
   }
 
   get data(): unknown {
-    if (this.#data === UNREAD) this.#data = parsedOrNull(this.upstreamText);
+    if (this.#data === UNREAD) this.#data = parseJson(this.upstreamText) ?? null;
     return this.#data;
-  }
-}
-
-function parsedOrNull(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
   }
 }
 

@@ -1,3 +1,5 @@
+import { parseJson } from '../json.ts';
+
 /** A chat chunk read from its text alone, to pass on without parsing it. */
 export interface ChunkText {
   /** The text to send: the public model, and no `"usage":null` when the client did not ask. */
@@ -105,10 +107,6 @@ function closingQuote(text: string, from: number): number {
 
 /** A JSON string literal's value; null when it is not one. */
 function stringLiteral(literal: string): string | null {
-  try {
-    const value: unknown = JSON.parse(literal);
-    return typeof value === 'string' ? value : null;
-  } catch {
-    return null;
-  }
+  const value = parseJson(literal);
+  return typeof value === 'string' ? value : null;
 }

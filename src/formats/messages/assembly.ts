@@ -4,7 +4,7 @@
  */
 
 import type { Json } from '../json.ts';
-import { isRecord } from '../json.ts';
+import { isRecord, parseJson } from '../json.ts';
 import { openIf, type Progress, StreamAssembler } from '../stream-assembler.ts';
 import type { StreamEvent } from '../stream-event.ts';
 import { type AnthropicMessage, anthropicMessageSchema } from './wire.ts';
@@ -135,13 +135,4 @@ function appendText(block: Json, field: string, text: unknown): boolean {
   if (typeof current !== 'string' || typeof text !== 'string') return false;
   block[field] = current + text;
   return true;
-}
-
-/** The value of a JSON text; undefined (which JSON cannot spell) when it is not JSON. */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
