@@ -78,6 +78,12 @@ async function runReferences(session: BenchSession): Promise<void> {
   }
 }
 
+/** The signals that stop the harness, with the exit status a shell gives a process they end. */
+const EXIT_SIGNALS = [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const;
+
 /**
  * Ctrl-C reaches every child through the terminal's process group; the storage is ours to drop, and
  * Redis and Postgres, pinned for the run, get their own affinity back (synchronously, first: the
@@ -88,10 +94,7 @@ function cleanUpOnExit(storage: BenchStorage, services: LocalServices): void {
     const restored = services.restore();
     if (restored !== null) process.stderr.write(`[bench] Redis/Postgres: ${restored}\n`);
   };
-  for (const [signal, code] of [
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const) {
+  for (const [signal, code] of EXIT_SIGNALS) {
     process.once(signal, () => {
       restore();
       void storage.cleanup().finally(() => process.exit(code));
@@ -220,10 +223,7 @@ function selectedEntries(): string[] {
  * tables' own handler (cleanUpOnExit) is there, it exits once the storage is dropped.
  */
 function stopChildrenOnExit(): void {
-  for (const [signal, code] of [
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const) {
+  for (const [signal, code] of EXIT_SIGNALS) {
     process.once(signal, () => {
       killRunningChildren();
       if (process.listenerCount(signal) === 0) process.exit(code);
