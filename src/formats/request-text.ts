@@ -1,4 +1,4 @@
-import { isJsonSpace } from './answer-text.ts';
+import { topLevelMembers, withValueReplaced, writtenKind } from './json-members.ts';
 
 /**
  * The client's JSON text (its bytes, valid UTF-8), kept beside its parsed body so that a native
@@ -56,86 +56,15 @@ export function carryRequestText(validated: object, parsed: unknown): void {
   if (text !== undefined && sameJson(validated, parsed)) rememberRequestText(validated, text.bytes);
 }
 
-const QUOTE = 34;
-const BACKSLASH = 92;
-const COLON = 58;
-const MODEL_KEY = Buffer.from('"model"');
-
-function skipSpace(text: Buffer, at: number): number {
-  let i = at;
-  while (isJsonSpace(text[i])) i++;
-  return i;
-}
-
 /**
- * Index just past the JSON string whose opening quote is at `at`, or -1 (unterminated). Bytes, not
- * characters: a quote or a backslash is never part of a longer UTF-8 sequence.
+ * `text` with its top-level `model` set to `model`, or null when the edit cannot be proven right:
+ * the text is an object whose one top-level `model` key, written plainly, has a string value
+ * (topLevelMembers says when a key found is the one a parser reads).
  */
-function stringEnd(text: Buffer, at: number): number {
-  for (let quote = text.indexOf(QUOTE, at + 1); quote !== -1; quote = text.indexOf(QUOTE, quote + 1)) {
-    let backslashes = 0;
-    while (text[quote - 1 - backslashes] === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return quote + 1;
-  }
-  return -1;
-}
-
-function hasBackslash(text: Buffer, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (text[i] === BACKSLASH) return true;
-  return false;
-}
-
-/**
- * Where the string value of the top-level `model` key is in `text`: [start, end) of the value
- * with its quotes. Null unless it is provably the one: the text is an object, exactly one of its
- * top-level keys is written `"model"`, no top-level key is written with an escape (an escaped
- * `"mod\u0065l"` would be the same key, unseen), and its value is a string. Strings are jumped
- * with indexOf, so a megabyte of message content costs no byte loop.
- */
-function topLevelModelValue(text: Buffer): [number, number] | null {
-  let i = skipSpace(text, 0);
-  if (text[i] !== 123) return null;
-  let depth = 0;
-  let found: [number, number] | null = null;
-  while (i < text.length) {
-    const code = text[i];
-    if (code !== QUOTE) {
-      if (code === 123 || code === 91) depth++;
-      else if (code === 125 || code === 93) depth--;
-      i++;
-      continue;
-    }
-    const end = stringEnd(text, i);
-    if (end === -1) return null;
-    const afterKey = skipSpace(text, end);
-    if (depth !== 1 || text[afterKey] !== COLON) {
-      i = end;
-      continue;
-    }
-    if (hasBackslash(text, i, end)) return null;
-    if (end - i !== MODEL_KEY.length || MODEL_KEY.compare(text, i, end) !== 0) {
-      i = end;
-      continue;
-    }
-    const valueStart = skipSpace(text, afterKey + 1);
-    if (found !== null || text[valueStart] !== QUOTE) return null;
-    const valueEnd = stringEnd(text, valueStart);
-    if (valueEnd === -1) return null;
-    found = [valueStart, valueEnd];
-    i = valueEnd;
-  }
-  return depth === 0 ? found : null;
-}
-
-/** `text` with its top-level `model` set to `model`, or null when the edit cannot be proven right. */
 export function requestTextWithModel(text: Buffer, model: string): Buffer | null {
-  const value = topLevelModelValue(text);
-  if (value === null) return null;
-  return Buffer.concat([
-    text.subarray(0, value[0]),
-    Buffer.from(JSON.stringify(model)),
-    text.subarray(value[1]),
-  ]);
+  const value = topLevelMembers(text)?.get('model');
+  if (value === undefined || writtenKind(text, value) !== 'string') return null;
+  return withValueReplaced(text, value, model);
 }
 
 /** `upstream` holds the fields the text was remembered with (the same references), bar a string `model`. */

@@ -10,6 +10,7 @@ import type { PriceLookups } from '../catalog/price-lookup.ts';
 import type { ErrorClass } from '../errors/error-classes.ts';
 import type { ErrorCode } from '../errors/error-codes.ts';
 import type { ContentFilterHit } from '../formats/content-filter.ts';
+import type { Span } from '../formats/json-members.ts';
 import { OPERATIONS, type Operation } from '../formats/operation.ts';
 import type { StreamEvent } from '../formats/stream-event.ts';
 import type { Usage } from '../formats/usage.ts';
@@ -133,6 +134,13 @@ export interface BuildRequestInput<Body> {
   clientHeaders?: Readonly<Record<string, string>>;
 }
 
+/** A native JSON answer as read from its bytes (OperationAdapter.readPassedOn). */
+export interface PassedOnAnswer {
+  usage: Usage;
+  /** Where the answer's top-level `model` string is written, quotes included, in bytes. */
+  model: Span;
+}
+
 export interface OperationAdapter<Body = unknown, Answer = unknown> {
   buildRequest(input: BuildRequestInput<Body>): UpstreamRequest;
   /**
@@ -148,6 +156,13 @@ export interface OperationAdapter<Body = unknown, Answer = unknown> {
    * did; absent for an upstream whose answers name none (every provider but Azure OpenAI).
    */
   contentFilterOf?(answer: Answer): readonly ContentFilterHit[] | null;
+  /**
+   * What the gateway reads of a native JSON answer it passes on unparsed (docs/decisions/hot-path.md,
+   * Native answers not parsed): its usage and where its top-level model is written. Null when the
+   * answer's bytes are not provably of the operation's shape at their top level: the answer is then
+   * parsed and checked whole, as it always is without this.
+   */
+  readPassedOn?(bytes: Buffer): PassedOnAnswer | null;
   /**
    * Present when the upstream can stream this operation. `body` is the body given to
    * buildRequest: a decoder reads the client's own stream options from it (chat: whether the

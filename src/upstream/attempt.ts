@@ -1,7 +1,9 @@
+import { isUtf8 } from 'node:buffer';
 import type { Deployment } from '../deployments/deployment.ts';
 import { catalogEntryOf } from '../deployments/deployment-catalog.ts';
 import { answerBytesWithModel } from '../formats/answer-text.ts';
 import { isRecord } from '../formats/json.ts';
+import { withValueReplaced } from '../formats/json-members.ts';
 import { shareRequestText } from '../formats/request-text.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import { type EndpointBody, multipartUploadOf } from '../pipeline/endpoint.ts';
@@ -108,10 +110,12 @@ async function jsonResult(
   maxAnswerBytes: number,
 ): Promise<AttemptResult> {
   const bytes = await readAnswerBytes(response, input.signal, maxAnswerBytes);
-  const text = bytes.toString('utf8');
   // A text answer (transcription text, srt, vtt) is never JSON-parsed: "42" is a transcript.
   // The adapter decides whether its operation may answer text (image answers may not).
   const contentType = textType(response.headers['content-type']);
+  const passed = contentType === null ? passedOnResult(input, bytes) : null;
+  if (passed !== null) return passed;
+  const text = bytes.toString('utf8');
   const upstreamAnswer = contentType === null ? parseUpstreamBody(text) : text;
   const parsed = input.plan.adapter.parseResponse(upstreamAnswer, input.target, sentBody);
   const usage = input.plan.adapter.usageOf(parsed);
@@ -128,6 +132,33 @@ async function jsonResult(
   const filtered = input.plan.adapter.contentFilterOf?.(parsed);
   if (filtered != null) result.contentFilter = filtered;
   return result;
+}
+
+/**
+ * A native answer passed on unparsed (docs/decisions/hot-path.md, Native answers not parsed): its
+ * bytes with the model renamed, its usage read from them, parsed only if a stage reads `answer`
+ * (an extension's afterUpstream, a payload sample). Null where the route or the bytes do not
+ * allow it: a translated route, an upstream with a content filter to read, an operation with no
+ * way to read its answers unparsed, bytes that are not UTF-8 or not provably of its shape.
+ */
+function passedOnResult(input: AttemptInput, bytes: Buffer): JsonResult | null {
+  const { adapter, kind } = input.plan;
+  if (kind !== 'native' || adapter.readPassedOn === undefined || adapter.contentFilterOf !== undefined) {
+    return null;
+  }
+  const read = isUtf8(bytes) ? adapter.readPassedOn(bytes) : null;
+  if (read === null) return null;
+  const json = withValueReplaced(bytes, read.model, input.body.model);
+  let answer: unknown;
+  return {
+    kind: 'json',
+    json,
+    usage: read.usage,
+    get answer() {
+      answer ??= parseUpstreamBody(json.toString('utf8'));
+      return answer;
+    },
+  };
 }
 
 /** A JSON answer that is an object: translated, or the upstream's own text bar the model name. */

@@ -4,8 +4,19 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createDeployment } from '../helpers/admin-api.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { createKey, recordedCostCents, waitUntil } from '../limits/support.ts';
 
-/** What the upstream answers, byte for byte: its own field order, spacing and number forms. */
+const TOP = '"id":"chatcmpl-9","object":"chat.completion","created":1700000000,"model":"upstream-model"';
+const USAGE = '"usage":{"prompt_tokens":5,"completion_tokens":6,"total_tokens":11}';
+
+/**
+ * What the upstream answers, by the first segment of the path, byte for byte: its own field
+ * order, spacing and number forms. `odd-inside` is right at its top level and wrong inside (a
+ * role and a content no schema allows): a native answer is passed on unparsed (docs/decisions/
+ * hot-path.md, Native answers not parsed), so it reaches the client as the upstream wrote it, as
+ * through a proxy. `no-choices`, `usage-null` and `escaped-key` are not provably of the shape at
+ * their top level, so they are parsed and checked whole.
+ */
 const ANSWERS: Record<string, string> = {
   plain:
     '{ "id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000, "model": "upstream-model-2024",\n' +
@@ -15,7 +26,14 @@ const ANSWERS: Record<string, string> = {
     '{"id":"chatcmpl-2","object":"chat.completion","created":1,"model":"upstream-model-2024","choices":[{"index":0,' +
     '"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,' +
     '"total_tokens":2},"provider_extra":{"model":"upstream-model-2024"}}',
+  'odd-inside': `{${TOP},"choices":[{"index":0,"message":{"role":"robot","content":42},"finish_reason":"stop"}],${USAGE}}`,
+  'no-choices': `{${TOP},${USAGE}}`,
+  'usage-null': `{${TOP},"choices":[{"index":0,"message":{"role":"assistant","content":"two words"},"finish_reason":"stop"}],"usage":null}`,
+  'escaped-key': `{${TOP},"choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],${USAGE},"us\\u0061ge":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`,
 };
+
+/** 1 cent a token: a call's recorded cost in cents is its billed token count. */
+const CENT_A_TOKEN = { inputCentsPerMTok: 1_000_000, outputCentsPerMTok: 1_000_000 };
 
 describe('native JSON answers', () => {
   let gw: TestGateway;
@@ -31,40 +49,31 @@ describe('native JSON answers', () => {
           return;
         }
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(ANSWERS[req.url?.startsWith('/nested/') ? 'nested' : 'plain']);
+        res.end(ANSWERS[req.url?.split('/')[1] ?? '']);
       });
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const port = (upstream.address() as AddressInfo).port;
     gw = await startTestGateway({ redis: false });
-    await createDeployment(gw, {
-      publicModel: 'plain',
-      provider: 'openai-compatible',
-      upstreamModel: 'upstream-model-2024',
-      baseUrl: `http://127.0.0.1:${port}/v1`,
-    });
-    await createDeployment(gw, {
-      publicModel: 'nested',
-      provider: 'openai-compatible',
-      upstreamModel: 'upstream-model-2024',
-      baseUrl: `http://127.0.0.1:${port}/nested/v1`,
-    });
-    await createDeployment(gw, {
-      publicModel: 'cut',
-      provider: 'openai-compatible',
-      upstreamModel: 'upstream-model-2024',
-      baseUrl: `http://127.0.0.1:${port}/cut/v1`,
-    });
+    for (const name of [...Object.keys(ANSWERS), 'cut']) {
+      await createDeployment(gw, {
+        publicModel: name,
+        provider: 'openai-compatible',
+        upstreamModel: 'upstream-model-2024',
+        baseUrl: `http://127.0.0.1:${port}/${name}/v1`,
+        pricing: CENT_A_TOKEN,
+      });
+    }
   });
   after(async () => {
     await gw?.close();
     upstream?.close();
   });
 
-  async function send(model: string): Promise<Response> {
+  async function send(model: string, key = gw.masterKey): Promise<Response> {
     return fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${gw.masterKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
     });
   }
@@ -92,5 +101,54 @@ describe('native JSON answers', () => {
     assert.equal(res.status, 502);
     assert.equal(answer.error.code, 'upstream_error');
     assert.ok(!answer.error.message.includes('chatcmpl-1'), answer.error.message);
+  });
+
+  async function sent(model: string, key: string): Promise<{ status: number; text: string }> {
+    const res = await send(model, key);
+    return { status: res.status, text: await res.text() };
+  }
+
+  it('passes an answer right at its top level on as written, and bills the usage it names', async () => {
+    const key = await createKey(gw);
+    const answer = await sent('odd-inside', key.key);
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.text, ANSWERS['odd-inside'].replace('"upstream-model"', '"odd-inside"'));
+    const databaseUrl = gw.database!.url;
+    await waitUntil(
+      async () => (await recordedCostCents(databaseUrl, key.id)).calls === 1,
+      'the call recorded',
+    );
+    assert.deepEqual(await recordedCostCents(databaseUrl, key.id), { calls: 1, cents: 11 });
+  });
+
+  it('still refuses an answer without the members its format requires', async () => {
+    const answer = await sent('no-choices', gw.masterKey);
+    assert.equal(answer.status, 502, answer.text);
+    assert.ok(!answer.text.includes('chatcmpl-9'), answer.text);
+  });
+
+  it('parses an answer without usage whole, and bills what it counts', async () => {
+    const key = await createKey(gw);
+    const answer = await sent('usage-null', key.key);
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(JSON.parse(answer.text).model, 'usage-null');
+    const databaseUrl = gw.database!.url;
+    await waitUntil(
+      async () => (await recordedCostCents(databaseUrl, key.id)).calls === 1,
+      'the call recorded',
+    );
+    assert.ok((await recordedCostCents(databaseUrl, key.id)).cents > 0);
+  });
+
+  it('parses an answer with an escaped key whole, billing the usage a parser reads (the last)', async () => {
+    const key = await createKey(gw);
+    const answer = await sent('escaped-key', key.key);
+    assert.equal(answer.status, 200, answer.text);
+    const databaseUrl = gw.database!.url;
+    await waitUntil(
+      async () => (await recordedCostCents(databaseUrl, key.id)).calls === 1,
+      'the call recorded',
+    );
+    assert.deepEqual(await recordedCostCents(databaseUrl, key.id), { calls: 1, cents: 2 });
   });
 });

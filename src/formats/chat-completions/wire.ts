@@ -210,7 +210,7 @@ export interface ChatCompletionChunk {
   usage?: ChatUsage | null;
 }
 
-const usageSchema = z.looseObject({
+export const usageSchema = z.looseObject({
   prompt_tokens: z.number(),
   completion_tokens: z.number(),
   total_tokens: z.number(),

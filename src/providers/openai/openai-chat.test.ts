@@ -97,6 +97,63 @@ describe('openai chat.completions: response', () => {
   });
 });
 
+describe('openai chat.completions: answers read unparsed', () => {
+  /** Chat completions as an upstream may write them: any content, extra members, nested `usage` keys. */
+  const completion = fc.record({
+    id: fc.string(),
+    object: fc.constant('chat.completion'),
+    created: fc.integer({ min: 0 }),
+    model: fc.string({ unit: 'binary' }),
+    choices: fc.array(
+      fc.record({
+        index: fc.nat(),
+        message: fc.record({
+          role: fc.constant('assistant'),
+          content: fc.oneof(fc.string({ unit: 'binary' }), fc.constant('"usage": {"prompt_tokens": 1}')),
+        }),
+        finish_reason: fc.constant('stop'),
+        usage: fc.jsonValue(),
+      }),
+      { maxLength: 3 },
+    ),
+    usage: fc.record({
+      prompt_tokens: fc.nat(),
+      completion_tokens: fc.nat(),
+      total_tokens: fc.nat(),
+      prompt_tokens_details: fc.option(fc.record({ cached_tokens: fc.nat() }), { nil: undefined }),
+    }),
+    extra: fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
+  });
+
+  test('reads the usage and the model a parser reads, for any answer and spelling', () => {
+    fc.assert(
+      fc.property(completion, fc.boolean(), (answer, indented) => {
+        const bytes = Buffer.from(JSON.stringify(answer, null, indented ? 2 : undefined));
+        const read = chat.readPassedOn!(bytes);
+        assert.notEqual(read, null);
+        assert.deepEqual(read!.usage, chat.usageOf(chat.parseResponse(JSON.parse(bytes.toString()), target)));
+        assert.equal(JSON.parse(bytes.toString('utf8', read!.model[0], read!.model[1])), answer.model);
+      }),
+    );
+  });
+
+  test('reads nothing from an answer whose top level is not a completion with usage', () => {
+    const recorded = JSON.parse(fixture('chat-completion.json').toString());
+    const { choices: _choices, ...noChoices } = recorded;
+    for (const answer of [
+      noChoices,
+      { ...recorded, object: 'list' },
+      { ...recorded, created: '1' },
+      { ...recorded, usage: null },
+      { ...recorded, usage: { prompt_tokens: 'many' } },
+      { ...recorded, model: 7 },
+    ]) {
+      assert.equal(chat.readPassedOn!(Buffer.from(JSON.stringify(answer))), null, JSON.stringify(answer));
+    }
+    assert.notEqual(chat.readPassedOn!(Buffer.from(JSON.stringify(recorded))), null);
+  });
+});
+
 describe('openai chat.completions: stream decoder', () => {
   test('a client that asked for usage gets every chunk, the usage chunk and [DONE]', () => {
     const decoder = eventReaderOf(

@@ -3,13 +3,30 @@ import {
   type ChatCompletionRequest,
   chatCompletionSchema,
   type UpstreamChatCompletion,
+  usageSchema,
 } from '../../formats/chat-completions/wire.ts';
+import type { Usage } from '../../formats/usage.ts';
 import type { OperationAdapter } from '../types.ts';
 import { type ChatChunkNormaliser, OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
 import { OPENAI_PATHS } from './openai-config.ts';
 import type { OpenAIEndpoint } from './openai-endpoint.ts';
 import { openAIJsonAdapter } from './openai-json-adapter.ts';
 import { stripChatExtensions } from './strip-chat-extensions.ts';
+
+/** The top level chatCompletionSchema requires of an answer passed on unparsed (its `usage` is read whole). */
+const PASSED_ON_MEMBERS = {
+  id: 'string',
+  object: { text: '"chat.completion"' },
+  created: 'number',
+  model: 'string',
+  choices: 'array',
+  usage: 'object',
+} as const;
+
+function passedOnUsage(usage: unknown): Usage | null {
+  const checked = usageSchema.safeParse(usage);
+  return checked.success ? usageFromChat(checked.data) : null;
+}
 
 /** What a provider speaking OpenAI's Chat with its own additions (Azure) changes of the adapter. */
 export interface ChatVariant {
@@ -33,6 +50,7 @@ export function openAIChatAdapter(
     path: OPENAI_PATHS['chat.completions'],
     answer: chatCompletionSchema,
     usageOf: (answer) => usageFromChat(answer.usage),
+    passedOn: { members: PASSED_ON_MEMBERS, usageOf: passedOnUsage },
     contentFilterOf: variant.contentFilterOf,
     prepare(input, stream) {
       const body = endpoint.takesChatExtensions === true ? input : stripChatExtensions(input);

@@ -1,9 +1,12 @@
 import type { z } from 'zod';
+import { parseJson } from '../../formats/json.ts';
+import { type MemberRule, membersFollow, topLevelMembers } from '../../formats/json-members.ts';
 import { upstreamJson } from '../../formats/request-text.ts';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type {
   DeploymentTarget,
   OperationAdapter,
+  PassedOnAnswer,
   StreamDecoder,
   StreamDecoderCall,
   UpstreamRequest,
@@ -17,6 +20,15 @@ export interface OpenAIJsonOperation<Body, Answer> {
   /** Validates a 2xx answer (loosely: unknown fields pass through). */
   answer: z.ZodType<Answer>;
   usageOf(answer: Answer): Usage | null;
+  /**
+   * Present for an operation whose native answers may be passed on unparsed
+   * (OperationAdapter.readPassedOn): the top-level members its schema requires, and its usage read
+   * from the `usage` member alone (null when that is not a usage the operation knows).
+   */
+  passedOn?: {
+    members: Readonly<Record<string, MemberRule>>;
+    usageOf(usage: unknown): Usage | null;
+  };
   /** Present for an upstream whose answers name what its content filter withheld (Azure). */
   contentFilterOf?: OperationAdapter<Body, Answer>['contentFilterOf'];
   /** Upstream-only additions to the body, on a copy (e.g. chat's stream_options). */
@@ -56,7 +68,23 @@ export function openAIJsonAdapter<Body extends object, Answer>(
     },
     usageOf: (answer) => operation.usageOf(answer),
   };
+  const { passedOn } = operation;
+  if (passedOn) adapter.readPassedOn = (bytes) => readPassedOn(bytes, passedOn);
   if (operation.createStreamDecoder) adapter.createStreamDecoder = operation.createStreamDecoder;
   if (operation.contentFilterOf) adapter.contentFilterOf = operation.contentFilterOf;
   return adapter;
+}
+
+/** The answer's usage and model span, read without parsing it (OperationAdapter.readPassedOn). */
+function readPassedOn(
+  bytes: Buffer,
+  shape: NonNullable<OpenAIJsonOperation<unknown, unknown>['passedOn']>,
+): PassedOnAnswer | null {
+  const members = topLevelMembers(bytes);
+  if (members === null || !membersFollow(bytes, members, shape.members)) return null;
+  const model = members.get('model');
+  const usageAt = members.get('usage');
+  if (model === undefined || usageAt === undefined) return null;
+  const usage = shape.usageOf(parseJson(bytes.toString('utf8', usageAt[0], usageAt[1])));
+  return usage === null ? null : { usage, model };
 }

@@ -1,0 +1,146 @@
+import { isJsonSpace } from './answer-text.ts';
+
+/** Where a value is written in a JSON text: [start, end) in bytes, brackets or quotes included. */
+export type Span = readonly [number, number];
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COLON = 58;
+const COMMA = 44;
+const OPEN_OBJECT = 123;
+const CLOSE_OBJECT = 125;
+const OPEN_ARRAY = 91;
+const CLOSE_ARRAY = 93;
+
+function skipSpace(text: Buffer, at: number): number {
+  let i = at;
+  while (isJsonSpace(text[i])) i++;
+  return i;
+}
+
+/**
+ * Index just past the JSON string whose opening quote is at `at`, or -1 (unterminated). Bytes, not
+ * characters: a quote or a backslash is never part of a longer UTF-8 sequence. Jumps with indexOf,
+ * so a megabyte of text costs no byte loop.
+ */
+function stringEnd(text: Buffer, at: number): number {
+  for (let quote = text.indexOf(QUOTE, at + 1); quote !== -1; quote = text.indexOf(QUOTE, quote + 1)) {
+    let backslashes = 0;
+    while (text[quote - 1 - backslashes] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+  }
+  return -1;
+}
+
+function hasBackslash(text: Buffer, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (text[i] === BACKSLASH) return true;
+  return false;
+}
+
+/** Index just past the object or array opened at `at`, its strings jumped; -1 when unbalanced. */
+function containerEnd(text: Buffer, at: number): number {
+  let depth = 0;
+  let i = at;
+  while (i < text.length) {
+    const code = text[i];
+    if (code === QUOTE) {
+      i = stringEnd(text, i);
+      if (i === -1) return -1;
+      continue;
+    }
+    if (code === OPEN_OBJECT || code === OPEN_ARRAY) depth++;
+    else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+    i++;
+  }
+  return -1;
+}
+
+const ENDS_A_WORD = new Set([COMMA, CLOSE_OBJECT, CLOSE_ARRAY, OPEN_OBJECT, OPEN_ARRAY, QUOTE, COLON]);
+
+/** Index just past the value starting at `at` (a string, a container, or a bare word or number); -1 when there is none. */
+function valueEnd(text: Buffer, at: number): number {
+  const code = text[at];
+  if (code === QUOTE) return stringEnd(text, at);
+  if (code === OPEN_OBJECT || code === OPEN_ARRAY) return containerEnd(text, at);
+  let i = at;
+  while (i < text.length && !isJsonSpace(text[i]) && !ENDS_A_WORD.has(text[i])) i++;
+  return i === at ? -1 : i;
+}
+
+/**
+ * The top-level members of a JSON object's text, each key (as written) with where its value is,
+ * found without parsing: strings are jumped, brackets counted, nothing else is checked. Null
+ * unless the text is one object of `"key": value` members: a key written with an escape (an
+ * escaped `"mod\u0065l"` is the same key as `"model"`, unseen) or written twice (JSON.parse
+ * keeps the last) makes it null, so a key found here is the one a parser would read.
+ */
+export function topLevelMembers(text: Buffer): Map<string, Span> | null {
+  let i = skipSpace(text, 0);
+  if (text[i] !== OPEN_OBJECT) return null;
+  const members = new Map<string, Span>();
+  i = skipSpace(text, i + 1);
+  if (text[i] === CLOSE_OBJECT) return skipSpace(text, i + 1) === text.length ? members : null;
+  for (;;) {
+    if (text[i] !== QUOTE) return null;
+    const keyEnd = stringEnd(text, i);
+    if (keyEnd === -1 || hasBackslash(text, i, keyEnd)) return null;
+    const key = text.toString('utf8', i + 1, keyEnd - 1);
+    const colon = skipSpace(text, keyEnd);
+    if (text[colon] !== COLON || members.has(key)) return null;
+    const start = skipSpace(text, colon + 1);
+    const end = valueEnd(text, start);
+    if (end === -1) return null;
+    members.set(key, [start, end]);
+    i = skipSpace(text, end);
+    if (text[i] === CLOSE_OBJECT) return skipSpace(text, i + 1) === text.length ? members : null;
+    if (text[i] !== COMMA) return null;
+    i = skipSpace(text, i + 1);
+  }
+}
+
+/** `text` with the value at `span` replaced by `value` serialised. */
+export function withValueReplaced(text: Buffer, span: Span, value: unknown): Buffer {
+  return Buffer.concat([
+    text.subarray(0, span[0]),
+    Buffer.from(JSON.stringify(value)),
+    text.subarray(span[1]),
+  ]);
+}
+
+/** The kind of value written at `span`, read from its first byte. */
+export function writtenKind(text: Buffer, span: Span): 'string' | 'object' | 'array' | 'other' {
+  const code = text[span[0]];
+  if (code === QUOTE) return 'string';
+  if (code === OPEN_OBJECT) return 'object';
+  return code === OPEN_ARRAY ? 'array' : 'other';
+}
+
+/**
+ * How a member must be written: a kind of value, or exactly this JSON text (a literal such as
+ * `"chat.completion"`).
+ */
+export type MemberRule = 'string' | 'number' | 'array' | 'object' | { text: string };
+
+const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+
+function follows(text: Buffer, span: Span, rule: MemberRule): boolean {
+  if (typeof rule === 'object') return text.toString('utf8', span[0], span[1]) === rule.text;
+  if (rule === 'number') return NUMBER.test(text.toString('latin1', span[0], span[1]));
+  return writtenKind(text, span) === rule;
+}
+
+/** Every member `rules` names is there and written as its rule says. */
+export function membersFollow(
+  text: Buffer,
+  members: ReadonlyMap<string, Span>,
+  rules: Readonly<Record<string, MemberRule>>,
+): boolean {
+  for (const [key, rule] of Object.entries(rules)) {
+    const span = members.get(key);
+    if (span === undefined || !follows(text, span, rule)) return false;
+  }
+  return true;
+}
