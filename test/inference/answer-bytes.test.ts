@@ -27,6 +27,7 @@ const ANSWERS: Record<string, string> = {
     '"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,' +
     '"total_tokens":2},"provider_extra":{"model":"upstream-model-2024"}}',
   'odd-inside': `{${TOP},"choices":[{"index":0,"message":{"role":"robot","content":42},"finish_reason":"stop"}],${USAGE}}`,
+  large: `{${TOP},"choices":[{"index":0,"message":{"role":"assistant","content":"${'words '.repeat(40_000)}"},"finish_reason":"stop"}],${USAGE}}`,
   'no-choices': `{${TOP},${USAGE}}`,
   'usage-null': `{${TOP},"choices":[{"index":0,"message":{"role":"assistant","content":"two words"},"finish_reason":"stop"}],"usage":null}`,
   'escaped-key': `{${TOP},"choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],${USAGE},"us\\u0061ge":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`,
@@ -119,6 +120,24 @@ describe('native JSON answers', () => {
       'the call recorded',
     );
     assert.deepEqual(await recordedCostCents(databaseUrl, key.id), { calls: 1, cents: 11 });
+  });
+
+  it('never parses a passed-on answer whole on its way to the client', async () => {
+    const lengths: number[] = [];
+    const parse = JSON.parse;
+    JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
+      lengths.push(String(text).length);
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    let text: string;
+    try {
+      text = await call('large');
+    } finally {
+      JSON.parse = parse;
+    }
+    assert.equal(text, ANSWERS.large.replace('"upstream-model"', '"large"'));
+    const longest = Math.max(0, ...lengths);
+    assert.ok(longest < ANSWERS.large.length / 10, `a text of ${longest} characters was parsed`);
   });
 
   it('still refuses an answer without the members its format requires', async () => {

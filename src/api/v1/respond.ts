@@ -23,7 +23,7 @@ export async function writeAnswer(
     if (result.textContentType !== undefined && typeof result.answer === 'string') {
       writeText(res, ctx.responseHeaders, result.answer, result.textContentType);
     } else {
-      writeJson(res, ctx.responseHeaders, result.answer, result.json);
+      writeJson(res, ctx.responseHeaders, result);
     }
     return { status: 200, error: null, streamBroken: false };
   }
@@ -59,14 +59,16 @@ export async function writeAnswer(
   }
 }
 
-/** Writes a JSON answer: `json` when the answer's text or bytes are already known, else `answer` serialised. */
+/**
+ * Writes a JSON answer: `json` when the answer's text or bytes are already known, else `answer`
+ * serialised. `answer` is read only then: a native answer passed on unparsed makes it on first read.
+ */
 function writeJson(
   res: ServerResponse,
   headers: Record<string, string>,
-  answer: unknown,
-  json?: string | Buffer,
+  result: { answer: unknown; json?: string | Buffer },
 ): void {
-  const body = json ?? JSON.stringify(answer);
+  const body = result.json ?? JSON.stringify(result.answer);
   res.writeHead(200, {
     ...headers,
     'content-type': 'application/json',
