@@ -1,4 +1,3 @@
-import { applyAtStart } from '../declarative/apply-at-start.ts';
 import { ConfigFileError } from '../declarative/config-file-error.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import type { FeatureModule } from '../pipeline/feature-module.ts';
@@ -106,7 +105,11 @@ async function reachAndLoad(
   logger.info('database reachable: loading the configuration from it');
   try {
     const file = runtime.config.configFile;
-    if (file !== undefined) await applyAtStart(runtime, file, logger);
+    if (file !== undefined) {
+      // Imported only with a CONFIG_FILE, as at start (gateway.ts).
+      const { applyAtStart } = await import('../declarative/apply-at-start.ts');
+      await applyAtStart(runtime, file, logger);
+    }
     await resources.directory.load();
     await resources.routerSettings.load();
     await features.extensions.runtime.load();

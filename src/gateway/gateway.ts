@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { Authenticator } from '../auth/authenticator.ts';
 import { MasterKey } from '../auth/credentials.ts';
 import type { Config } from '../config.ts';
-import { applyAtStart } from '../declarative/apply-at-start.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import { rememberProcessSecret } from '../diagnostics/scrub-secrets.ts';
 import { assemblePipeline, type FeatureModule } from '../pipeline/feature-module.ts';
@@ -50,8 +49,12 @@ export async function buildGateway(
   // Before the directories load, so this process serves the file's configuration from its first
   // call; without Postgres it is applied when the database answers.
   const { configFile } = runtime.config;
-  if (configFile !== undefined && !runtime.databaseUnreachableAtStart)
+  if (configFile !== undefined && !runtime.databaseUnreachableAtStart) {
+    // Imported only with a CONFIG_FILE: the file's reader, planner and YAML parser are otherwise
+    // never needed by a serving process (docs/decisions/hot-path.md, Modules loaded only where used).
+    const { applyAtStart } = await import('../declarative/apply-at-start.ts');
     await applyAtStart(runtime, configFile, logger);
+  }
   const resources = await openResources(runtime, logger);
   const features = await openFeatures(runtime, resources, logger, overrides);
   const databaseWait = await databaseReturn(runtime, resources, features, logger);

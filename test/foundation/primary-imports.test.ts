@@ -41,3 +41,19 @@ describe('the cluster primary', () => {
     assert.ok(loaded.has('pino'), 'the walk reads the logger the primary does load');
   });
 });
+
+/**
+ * A serving worker loads a cloud SDK, the YAML config reader, PGlite or the OpenTelemetry SDK only
+ * when its configuration needs it, at first use (docs/decisions/hot-path.md, "Modules loaded only
+ * where used"): a gateway on Postgres and Redis with key-authenticated deployments holds none.
+ */
+describe('the serving worker', () => {
+  it('loads no cloud SDK, config-file reader, PGlite or OpenTelemetry SDK at start', () => {
+    const loaded = packagesLoadedBy(`${SRC}gateway/gateway.ts`);
+    const optional = [...loaded].filter((pkg) =>
+      /^(@aws-sdk\/|@azure\/|google-auth-library|yaml|@electric-sql\/|@opentelemetry\/(?!api$))/.test(pkg),
+    );
+    assert.deepEqual(optional, []);
+    assert.ok(loaded.has('fastify'), 'the walk reaches the modules a worker does load');
+  });
+});

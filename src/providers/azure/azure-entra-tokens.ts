@@ -13,12 +13,7 @@
  * (`disableInstanceDiscovery`): its metadata comes from its own OpenID configuration, never from a
  * discovery call to Microsoft's public cloud, which a sovereign or private authority cannot answer.
  */
-import {
-  ClientSecretCredential,
-  ManagedIdentityCredential,
-  type TokenCredential,
-  WorkloadIdentityCredential,
-} from '@azure/identity';
+import type { TokenCredential } from '@azure/identity';
 import { type AccessToken, credentialUnavailable, TokenCache } from '../shared/token-cache.ts';
 import type { DeploymentTarget } from '../types.ts';
 import { type AzureProviderOptions, azureOptionsOf, COGNITIVE_SERVICES_SCOPE } from './azure-config.ts';
@@ -44,16 +39,24 @@ export class AzureEntraTokens {
 }
 
 async function fetchEntraToken(target: DeploymentTarget): Promise<AccessToken> {
-  const credential = credentialFor(target.apiKey, azureOptionsOf(target.providerOptions).entra ?? {});
+  const credential = await credentialFor(target.apiKey, azureOptionsOf(target.providerOptions).entra ?? {});
   const token = await credential.getToken(COGNITIVE_SERVICES_SCOPE);
   if (token === null) throw new Error('Microsoft Entra ID gave no token');
   return { token: token.token, expiresAt: token.expiresOnTimestamp };
 }
 
-function credentialFor(
+/**
+ * `@azure/identity` is imported at the first token fetch, not at start: it is large (see
+ * docs/decisions/hot-path.md, Modules loaded only where used) and a gateway without an Entra ID
+ * deployment never needs it.
+ */
+async function credentialFor(
   clientSecret: string | null,
   entra: NonNullable<AzureProviderOptions['entra']>,
-): TokenCredential {
+): Promise<TokenCredential> {
+  const { ClientSecretCredential, ManagedIdentityCredential, WorkloadIdentityCredential } = await import(
+    '@azure/identity'
+  );
   const common = {
     ...(entra.authorityHost === undefined ? {} : { authorityHost: entra.authorityHost }),
     disableInstanceDiscovery: true,

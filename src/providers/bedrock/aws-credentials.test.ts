@@ -114,3 +114,23 @@ describe('AwsCredentialSources: assumed roles', () => {
     assert.equal(sts.requests.length, 0);
   });
 });
+
+describe('AwsCredentialSources: the default chain', () => {
+  const ENV = { AWS_ACCESS_KEY_ID: 'AKIDENVKEY0001', AWS_SECRET_ACCESS_KEY: 'env/secret+key' };
+  before(() => Object.assign(process.env, ENV));
+  after(() => {
+    for (const name of Object.keys(ENV)) delete process.env[name];
+  });
+
+  // The SDK is imported at the first need: calls arriving together before it is loaded must all
+  // get the chain's credentials.
+  test('concurrent first calls without a key all get the environment credentials', async () => {
+    const sources = new AwsCredentialSources();
+    const keyless: AwsCredentialNeed = { deploymentId: 'dep_env', apiKey: null, region: REGION };
+    const all = await Promise.all([1, 2, 3].map(() => sources.credentialsFor(keyless)));
+    for (const credentials of all) {
+      assert.equal(credentials.accessKeyId, ENV.AWS_ACCESS_KEY_ID);
+      assert.equal(credentials.secretAccessKey, ENV.AWS_SECRET_ACCESS_KEY);
+    }
+  });
+});

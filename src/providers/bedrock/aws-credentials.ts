@@ -5,7 +5,6 @@
  * memory only; a failure names the source and the error's name, never the SDK's text.
  */
 import { createHash } from 'node:crypto';
-import { fromNodeProviderChain, fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CredentialSource } from '../types.ts';
 import type { AwsCredentials } from './sigv4.ts';
@@ -72,15 +71,18 @@ export class AwsCredentialSources {
     return this.#fromChain('aws-default-chain', need.deploymentId);
   }
 
-  #chain(): AwsCredentialProvider {
+  async #chain(): Promise<AwsCredentialProvider> {
     // Made on first use, so the chain reads the environment of a process that is already set up.
-    this.#defaultChain ??= fromNodeProviderChain();
+    if (this.#defaultChain === undefined) {
+      const { fromNodeProviderChain } = await awsSdk();
+      this.#defaultChain ??= fromNodeProviderChain();
+    }
     return this.#defaultChain;
   }
 
   async #fromChain(source: CredentialSource, deploymentId: string): Promise<ExpiringAwsCredentials> {
     try {
-      return await this.#chain()();
+      return await (await this.#chain())();
     } catch (error) {
       throw unavailable(source, deploymentId, error);
     }
@@ -110,7 +112,7 @@ export class AwsCredentialSources {
         externalId: need.externalId,
         sessionName: `switchyard-${need.deploymentId}`.slice(0, 64),
         region: need.region,
-        base: need.apiKey ?? this.#chain(),
+        base: need.apiKey ?? (await this.#chain()),
       });
       cached.credentials = credentials;
       this.#dropExpired();
@@ -150,7 +152,17 @@ function roleCacheKey(need: AwsCredentialNeed, roleArn: string): string {
   return [need.deploymentId, roleArn, need.externalId ?? '', need.region, fingerprint].join('\n');
 }
 
+/**
+ * The SDK's credential providers, imported at the first need, not at start: the SDK is large (see
+ * docs/decisions/hot-path.md, Modules loaded only where used) and a gateway whose Bedrock
+ * deployments all carry keys, or that has none, never needs it.
+ */
+function awsSdk() {
+  return import('@aws-sdk/credential-providers');
+}
+
 async function assumeRoleWithSdk(request: AssumeRoleRequest): Promise<ExpiringAwsCredentials> {
+  const { fromTemporaryCredentials } = await awsSdk();
   const provider = fromTemporaryCredentials({
     params: {
       RoleArn: request.roleArn,

@@ -4,7 +4,7 @@
  * (application default credentials) when it has none, cached by the shared token cache
  * (shared/token-cache.ts: in memory only, fetched again before they expire).
  */
-import { GoogleAuth, gaxios, JWT } from 'google-auth-library';
+import type { GoogleAuth, gaxios } from 'google-auth-library';
 import { z } from 'zod';
 import { type AccessToken, credentialUnavailable, TokenCache } from '../shared/token-cache.ts';
 import type { DeploymentTarget } from '../types.ts';
@@ -51,13 +51,21 @@ export class VertexTokens {
   }
 }
 
+/**
+ * `google-auth-library` is imported at the first token fetch, not at start: it is large (see
+ * docs/decisions/hot-path.md, Modules loaded only where used) and a gateway without a Vertex AI
+ * deployment never needs it.
+ */
 async function fetchWithGoogleAuth(serviceAccountKey: string | null): Promise<AccessToken> {
+  const library = await import('google-auth-library');
   if (serviceAccountKey === null) {
     // The credentials file is found by the library (GOOGLE_APPLICATION_CREDENTIALS, gcloud's, the
     // metadata server); a key file among them keeps its own token_uri, as an explicit key does.
-    const auth: GoogleAuth = new GoogleAuth({
+    const auth: GoogleAuth = new library.GoogleAuth({
       scopes: [VERTEX_SCOPE],
-      clientOptions: { transporter: transporterFor(() => tokenUriOf(auth.jsonContent)) },
+      clientOptions: {
+        transporter: transporterFor(library.gaxios.Gaxios, () => tokenUriOf(auth.jsonContent)),
+      },
     });
     const client = await auth.getClient();
     const { token } = await client.getAccessToken();
@@ -65,12 +73,12 @@ async function fetchWithGoogleAuth(serviceAccountKey: string | null): Promise<Ac
     return { token, expiresAt: client.credentials.expiry_date ?? undefined };
   }
   const key = serviceAccountKeySchema.parse(JSON.parse(serviceAccountKey));
-  const jwt = new JWT({
+  const jwt = new library.JWT({
     email: key.client_email,
     key: key.private_key,
     keyId: key.private_key_id,
     scopes: [VERTEX_SCOPE],
-    transporter: transporterFor(() => key.token_uri),
+    transporter: transporterFor(library.gaxios.Gaxios, () => key.token_uri),
   });
   const credentials = await jwt.authorize();
   if (!credentials.access_token) throw new Error('the token endpoint gave no access token');
@@ -81,8 +89,11 @@ async function fetchWithGoogleAuth(serviceAccountKey: string | null): Promise<Ac
  * The key file's own `token_uri` is where its assertion goes (Private Service Connect endpoints, a
  * local fake); google-auth-library posts to Google's fixed endpoint, so its request is redirected.
  */
-function transporterFor(tokenUri: () => string | undefined): InstanceType<typeof gaxios.Gaxios> {
-  const transporter = new gaxios.Gaxios();
+function transporterFor(
+  Gaxios: typeof gaxios.Gaxios,
+  tokenUri: () => string | undefined,
+): InstanceType<typeof gaxios.Gaxios> {
+  const transporter = new Gaxios();
   transporter.interceptors.request.add({
     resolved: async (options) => {
       const target = tokenUri();
