@@ -43,7 +43,7 @@ const MEASURED_NODE_ARGS = ['--single-threaded-gc', '--no-memory-reducer'];
  * MEASURED_NODE_ARGS and BENCH_CALLGRIND_NODE_ARGS: e.g. `--perf-basic-prof`, whose
  * /tmp/perf-<pid>.map names the JIT's code in the callgrind files.
  */
-function measuredNodeArgs(): string[] {
+export function measuredNodeArgs(): string[] {
   const extra = (process.env.BENCH_CALLGRIND_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
   return [...MEASURED_NODE_ARGS, ...extra];
 }
@@ -81,7 +81,7 @@ export function hasValgrind(): boolean {
   );
 }
 
-function callgrindWrapper(outDir: string): string[] {
+export function callgrindWrapper(outDir: string): string[] {
   return [
     'valgrind',
     '--tool=callgrind',
