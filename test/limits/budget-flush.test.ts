@@ -89,6 +89,16 @@ describe('a Redis FLUSHDB while budget reservations are in flight (own redis-ser
     let served = 0;
     let worstCase = 0;
     let exhausted = false;
+    let flushed: Promise<void> | null = null;
+    // Regression (the precondition was polled every 25 ms and, on a loaded machine, calls finishing
+    // together closed its window between two polls): the flush is decided on each call served, the
+    // only moment the condition can become true. It is when the calls in flight hold the rest of the
+    // budget, so all of it is lost with them; a call counts in flight once it reached the fake.
+    const flushWhenHeld = () => {
+      if (flushed === null && served >= CALLS_IN_BUDGET - WORKERS + 1 && fake.requests.length - served >= 3) {
+        flushed = flushDb(redis.url);
+      }
+    };
     const deadline = Date.now() + 30_000;
     const worker = async (index: number) => {
       await sleep((index * LATENCY_MS) / WORKERS);
@@ -96,6 +106,7 @@ describe('a Redis FLUSHDB while budget reservations are in flight (own redis-ser
         try {
           await openai.chat.completions.create(BODY);
           served++;
+          flushWhenHeld();
         } catch (error) {
           const { code, message } = error as { code?: string; message: string };
           assert.ok(code === 'budget_reserved' || code === 'budget_exceeded', message);
@@ -105,17 +116,9 @@ describe('a Redis FLUSHDB while budget reservations are in flight (own redis-ser
         }
       }
     };
-    const flushed = (async () => {
-      // When the calls in flight hold the rest of the budget: all of it is lost with them. A call
-      // admitted is counted in flight once it reached the fake, which can be a moment after a
-      // call was served: wait for both, rather than read the count at the first.
-      await waitUntil(
-        async () => served >= CALLS_IN_BUDGET - WORKERS + 1 && fake.requests.length - served >= 3,
-        'calls served before the flush, and at least 3 in flight at the upstream',
-      );
-      await flushDb(redis.url);
-    })();
-    await Promise.all([flushed, ...Array.from({ length: WORKERS }, (_, i) => worker(i))]);
+    await Promise.all(Array.from({ length: WORKERS }, (_, i) => worker(i)));
+    assert.ok(flushed !== null, 'calls served before the flush, and at least 3 in flight at the upstream');
+    await flushed;
     fake.reset();
     assert.ok(exhausted, 'the budget ran out before the deadline');
     assert.ok(worstCase >= CALL_CENTS, `the worst case ${worstCase} covers a call's ${CALL_CENTS}`);
