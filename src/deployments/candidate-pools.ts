@@ -37,6 +37,8 @@ export interface PoolFacts {
   readonly smallestContextWindow: number | null;
   /** The capabilities every member's catalog entry declares. */
   readonly declaredByAll: ReadonlySet<Capability>;
+  /** Some member has its own `tpmLimit`: the router reserves the call's tokens under it. */
+  readonly tokenLimited: boolean;
 }
 
 /** The pool of a public model for an operation. */
@@ -94,16 +96,18 @@ function factsOf(candidates: readonly Candidate[]): PoolFacts {
   let unprofiled = true;
   let streams = true;
   let smallestContextWindow: number | null = null;
+  let tokenLimited = false;
   const declaredByAll = new Set(Object.keys(CAPABILITY_PARAMS) as Capability[]);
   for (const { deployment, plan } of candidates) {
     unprofiled &&= deployment.profile === null;
     streams &&= plan.adapter.createStreamDecoder !== undefined;
+    tokenLimited ||= deployment.tpmLimit !== null;
     const { contextWindow, capabilities } = catalogEntryOf(deployment);
     if (contextWindow !== null)
       smallestContextWindow = Math.min(smallestContextWindow ?? contextWindow, contextWindow);
     for (const capability of declaredByAll) if (!capabilities[capability]) declaredByAll.delete(capability);
   }
-  return Object.freeze({ unprofiled, streams, smallestContextWindow, declaredByAll });
+  return Object.freeze({ unprofiled, streams, smallestContextWindow, declaredByAll, tokenLimited });
 }
 
 /** True when the deployment is enabled and its profile allows the operation. */

@@ -1,8 +1,17 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { embeddingsInput } from './input-counters.ts';
 import { isRecord, type Json } from './json.ts';
 import type { Operation } from './operation.ts';
 import { OPERATION_SPECS } from './operation-spec.ts';
-import { ByteBoundCounter, CharCountCounter, type TextCounter, TokenCounter } from './token-counter.ts';
+import {
+  ByteBoundCounter,
+  CharCountCounter,
+  type JsonText,
+  SLICE_CHARS,
+  TextCollector,
+  type TextCounter,
+  TokenCounter,
+} from './token-counter.ts';
 
 /**
  * Pre-call token estimates, for the context-window check and for reserving TPM before the
@@ -26,13 +35,60 @@ export const LARGE_INPUT_CHARS = 1_048_576;
 
 /**
  * Estimated input tokens of a request in the operation's wire format. Image and audio
- * operations count only their text prompt (their cost is per image or per minute).
+ * operations count only their text prompt (their cost is per image or per minute). Counted at
+ * once: a caller on the request path uses `estimateInputTokensPaced`.
  */
 export function estimateInputTokens(operation: Operation, body: unknown): number {
   if (!isRecord(body)) return 0;
-  const byChars = new CharCountCounter();
-  const cheap = countInput(byChars, operation, body);
-  return byChars.chars > LARGE_INPUT_CHARS ? cheap : countInput(new TokenCounter(), operation, body);
+  const collected = new TextCollector();
+  const fixed = countInput(collected, operation, body);
+  if (collected.chars > LARGE_INPUT_CHARS) return fixed + collected.cheapTokens;
+  return fixed + countAtOnce(collected.texts);
+}
+
+/**
+ * The same estimate as `estimateInputTokens`, but when more than one slice of text is to be
+ * counted exactly, the slices are counted between turns of the event loop (a promise of the
+ * count): the exact count of 64 Ki characters holds the main thread for tens of milliseconds, every
+ * other call waiting (docs/decisions/hot-path.md, Tokenizer bounds). A small input is counted at
+ * once and its count returned as it is, so the common call awaits nothing.
+ */
+export function estimateInputTokensPaced(operation: Operation, body: unknown): number | Promise<number> {
+  if (!isRecord(body)) return 0;
+  const collected = new TextCollector();
+  const fixed = countInput(collected, operation, body);
+  if (collected.chars > LARGE_INPUT_CHARS) return fixed + collected.cheapTokens;
+  if (collected.chars <= SLICE_CHARS) return fixed + countAtOnce(collected.texts);
+  return countPaced(collected.texts).then((tokens) => fixed + tokens);
+}
+
+function countAtOnce(texts: readonly (string | JsonText)[]): number {
+  const counter = new TokenCounter();
+  let tokens = 0;
+  for (const text of texts) tokens += counter.count(String(text));
+  return tokens;
+}
+
+/** `TokenCounter.count` over the texts, cut at the same places, with a turn of the event loop between slices. */
+async function countPaced(texts: readonly (string | JsonText)[]): Promise<number> {
+  const counter = new TokenCounter();
+  let tokens = 0;
+  let sinceTurn = 0;
+  for (const item of texts) {
+    const text = String(item);
+    const exactLength = counter.exactLengthOf(text);
+    for (let start = 0; start < exactLength; start += SLICE_CHARS) {
+      const end = Math.min(start + SLICE_CHARS, exactLength);
+      if (sinceTurn + end - start > SLICE_CHARS) {
+        await nextTurn();
+        sinceTurn = 0;
+      }
+      tokens += counter.countSlice(text, start, end);
+      sinceTurn += end - start;
+    }
+    tokens += counter.extrapolate(text.length - exactLength);
+  }
+  return tokens;
 }
 
 /**

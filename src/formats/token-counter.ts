@@ -90,38 +90,58 @@ function countExact(text: string): number {
   return total + countTokens(rest, COUNT_OPTIONS);
 }
 
-/**
- * Counts the tokens of the strings of one request with the o200k_base encoding, exactly up to a
- * per-request budget of characters and by extrapolation beyond it. One instance per estimate.
- */
 /** What the request walkers of estimate-tokens.ts count with. */
 export interface TextCounter {
   count(text: string): number;
   countJson(value: unknown): number;
 }
 
+/**
+ * Characters (UTF-16 code units) the tokenizer is handed at a time: a text longer than this is
+ * counted slice by slice, cut where a slice ends (at most one token more per cut). The cuts are the
+ * same whether the slices are counted at once (`count`) or between turns of the event loop
+ * (estimate-tokens.ts, `estimateInputTokensPaced`), so both give the same count; a slice is the
+ * longest the tokenizer holds the main thread (docs/decisions/hot-path.md, Tokenizer bounds).
+ */
+export const SLICE_CHARS = 8_192;
+
+/**
+ * Counts the tokens of the strings of one request with the o200k_base encoding, exactly up to a
+ * per-request budget of characters and by extrapolation beyond it. One instance per estimate.
+ */
 export class TokenCounter implements TextCounter {
   #exactCharsLeft = EXACT_CHARS_BUDGET;
   #countedChars = 0;
   #countedTokens = 0;
 
+  /** How many characters of `text` are counted exactly; the rest is extrapolated. */
+  exactLengthOf(text: string): number {
+    return Math.min(text.length, this.#exactCharsLeft);
+  }
+
   count(text: string): number {
-    if (text.length === 0) return 0;
-    const exactLength = Math.min(text.length, this.#exactCharsLeft);
+    const exactLength = this.exactLengthOf(text);
     let tokens = 0;
-    if (exactLength > 0) {
-      tokens = countExact(exactLength === text.length ? text : text.slice(0, exactLength));
-      this.#exactCharsLeft -= exactLength;
-      this.#countedChars += exactLength;
-      this.#countedTokens += tokens;
+    for (let start = 0; start < exactLength; start += SLICE_CHARS) {
+      tokens += this.countSlice(text, start, Math.min(start + SLICE_CHARS, exactLength));
     }
-    const restLength = text.length - exactLength;
-    if (restLength > 0) {
-      const ratio =
-        this.#countedChars > 0 ? this.#countedTokens / this.#countedChars : DEFAULT_TOKENS_PER_CHAR;
-      tokens += Math.ceil(restLength * ratio);
-    }
+    return tokens + this.extrapolate(text.length - exactLength);
+  }
+
+  /** Counts `text` from `start` to `end` exactly, spending that much of the exact budget. */
+  countSlice(text: string, start: number, end: number): number {
+    const tokens = countExact(start === 0 && end === text.length ? text : text.slice(start, end));
+    this.#exactCharsLeft -= end - start;
+    this.#countedChars += end - start;
+    this.#countedTokens += tokens;
     return tokens;
+  }
+
+  /** Tokens of `chars` characters past the exact budget, at the ratio counted so far. */
+  extrapolate(chars: number): number {
+    if (chars <= 0) return 0;
+    const ratio = this.#countedChars > 0 ? this.#countedTokens / this.#countedChars : DEFAULT_TOKENS_PER_CHAR;
+    return Math.ceil(chars * ratio);
   }
 
   countJson(value: unknown): number {
@@ -157,6 +177,48 @@ export class CharCountCounter implements TextCounter {
     const chars = jsonChars(value);
     this.chars += chars;
     return Math.ceil(chars * DEFAULT_TOKENS_PER_CHAR);
+  }
+}
+
+/**
+ * Keeps the texts a request walker counts, in order, for counting afterwards: a walk with it
+ * returns the fixed allowances alone (message overheads, images), its texts' counts come from
+ * `countCollected`. Its `chars` and `cheapTokens` are what CharCountCounter would have counted,
+ * so one walk serves both the large-input estimate and the exact one.
+ */
+export class TextCollector implements TextCounter {
+  /** The texts, and the JSON values (counted as their JSON text), in the order walked. */
+  readonly texts: (string | JsonText)[] = [];
+  chars = 0;
+  cheapTokens = 0;
+
+  count(text: string): number {
+    if (text.length > 0) this.#keep(text, text.length);
+    return 0;
+  }
+
+  countJson(value: unknown): number {
+    if (value !== undefined && value !== null) this.#keep(new JsonText(value), jsonChars(value));
+    return 0;
+  }
+
+  #keep(text: string | JsonText, chars: number): void {
+    this.texts.push(text);
+    this.chars += chars;
+    this.cheapTokens += Math.ceil(chars * DEFAULT_TOKENS_PER_CHAR);
+  }
+}
+
+/** A JSON value kept by TextCollector, made text only when it is counted exactly. */
+export class JsonText {
+  readonly value: unknown;
+
+  constructor(value: unknown) {
+    this.value = value;
+  }
+
+  toString(): string {
+    return JSON.stringify(this.value);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { LimitHolder } from '../auth/principal.ts';
+import type { LimitHolder, VirtualKey } from '../auth/principal.ts';
 import {
   type CacheStore,
   CacheUnavailableError,
@@ -10,7 +10,7 @@ import {
 import type { CandidatePool } from '../deployments/candidate-pools.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-context.ts';
+import { type CallContext, pacedInputTokensOf } from '../pipeline/call-context.ts';
 import { CONTINUE, type Stage, type StageOutcome } from '../pipeline/stage.ts';
 import type { Operation } from '../providers/types.ts';
 import { ADMISSION, ADMISSION_STAGE, type Admission } from './admission.ts';
@@ -64,8 +64,15 @@ export function admitLimits(deps: AdmissionDeps): Stage {
 }
 
 async function admit(ctx: CallContext, deps: AdmissionDeps): Promise<StageOutcome> {
-  const plan = planOf(ctx, deps);
-  if (plan === null) return CONTINUE;
+  const key = limitedKey(ctx);
+  if (key === null) return CONTINUE;
+  const holders = key.team === null ? [key] : [key, key.team];
+  const estimating = holders.some((holder) => holder.tpmLimit !== null || holder.budgetCents !== null);
+  let inputTokens = estimating
+    ? pacedInputTokensOf(ctx, (op, body) => deps.model.estimateInputTokens(op, body))
+    : null;
+  if (inputTokens instanceof Promise) inputTokens = await inputTokens;
+  const plan = planOf(ctx, deps, key, inputTokens);
   const request = admissionRequest(ctx, plan, deps.leases.leaseMs);
   let decision = await deps.cache.admitCall(request);
   const missing = missingBudgets(plan, decision);
@@ -141,21 +148,24 @@ function hasLimits(holder: LimitHolder): boolean {
   return holder.rpmLimit !== null || holder.tpmLimit !== null || holder.budgetCents !== null;
 }
 
-function planOf(ctx: CallContext, deps: AdmissionDeps): AdmissionPlan | null {
+/** The call's virtual key when it or its team has a limit; else null (nothing to admit). */
+function limitedKey(ctx: CallContext): VirtualKey | null {
   if (ctx.principal.kind !== 'virtual') return null;
   const key = ctx.principal.key;
+  return hasLimits(key) || (key.team !== null && hasLimits(key.team)) ? key : null;
+}
+
+/** `inputTokens`: the call's input estimate, null when no TPM or budget needs it. */
+function planOf(
+  ctx: CallContext,
+  deps: AdmissionDeps,
+  key: VirtualKey,
+  inputTokens: number | null,
+): AdmissionPlan {
   const team = key.team;
-  if (!hasLimits(key) && (team === null || !hasLimits(team))) return null;
-  const holders = team === null ? [key] : [key, team];
   const operation = ctx.endpoint.operation;
-  const estimate = holders.every((holder) => holder.tpmLimit === null && holder.budgetCents === null)
-    ? null
-    : estimateCallTokens(
-        deps.model,
-        operation,
-        ctx.body,
-        estimatedInputTokensOf(ctx, (op, body) => deps.model.estimateInputTokens(op, body)),
-      );
+  const estimate =
+    inputTokens === null ? null : estimateCallTokens(deps.model, operation, ctx.body, inputTokens);
   let worstCase: number | undefined;
   const cents = (inputTokens: number): number => {
     worstCase ??= worstCaseCents(

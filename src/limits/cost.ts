@@ -1,6 +1,6 @@
 import type { ModelPricing } from '../catalog/model-pricing.ts';
 import type { Deployment, DeploymentPricing } from '../deployments/deployment.ts';
-import { estimateInputTokens, requestedOutputTokens } from '../formats/estimate-tokens.ts';
+import { estimateInputTokensPaced, requestedOutputTokens } from '../formats/estimate-tokens.ts';
 import { OPERATION_SPECS } from '../formats/operation-spec.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
 import { lookupCatalogEntry } from '../providers/catalog-entries.ts';
@@ -16,8 +16,11 @@ import { type InputBoundQuery, inputTokenBound } from './input-bound.ts';
 
 /** What the limits need from the model catalog (src/catalog/), narrowed to six functions. */
 export interface CostModel {
-  /** Pre-call estimate of the request's input tokens. */
-  estimateInputTokens(operation: Operation, body: EndpointBody): number;
+  /**
+   * Pre-call estimate of the request's input tokens; a promise when a large body is counted
+   * between turns of the event loop (formats/estimate-tokens.ts, estimateInputTokensPaced).
+   */
+  estimateInputTokens(operation: Operation, body: EndpointBody): number | Promise<number>;
   /** The most input tokens a deployment's provider may bill for the call (input-bound.ts). */
   inputTokenBound(query: InputBoundQuery): number;
   /** The output bound the body asks for (`max_tokens` and its kin); null when it sets none. */
@@ -69,7 +72,7 @@ export function computeCostCents(usage: Usage, pricing: ModelPricing | null): nu
  * each entry and follows scheduled price changes), token limits and the cost function.
  */
 export const catalogCostModel: CostModel = Object.freeze({
-  estimateInputTokens,
+  estimateInputTokens: estimateInputTokensPaced,
   inputTokenBound,
   requestedOutputTokens,
   catalogPricing: (provider: string, upstreamModel: string) =>

@@ -18,15 +18,14 @@ export interface TokenEstimate {
   outputTokens: number;
 }
 
-/** `knownInputTokens`: the estimate a pre-flight stage already made of this body, reused as it is. */
+/** `estimatedInputTokens`: the call's input estimate (call-context.ts, estimatedInputTokensOf). */
 export function estimateCallTokens(
   model: CostModel,
   operation: Operation,
   body: EndpointBody,
-  knownInputTokens?: number,
+  estimatedInputTokens: number,
 ): TokenEstimate {
-  const estimated = knownInputTokens ?? model.estimateInputTokens(operation, body);
-  const inputTokens = Math.max(0, Math.ceil(estimated));
+  const inputTokens = Math.max(0, Math.ceil(estimatedInputTokens));
   if (!OPERATION_SPECS[operation].textOutput) return { inputTokens, outputTokens: 0 };
   const requested = model.requestedOutputTokens(operation, body);
   const outputTokens =

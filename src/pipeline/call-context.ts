@@ -91,6 +91,28 @@ export interface CallOutcome {
   streamBroken: boolean;
 }
 
+/**
+ * The call's input estimate like `estimatedInputTokensOf`, from an estimate that may count a large
+ * body between turns of the event loop (a promise: formats/estimate-tokens.ts,
+ * estimateInputTokensPaced), so the count does not hold the main thread. A number when there is
+ * nothing to wait for (the estimate was made before, or now at once); kept on the context either way.
+ */
+export function pacedInputTokensOf(
+  ctx: CallContext,
+  estimate: (operation: Operation, body: EndpointBody) => number | Promise<number>,
+): number | Promise<number> {
+  if (ctx.estimatedInputTokens !== undefined) return ctx.estimatedInputTokens;
+  const tokens = estimate(ctx.endpoint.operation, ctx.body);
+  if (typeof tokens === 'number') {
+    ctx.estimatedInputTokens = tokens;
+    return tokens;
+  }
+  return tokens.then((counted) => {
+    ctx.estimatedInputTokens ??= counted;
+    return ctx.estimatedInputTokens;
+  });
+}
+
 /** The call's input estimate, computed at most once and kept on the context for every later reader. */
 export function estimatedInputTokensOf(
   ctx: CallContext,

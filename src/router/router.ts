@@ -1,12 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CacheStore } from '../cache/cache-store.ts';
-import type { Candidate } from '../deployments/candidate-pools.ts';
+import type { CandidatePool } from '../deployments/candidate-pools.ts';
 import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { estimateInputTokens } from '../formats/estimate-tokens.ts';
 import { catalogCostModel } from '../limits/cost.ts';
 import { estimateCallTokens, tpmReservation } from '../limits/token-reservation.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
-import { type CallContext, estimatedInputTokensOf } from '../pipeline/call-context.ts';
+import { type CallContext, estimatedInputTokensOf, pacedInputTokensOf } from '../pipeline/call-context.ts';
 import { callSlot } from '../pipeline/call-slot.ts';
 import { multipartUploadOf } from '../pipeline/endpoint.ts';
 import type { FeatureModule } from '../pipeline/feature-module.ts';
@@ -94,8 +95,13 @@ export class Router {
 
   async #route(ctx: CallContext): Promise<AttemptResult> {
     const settings = this.#deps.settings.current();
-    const pool = this.#poolOf(ctx);
+    const { candidates: pool, facts } = this.#poolOf(ctx);
     if (pool.length === 0) throw new GatewayError('model_not_found', { param: 'model' });
+    // A deployment's own TPM limit reads the input estimate: made here, so a large body's count is paced.
+    if (facts.tokenLimited) {
+      const tokens = pacedInputTokensOf(ctx, catalogCostModel.estimateInputTokens);
+      if (tokens instanceof Promise) await tokens;
+    }
     const tried = new Set<string>();
     const excluded = new Set<string>();
     let last: { error: GatewayError; deploymentId: string } | null = null;
@@ -124,12 +130,12 @@ export class Router {
   }
 
   /** The deployments of the model that serve the operation and that pre-flight left eligible. */
-  #poolOf(ctx: CallContext): readonly Candidate[] {
+  #poolOf(ctx: CallContext): Pick<CandidatePool, 'candidates' | 'facts'> {
     const pool = this.#deps.directory.poolOf(ctx.publicModel, ctx.endpoint.operation);
     const eligible = ctx.eligibleDeploymentIds;
     // Pre-flight hands on the pool's own id set when no check narrowed it.
-    if (eligible === undefined || eligible === pool.ids) return pool.candidates;
-    return pool.candidates.filter((c) => eligible.has(c.deployment.id));
+    if (eligible === undefined || eligible === pool.ids) return pool;
+    return { candidates: pool.candidates.filter((c) => eligible.has(c.deployment.id)), facts: pool.facts };
   }
 
   async #backoff(
@@ -194,7 +200,8 @@ function tokensOf(ctx: CallContext, limit: number): number {
       catalogCostModel,
       ctx.endpoint.operation,
       ctx.body,
-      estimatedInputTokensOf(ctx, catalogCostModel.estimateInputTokens),
+      // Made in #route (pacedInputTokensOf) before any deployment's TPM limit is checked.
+      estimatedInputTokensOf(ctx, estimateInputTokens),
     );
     ESTIMATED_TOKENS.set(ctx, estimate);
   }

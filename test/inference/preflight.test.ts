@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { estimateInputTokens } from '../../src/formats/estimate-tokens.ts';
 import { AnthropicFake } from '../fakes/anthropic-fake.ts';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -308,12 +309,31 @@ describe('pre-flight checks before any upstream call', () => {
   describe('context_length_exceeded', () => {
     it('refuses input beyond the catalog context window (gpt-3.5-turbo: 16,385 tokens)', async () => {
       const long = 'lorem ipsum dolor sit amet '.repeat(5000);
-      const error = await refused(
-        '/chat/completions',
-        { model: 'old', messages: [{ role: 'user', content: long }] },
-        { status: 400, code: 'context_length_exceeded', param: 'messages' },
-      );
+      const body = { model: 'old', messages: [{ role: 'user', content: long }] };
+      const error = await refused('/chat/completions', body, {
+        status: 400,
+        code: 'context_length_exceeded',
+        param: 'messages',
+      });
       assert.match(error.message, /context window of 16385 tokens/);
+      // Counted in slices between turns of the event loop, the estimate is the one counted at once.
+      assert.match(
+        error.message,
+        new RegExp(`about ${estimateInputTokens('chat.completions', body)} tokens`),
+      );
+    });
+
+    it('serves input whose byte bound exceeds the window but whose count fits it, counted in slices', async () => {
+      const long = 'lorem ipsum dolor sit amet '.repeat(2200);
+      assert.ok(
+        long.length > 16_385 &&
+          estimateInputTokens('chat.completions', { messages: [{ role: 'user', content: long }] }) < 16_385,
+      );
+      const served = await post(gw, key, '/chat/completions', {
+        model: 'old',
+        messages: [{ role: 'user', content: long }],
+      });
+      assert.equal(served.status, 200, served.text);
     });
 
     it('measures each embeddings input on its own', async () => {

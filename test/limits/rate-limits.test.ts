@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { estimateInputTokens } from '../../src/formats/estimate-tokens.ts';
 import { OpenAIFake, openAIError } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import {
@@ -82,6 +83,17 @@ describe('RPM and TPM limits through HTTP', () => {
       second.response.headers.get('x-ratelimit-remaining-tokens'),
       String(10_000 - 3 - reservation),
     );
+  });
+
+  it('reserves a long prompt at its estimate, counted in slices between turns of the event loop', async () => {
+    const body = {
+      ...hi('chat', 16),
+      messages: [{ role: 'user' as const, content: 'Count me in slices. '.repeat(3000) }],
+    };
+    const key = await createKey(gw, { tpmLimit: 1_000_000 });
+    const { response } = await client(gw, key.key).chat.completions.create(body).withResponse();
+    const reserved = estimateInputTokens('chat.completions', body) + 16;
+    assert.equal(response.headers.get('x-ratelimit-remaining-tokens'), String(1_000_000 - reserved));
   });
 
   it('passes exactly the calls the TPM limit holds, reconciled to actual usage, then answers 429', async () => {

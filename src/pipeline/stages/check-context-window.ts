@@ -3,11 +3,12 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import {
   estimateEachEmbeddingInput,
   estimateInputTokens,
+  estimateInputTokensPaced,
   inputTokensUpperBound,
 } from '../../formats/estimate-tokens.ts';
 import { OPERATION_SPECS } from '../../formats/operation-spec.ts';
-import { type CallContext, estimatedInputTokensOf } from '../call-context.ts';
-import { CONTINUE, type Stage } from '../stage.ts';
+import { type CallContext, estimatedInputTokensOf, pacedInputTokensOf } from '../call-context.ts';
+import { CONTINUE, type Stage, type StageOutcome } from '../stage.ts';
 import { eligibleFacts, narrowEligible, type PoolSource } from './eligible-deployments.ts';
 import { contextWindowWithBetas } from './long-context-beta.ts';
 
@@ -56,24 +57,39 @@ export function checkContextWindow(pool: PoolSource): Stage {
         if (smallest === null) return CONTINUE;
         bound = inputTokensUpperBound(ctx.endpoint.operation, ctx.body);
         if (bound <= smallest) return CONTINUE;
+        // The estimate is needed: a large body's is counted between turns of the event loop.
+        if (ctx.endpoint.operation !== 'embeddings') {
+          const tokens = pacedInputTokensOf(ctx, estimateInputTokensPaced);
+          if (tokens instanceof Promise) return tokens.then(() => keepFitting(ctx, pool, param, bound));
+        }
       }
-      let tokens: number | undefined;
-      narrowEligible(ctx, pool, (deployment) => {
-        const catalogWindow = catalogEntryOf(deployment).contextWindow;
-        if (catalogWindow === null) return null;
-        const window = contextWindowWithBetas(deployment, catalogWindow, ctx.clientHeaders);
-        // Most calls fit by a wide margin: the byte bound proves it without the tokenizer.
-        bound ??= inputTokensUpperBound(ctx.endpoint.operation, ctx.body);
-        if (bound <= window) return null;
-        tokens ??= measuredTokens(ctx);
-        if (tokens <= window) return null;
-        return new GatewayError('context_length_exceeded', {
-          param,
-          tokenCounts: { inputTokens: tokens, limitTokens: window },
-          message: `The input is about ${tokens} tokens, more than the model's context window of ${window} tokens.`,
-        });
-      });
-      return CONTINUE;
+      return keepFitting(ctx, pool, param, bound);
     },
   };
+}
+
+/** Keeps the eligible deployments whose window holds the input; `bound`: the byte bound, if made. */
+function keepFitting(
+  ctx: CallContext,
+  pool: PoolSource,
+  param: string,
+  bound: number | undefined,
+): StageOutcome {
+  let tokens: number | undefined;
+  narrowEligible(ctx, pool, (deployment) => {
+    const catalogWindow = catalogEntryOf(deployment).contextWindow;
+    if (catalogWindow === null) return null;
+    const window = contextWindowWithBetas(deployment, catalogWindow, ctx.clientHeaders);
+    // Most calls fit by a wide margin: the byte bound proves it without the tokenizer.
+    bound ??= inputTokensUpperBound(ctx.endpoint.operation, ctx.body);
+    if (bound <= window) return null;
+    tokens ??= measuredTokens(ctx);
+    if (tokens <= window) return null;
+    return new GatewayError('context_length_exceeded', {
+      param,
+      tokenCounts: { inputTokens: tokens, limitTokens: window },
+      message: `The input is about ${tokens} tokens, more than the model's context window of ${window} tokens.`,
+    });
+  });
+  return CONTINUE;
 }
