@@ -55,6 +55,10 @@ export async function buildGateway(
     const { applyAtStart } = await import('../declarative/apply-at-start.ts');
     await applyAtStart(runtime, configFile, logger);
   }
+  // A fresh process's first burst would otherwise queue behind the pool's connections being made,
+  // and its calls run out of DEPENDENCY_TIMEOUT_MS waiting (test/foundation/pool-warm.test.ts).
+  if (!runtime.embedded && !runtime.databaseUnreachableAtStart)
+    await runtime.database.warm(runtime.config.dbPoolMax);
   const resources = await openResources(runtime, logger);
   const features = await openFeatures(runtime, resources, logger, overrides);
   const databaseWait = await databaseReturn(runtime, resources, features, logger);

@@ -31,6 +31,12 @@ export interface Database {
   readonly background: Db;
   /** Resolves when the database answers within the dependency timeout. */
   ping(): Promise<void>;
+  /**
+   * Opens up to `connections` connections at once and returns them to the pool idle, so the
+   * first burst of calls does not wait for connections being made (each bounded like any other;
+   * one that fails is left to be made on demand).
+   */
+  warm(connections: number): Promise<void>;
   /** Ends the pool: waits at most `timeoutMs` for statements still running (they are bounded anyway). */
   close(timeoutMs?: number): Promise<void>;
 }
@@ -88,6 +94,10 @@ export function openDatabase(options: DatabaseOptions): Database {
     background,
     ping: async () => {
       await withTimeout(execute(db, 'select 1'), options.timeoutMs, 'database');
+    },
+    warm: async (connections) => {
+      const opened = await Promise.allSettled(Array.from({ length: connections }, () => pool.connect()));
+      for (const result of opened) if (result.status === 'fulfilled') result.value.release();
     },
     close: (timeoutMs = CLOSE_TIMEOUT_MS) => {
       closing ??= withTimeout(pool.end(), timeoutMs, 'database close');
