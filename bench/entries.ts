@@ -30,10 +30,20 @@ export function budgetLine(
   unit: string,
   passWhen: 'at most' | 'at least' = 'at most',
 ): BudgetCheck {
-  if (value === null || Number.isNaN(value)) return { rule, value: '-', verdict: 'not measured' };
+  if (value === null || !Number.isFinite(value)) return { rule, value: '-', verdict: 'not measured' };
   const pass = passWhen === 'at most' ? value <= limit : value >= limit;
   const shown = Number.isInteger(value) ? value.toLocaleString('en') : value.toFixed(2);
   return { rule, value: `${shown}${unit}`, verdict: pass ? 'pass' : 'fail' };
+}
+
+/**
+ * `numerator / denominator` as a budget figure, or null (not measured) when the denominator is not
+ * a positive finite number: a ratio over a figure at or under zero means nothing, and a run once
+ * printed -6.00x as a pass.
+ */
+export function ratioOf(numerator: number, denominator: number): number | null {
+  if (!Number.isFinite(numerator) || !Number.isFinite(denominator) || denominator <= 0) return null;
+  return numerator / denominator;
 }
 
 /** One budget line per check, as the report prints them. */
