@@ -40,11 +40,14 @@ const UNREAD: unique symbol = Symbol('unread');
 export class UnparsedEvent implements StreamEvent {
   readonly upstreamText: string;
   readonly generatedText: string;
+  /** The SSE event name the format gives it (a Messages stream's `content_block_delta`), if any. */
+  readonly event: string | undefined;
   #data: unknown = UNREAD;
 
-  constructor(upstreamText: string, generatedText: string) {
+  constructor(upstreamText: string, generatedText: string, event?: string) {
     this.upstreamText = upstreamText;
     this.generatedText = generatedText;
+    this.event = event;
   }
 
   get data(): unknown {
@@ -55,6 +58,9 @@ export class UnparsedEvent implements StreamEvent {
 
 /** Serialises one event in an endpoint's format; `data` is JSON-encoded unless it is `[DONE]`. */
 export function formatSseEvent(event: StreamEvent): string {
+  if (event instanceof UnparsedEvent && event.event !== undefined) {
+    return `event: ${event.event}\ndata: ${event.upstreamText}\n\n`;
+  }
   if (event instanceof UpstreamTextEvent || event instanceof UnparsedEvent) {
     return `data: ${event.upstreamText}\n\n`;
   }

@@ -1,4 +1,4 @@
-import { parseJson } from '../json.ts';
+import { closingQuote, stringValue } from '../json-string-text.ts';
 
 /** A chat chunk read from its text alone, to pass on without parsing it. */
 export interface ChunkText {
@@ -90,23 +90,5 @@ function deltaContent(text: string, key: number): string | null {
   }
   const start = key + CONTENT_STRING.length;
   const end = closingQuote(text, start);
-  if (end === -1) return null;
-  const raw = text.slice(start, end);
-  return raw.includes('\\') ? stringLiteral(text.slice(start - 1, end + 1)) : raw;
-}
-
-/** The first quote at or after `from` that no backslash escapes, or -1. */
-function closingQuote(text: string, from: number): number {
-  for (let at = text.indexOf('"', from); at !== -1; at = text.indexOf('"', at + 1)) {
-    let backslashes = 0;
-    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return at;
-  }
-  return -1;
-}
-
-/** A JSON string literal's value; null when it is not one. */
-function stringLiteral(literal: string): string | null {
-  const value = parseJson(literal);
-  return typeof value === 'string' ? value : null;
+  return end === -1 ? null : stringValue(text, start, end);
 }

@@ -73,5 +73,6 @@ export const anthropicMessagesAdapter: OperationAdapter<AnthropicMessagesRequest
     return body as AnthropicMessage;
   },
   usageOf: (answer) => usageFromAnthropic(answer.usage),
-  createStreamDecoder: (target, { publicModel }) => new AnthropicStreamDecoder(target.provider, publicModel),
+  createStreamDecoder: (target, { publicModel, passedOn }) =>
+    new AnthropicStreamDecoder(target.provider, publicModel, passedOn === true),
 };

@@ -7,8 +7,10 @@
  * untouched.
  */
 import { isRecord, type Json, setModel } from '../../formats/json.ts';
+import { readDeltaText } from '../../formats/messages/delta-text.ts';
 import { type AnthropicUsageCounts, usageFromAnthropic } from '../../formats/messages/usage.ts';
 import { anthropicStreamEventSchema } from '../../formats/messages/wire.ts';
+import { UnparsedEvent } from '../../formats/sse.ts';
 import { SseStreamDecoder, sseJson } from '../shared/sse-stream-decoder.ts';
 import { malformedAnswerError, upstreamGatewayError } from '../shared/upstream-error.ts';
 import type { SseMessage, StreamEvent, Usage } from '../types.ts';
@@ -98,10 +100,13 @@ export class ClaudeStreamEvents {
  */
 export class AnthropicStreamDecoder extends SseStreamDecoder {
   readonly #events: ClaudeStreamEvents;
+  readonly #passedOn: boolean;
 
-  constructor(provider: string, publicModel: string) {
+  /** `passedOn`: the events go to the client as they are (StreamDecoderCall.passedOn). */
+  constructor(provider: string, publicModel: string, passedOn = false) {
     super(provider, 'message_stop');
     this.#events = new ClaudeStreamEvents(provider, publicModel);
+    this.#passedOn = passedOn;
   }
 
   override usage(): Usage | null {
@@ -109,9 +114,23 @@ export class AnthropicStreamDecoder extends SseStreamDecoder {
   }
 
   protected override decode(message: SseMessage): StreamEvent[] {
+    const passed = this.#unparsed(message);
+    if (passed !== null) return [passed];
     const data = sseJson(message, this.provider);
     const type = this.#events.read(data);
     if (this.#events.ended) this.end();
     return [{ event: type, data }];
+  }
+
+  /**
+   * A content delta passed on as the upstream's text, unparsed, on a native route: it names no
+   * model and carries no usage, so nothing in it changes (docs/decisions/hot-path.md, Native
+   * Messages deltas not parsed). Every other event is parsed and checked.
+   */
+  #unparsed(message: SseMessage): UnparsedEvent | null {
+    if (!this.#passedOn || message.event !== 'content_block_delta' || message.data.includes('\n'))
+      return null;
+    const generated = readDeltaText(message.data);
+    return generated === null ? null : new UnparsedEvent(message.data, generated, message.event);
   }
 }
