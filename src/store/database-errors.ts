@@ -1,8 +1,15 @@
-/** Races a dependency call with a timer, so a dead peer cannot hold a caller for a driver's long timeout. */
+/**
+ * Races a dependency call with a timer, so a dead peer cannot hold a caller for a driver's long
+ * timeout. The timer's rejection waits for the rest of the event loop's turn (`setImmediate`): a
+ * busy process runs its timers before it reads the sockets, so an answer that arrived in time but
+ * was not read yet lost to the timer, and a burst of calls on a loaded machine was answered 503
+ * though the database had answered them all (test/foundation/pool-warm.test.ts).
+ */
 export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DependencyTimeoutError(what, timeoutMs)), timeoutMs);
+    const expire = () => reject(new DependencyTimeoutError(what, timeoutMs));
+    timer = setTimeout(() => setImmediate(expire), timeoutMs);
   });
   try {
     return await Promise.race([promise, timeout]);
