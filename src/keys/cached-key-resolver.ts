@@ -4,6 +4,7 @@ import type { VirtualKey, VirtualKeyResolver } from '../auth/principal.ts';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { CHANNELS } from '../cache/channels.ts';
 import type { Db } from '../store/database.ts';
+import { KeyRowBatches } from './key-row-batches.ts';
 import { findKeyTeam } from './virtual-key-repository.ts';
 import { type TeamRow, type VirtualKeyRow, virtualKeyFromRow } from './virtual-key-row.ts';
 
@@ -27,6 +28,7 @@ const UNKNOWN_SECRETS = '';
  */
 export class CachedKeyResolver implements VirtualKeyResolver {
   readonly #db: Db;
+  readonly #rows: KeyRowBatches;
   readonly #ttlMs: number;
   readonly #maxEntries: number;
   /** By key hash, oldest first: a full cache drops its oldest entry. */
@@ -46,6 +48,7 @@ export class CachedKeyResolver implements VirtualKeyResolver {
 
   constructor(db: Db, ttlMs: number, maxEntries = MAX_ENTRIES) {
     this.#db = db;
+    this.#rows = new KeyRowBatches(db);
     this.#ttlMs = ttlMs;
     this.#maxEntries = maxEntries;
   }
@@ -103,11 +106,7 @@ export class CachedKeyResolver implements VirtualKeyResolver {
 
   async #load(id: string, hash: Buffer, now: number): Promise<VirtualKey | null> {
     const generation = this.#generation;
-    const row = await this.#db
-      .selectFrom('virtual_keys')
-      .selectAll()
-      .where((eb) => eb.or([eb('key_hash', '=', hash), eb('previous_key_hash', '=', hash)]))
-      .executeTakeFirst();
+    const row = await this.#rows.rowOf(hash);
     const team = row?.team_id == null ? undefined : await findKeyTeam(this.#db, row.team_id);
     const match = row === undefined ? null : matchOf(row, team, hash, now);
     const key = match?.key ?? null;

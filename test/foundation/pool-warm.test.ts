@@ -11,9 +11,13 @@ import { admin, chat, createDeployment } from '../records/support.ts';
  * Issue 30 finding 11: the first burst of uncached keys after a start got 503 while the database
  * pool warmed. Here a fresh `serve` (two workers, empty pools and key caches) takes a burst of 400
  * calls of 400 keys it has never seen, each with a budget and an RPM limit (a key lookup and a
- * budget seed each): every one must be served. On a loaded machine (two busy cores) it failed
- * again, 6-15 calls of 400: the pool's connections were being made while the burst queued for
- * them, and the waiting used up DEPENDENCY_TIMEOUT_MS. A serving process now opens its pool at start.
+ * budget seed each): every one must be served. On a loaded machine (one or two busy cores) it
+ * failed again, 6-43 calls of 400, three ways: the pool's connections were being made while the
+ * burst queued for them; one key read per key queued for the connections; and a statement's
+ * deadline fired before the process read the answer that had arrived, its timers running before
+ * its sockets. A serving process now opens its pool at start, reads the keys of a burst in one
+ * statement (keys/key-row-batches.ts), and a deadline takes an answer that came in time
+ * (store/database-errors.ts, withTimeout).
  */
 const KEYS = 400;
 

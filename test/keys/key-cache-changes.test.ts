@@ -86,4 +86,26 @@ describe('the key cache after a change of one key or team', () => {
     assert.equal(await enabledOf(resolver, keys[2].secret), true, 'the newer entries stayed');
     assert.equal(await enabledOf(resolver, keys[0].secret), false, 'the oldest was dropped and read again');
   });
+
+  it('reads the keys of a burst in one statement, each answered with its own row', async () => {
+    const keys = await Promise.all(Array.from({ length: 20 }, () => insertKey()));
+    let reads = 0;
+    const counted = database.db.withPlugin({
+      transformQuery(args) {
+        if (args.node.kind === 'SelectQueryNode') reads++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const resolver = new CachedKeyResolver(counted, 60_000);
+    const unknown = newSecret();
+    const answers = await Promise.all(
+      [...keys.map((key) => key.secret), unknown].map((secret) => resolver.resolve(credentialOf(secret))),
+    );
+    assert.deepEqual(
+      answers.map((key) => key?.id ?? null),
+      [...keys.map((key) => key.id), null],
+    );
+    assert.equal(reads, 1, 'one statement for the burst');
+  });
 });
