@@ -118,7 +118,13 @@ export async function calls(pool: Pool, call: BenchRequest, count: number): Prom
   await Promise.all(Array.from({ length: connections }, (_, index) => callsInTurn(pool, call, share(index))));
 }
 
-/** `count` calls one after the other, each sent when the one before is answered. */
+/**
+ * undici's `dump()` reads 128 KiB at most: over that (by content-length, or once read) it closes the
+ * connection, and the gateway then writes the rest of a large answer or stream to a client that left.
+ */
+const WHOLE_ANSWER = { limit: Number.MAX_SAFE_INTEGER };
+
+/** `count` calls one after the other, each sent when the one before is answered (read whole). */
 export async function callsInTurn(pool: Pool, call: BenchRequest, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     const answer = await pool.request({
@@ -127,7 +133,7 @@ export async function callsInTurn(pool: Pool, call: BenchRequest, count: number)
       headers: call.headers,
       body: call.body,
     });
-    await answer.body.dump();
+    await answer.body.dump(WHOLE_ANSWER);
     if (answer.statusCode !== 200) throw new Error(`${call.path} answered ${answer.statusCode}`);
   }
 }
