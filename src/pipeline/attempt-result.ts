@@ -1,6 +1,19 @@
 import type { ContentFilterHit, StreamEvent, Usage } from '../providers/types.ts';
 
 /**
+ * An answer's JSON as it will be written: text, bytes, or bytes in parts written one after the
+ * other (a native answer with its model renamed, never joined: docs/decisions/hot-path.md, Answer
+ * bytes written in parts).
+ */
+export type AnswerJson = string | Buffer | readonly Buffer[];
+
+/** The JSON as one string, for the readers that need it whole (a parse, the response cache). */
+export function answerJsonText(json: AnswerJson): string {
+  if (typeof json === 'string') return json;
+  return (Buffer.isBuffer(json) ? json : Buffer.concat(json)).toString('utf8');
+}
+
+/**
  * A call's answer as the pipeline passes it on: from an upstream attempt (upstream/attempt.ts),
  * or from a stage that answered instead (a response-cache hit); JSON whole, or a stream of events.
  */
@@ -11,9 +24,10 @@ export type AttemptResult =
       answer: unknown;
       /**
        * `answer` as JSON, when the upstream's own could be passed on (a native answer's bytes, its
-       * model renamed in them: answer-text.ts); absent when the writer must serialise it.
+       * model renamed in them: answer-text.ts, json-members.ts); absent when the writer must
+       * serialise it.
        */
-      json?: string | Buffer;
+      json?: AnswerJson;
       usage: Usage | null;
       /** What the upstream's content filter withheld (OperationAdapter.contentFilterOf); absent when nothing. */
       contentFilter?: readonly ContentFilterHit[];

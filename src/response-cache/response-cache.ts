@@ -1,7 +1,7 @@
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import { OPERATION_SPECS } from '../formats/operation-spec.ts';
-import type { AttemptResult } from '../pipeline/attempt-result.ts';
+import { type AttemptResult, answerJsonText } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import { callSlot } from '../pipeline/call-slot.ts';
 import type { EndpointBody } from '../pipeline/endpoint.ts';
@@ -97,7 +97,7 @@ export class ResponseCache {
       if (result.kind === 'json') {
         if (result.textContentType !== undefined) return result;
         // Serialised once: the text stored is the text the client is sent (writeJson takes `json`).
-        const json = result.json?.toString() ?? JSON.stringify(result.answer);
+        const json = result.json === undefined ? JSON.stringify(result.answer) : answerJsonText(result.json);
         this.#write(pending.key, json);
         return { ...result, json };
       }

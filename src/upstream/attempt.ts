@@ -3,9 +3,9 @@ import type { Deployment } from '../deployments/deployment.ts';
 import { catalogEntryOf } from '../deployments/deployment-catalog.ts';
 import { answerBytesWithModel } from '../formats/answer-text.ts';
 import { isRecord } from '../formats/json.ts';
-import { withValueReplaced } from '../formats/json-members.ts';
+import { valueReplacedParts } from '../formats/json-members.ts';
 import { shareRequestText } from '../formats/request-text.ts';
-import type { AttemptResult } from '../pipeline/attempt-result.ts';
+import { type AttemptResult, answerJsonText } from '../pipeline/attempt-result.ts';
 import { type EndpointBody, multipartUploadOf } from '../pipeline/endpoint.ts';
 import { withPublicModel } from '../pipeline/public-model.ts';
 import type { OperationPlan } from '../providers/registry.ts';
@@ -148,14 +148,14 @@ function passedOnResult(input: AttemptInput, bytes: Buffer): JsonResult | null {
   }
   const read = isUtf8(bytes) ? adapter.readPassedOn(bytes) : null;
   if (read === null) return null;
-  const json = withValueReplaced(bytes, read.model, input.body.model);
+  const json = valueReplacedParts(bytes, read.model, input.body.model);
   let answer: unknown;
   return {
     kind: 'json',
     json,
     usage: read.usage,
     get answer() {
-      answer ??= parseUpstreamBody(json.toString('utf8'));
+      answer ??= parseUpstreamBody(answerJsonText(json));
       return answer;
     },
   };

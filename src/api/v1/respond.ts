@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { UpstreamErrorMessages } from '../../errors/render-error.ts';
 import { formatSseEvent } from '../../formats/sse.ts';
-import type { AttemptResult } from '../../pipeline/attempt-result.ts';
+import type { AnswerJson, AttemptResult } from '../../pipeline/attempt-result.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
 import type { StreamEvent } from '../../providers/types.ts';
 import { toGatewayError } from '../../server/error-response.ts';
@@ -62,19 +62,21 @@ export async function writeAnswer(
 /**
  * Writes a JSON answer: `json` when the answer's text or bytes are already known, else `answer`
  * serialised. `answer` is read only then: a native answer passed on unparsed makes it on first read.
+ * Parts are written in turn, not joined: Node.js corks the socket for the tick, so they leave in
+ * one writev (docs/decisions/hot-path.md, Answer bytes written in parts).
  */
 function writeJson(
   res: ServerResponse,
   headers: Record<string, string>,
-  result: { answer: unknown; json?: string | Buffer },
+  result: { answer: unknown; json?: AnswerJson },
 ): void {
   const body = result.json ?? JSON.stringify(result.answer);
-  res.writeHead(200, {
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
-  });
-  res.end(body);
+  const parts = typeof body === 'string' || Buffer.isBuffer(body) ? [body] : body;
+  let length = 0;
+  for (const part of parts) length += Buffer.byteLength(part);
+  res.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': length });
+  for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]);
+  res.end(parts.at(-1));
 }
 
 /**
