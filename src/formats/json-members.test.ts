@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { topLevelMembers } from './json-members.ts';
+import { topLevelMembers, valueReplacedParts } from './json-members.ts';
 
 /** Each member's value as its own text, or null when the scan refused. */
 function membersOf(text: string): Record<string, string> | null {
@@ -79,5 +79,34 @@ describe('topLevelMembers', () => {
 
   it('reads an empty object as no members', () => {
     assert.deepEqual(membersOf(' {} '), {});
+  });
+});
+
+describe('valueReplacedParts', () => {
+  it('makes, joined, the text a parser reads with the value replaced, the rest as written', () => {
+    const key = fc.string({ unit: 'binary' }).filter((name) => !hasEscape(name));
+    const object = fc.dictionary(key, fc.jsonValue(), { maxKeys: 5 });
+    fc.assert(
+      fc.property(object, fc.jsonValue(), fc.string({ unit: 'binary' }), (value, upstream, renamed) => {
+        for (const text of spellings({ ...value, model: upstream })) {
+          const bytes = Buffer.from(text);
+          const span = topLevelMembers(bytes)!.get('model')!;
+          const joined = Buffer.concat(valueReplacedParts(bytes, span, renamed));
+          assert.deepEqual(JSON.parse(joined.toString()), { ...JSON.parse(text), model: renamed });
+          const kept = bytes.length - span[1];
+          assert.deepEqual(joined.subarray(0, span[0]), bytes.subarray(0, span[0]));
+          assert.deepEqual(joined.subarray(joined.length - kept), bytes.subarray(span[1]));
+        }
+      }),
+    );
+  });
+
+  it('copies none of the text: the parts around the new value are views of it', () => {
+    const bytes = Buffer.from(`{"model":"upstream","content":"${'é€𝄞'.repeat(1000)}"}`);
+    const [before, value, after] = valueReplacedParts(bytes, topLevelMembers(bytes)!.get('model')!, 'public');
+    assert.equal(before.buffer, bytes.buffer);
+    assert.equal(after.buffer, bytes.buffer);
+    assert.equal(value.toString(), '"public"');
+    assert.equal(after.byteOffset + after.length, bytes.byteOffset + bytes.length);
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createDeployment } from '../helpers/admin-api.ts';
@@ -33,16 +33,43 @@ const ANSWERS: Record<string, string> = {
   'escaped-key': `{${TOP},"choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],${USAGE},"us\\u0061ge":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`,
 };
 
+/**
+ * An answer of 2-, 3- and 4-byte characters that the upstream sends in pieces (PIECES), written
+ * one at a time: the first cut falls inside the model's value, the others inside characters.
+ */
+const MULTI_BYTE = Buffer.from(
+  `{${TOP},"choices":[{"index":0,"message":{"role":"assistant","content":"${'é€𝄞 '.repeat(3_000)}"},"finish_reason":"stop"}],${USAGE}}`,
+);
+const PIECES = [TOP.indexOf('upstream-') + 5, ...Array.from({ length: 40 }, (_, i) => 90 + i * 997)];
+
+/** Writes MULTI_BYTE cut at PIECES, each piece on a later turn, with or without its length. */
+async function writeInPieces(res: ServerResponse, sized: boolean): Promise<void> {
+  const length = sized ? { 'content-length': String(MULTI_BYTE.length) } : {};
+  res.writeHead(200, { 'content-type': 'application/json', ...length });
+  const cuts = [0, ...PIECES.filter((cut) => cut < MULTI_BYTE.length), MULTI_BYTE.length];
+  for (let i = 1; i < cuts.length; i++) {
+    res.write(MULTI_BYTE.subarray(cuts[i - 1], cuts[i]));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  res.end();
+}
+
 /** 1 cent a token: a call's recorded cost in cents is its billed token count. */
 const CENT_A_TOKEN = { inputCentsPerMTok: 1_000_000, outputCentsPerMTok: 1_000_000 };
 
 describe('native JSON answers', () => {
   let gw: TestGateway;
+  /** The same upstream behind a gateway with the response cache on. */
+  let cached: TestGateway;
   let upstream: Server;
   before(async () => {
     upstream = createServer((req, res) => {
       req.resume();
       req.on('end', () => {
+        if (req.url?.startsWith('/pieces')) {
+          void writeInPieces(res, req.url.startsWith('/pieces-sized/'));
+          return;
+        }
         if (req.url?.startsWith('/cut/')) {
           // Half the promised body, then the connection is gone.
           res.writeHead(200, { 'content-type': 'application/json', 'content-length': '400' });
@@ -55,24 +82,27 @@ describe('native JSON answers', () => {
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const port = (upstream.address() as AddressInfo).port;
-    gw = await startTestGateway({ redis: false });
-    for (const name of [...Object.keys(ANSWERS), 'cut']) {
-      await createDeployment(gw, {
+    const deploy = (on: TestGateway, name: string) =>
+      createDeployment(on, {
         publicModel: name,
         provider: 'openai-compatible',
         upstreamModel: 'upstream-model-2024',
         baseUrl: `http://127.0.0.1:${port}/${name}/v1`,
         pricing: CENT_A_TOKEN,
       });
-    }
+    gw = await startTestGateway({ redis: false });
+    for (const name of [...Object.keys(ANSWERS), 'cut', 'pieces', 'pieces-sized']) await deploy(gw, name);
+    cached = await startTestGateway({ redis: false, env: { RESPONSE_CACHE_TTL_MS: '60000' } });
+    await deploy(cached, 'pieces');
   });
   after(async () => {
     await gw?.close();
+    await cached?.close();
     upstream?.close();
   });
 
-  async function send(model: string, key = gw.masterKey): Promise<Response> {
-    return fetch(`${gw.url}/v1/chat/completions`, {
+  async function send(model: string, key = gw.masterKey, on = gw): Promise<Response> {
+    return fetch(`${on.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
@@ -88,6 +118,26 @@ describe('native JSON answers', () => {
 
   it('passes the upstream text on as it is, with only the model renamed', async () => {
     assert.equal(await call('plain'), ANSWERS.plain.replace('"upstream-model-2024"', '"plain"'));
+  });
+
+  it('renames the model of an answer that came in pieces, the model and characters cut across them', async () => {
+    for (const model of ['pieces', 'pieces-sized']) {
+      const res = await send(model);
+      const bytes = Buffer.from(await res.arrayBuffer());
+      assert.equal(res.status, 200, bytes.toString());
+      assert.equal(res.headers.get('content-length'), String(bytes.length));
+      assert.deepEqual(bytes, Buffer.from(MULTI_BYTE.toString().replace('"upstream-model"', `"${model}"`)));
+    }
+  });
+
+  it('stores the renamed answer whole in the response cache, and a hit answers the same bytes', async () => {
+    const miss = await send('pieces', cached.masterKey, cached);
+    const hit = await send('pieces', cached.masterKey, cached);
+    assert.equal(miss.headers.get('x-gateway-cache'), 'miss');
+    assert.equal(hit.headers.get('x-gateway-cache'), 'hit');
+    const expected = MULTI_BYTE.toString().replace('"upstream-model"', '"pieces"');
+    assert.equal(await miss.text(), expected);
+    assert.equal(await hit.text(), expected);
   });
 
   it('renames only the top-level model when another object names one too', async () => {
