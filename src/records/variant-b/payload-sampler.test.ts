@@ -50,6 +50,23 @@ describe('PayloadSampler', () => {
     }
   });
 
+  it('keeps the same truncated text of a body with a long string, cut before it is serialised', () => {
+    const sampler = new PayloadSampler({ ...PAYLOAD_SAMPLE_DEFAULTS, maxBytes: 1024 });
+    const sample = {
+      requestId: 'r',
+      operation: 'chat.completions',
+      publicModel: 'm',
+      request: { model: 'm', messages: [{ role: 'user', content: 'lorem ipsum '.repeat(100_000) }], n: 1 },
+      response: null,
+      error: null,
+    };
+    const whole = JSON.stringify(sample);
+    assert.equal(
+      sampler.plaintextOf(sample),
+      JSON.stringify({ truncated: true, text: whole.slice(0, 1024 - 64) }),
+    );
+  });
+
   it('replaces binary parts with their size', () => {
     const sampler = new PayloadSampler(PAYLOAD_SAMPLE_DEFAULTS);
     const plaintext = sampler.plaintextOf({

@@ -82,8 +82,8 @@ export class PayloadSampler {
 
   /** The plaintext, cut to maxBytes: over the bound it becomes `{ truncated: true, text }`. */
   plaintextOf(sample: SamplePlaintext): string {
-    const text = cleanText(JSON.stringify(sample, sampleReplacer));
     const max = this.#settings.maxBytes;
+    const text = cleanText(JSON.stringify(sample, replacerCutAt(max)));
     if (Buffer.byteLength(text) <= max) return text;
     // Multi-byte characters and JSON escaping make bytes exceed characters: shrink until it fits.
     let budget = Math.max(0, max - 64);
@@ -95,8 +95,22 @@ export class PayloadSampler {
   }
 }
 
+/**
+ * Strings cut to `maxChars` UTF-16 units before they are serialised: a sample keeps at most that
+ * many bytes, so the text up to the cut is all it can hold, and a megabyte prompt is not copied
+ * whole into the JSON, then scanned and cut (one sampled call held the main thread for 10 ms,
+ * docs/performance.md, Stop 43). The sample is the same: a text over the bound is over it still,
+ * and the truncated text ends before the first cut.
+ */
+function replacerCutAt(maxChars: number) {
+  return function sampleReplacer(this: unknown, key: string, value: unknown): unknown {
+    if (typeof value === 'string' && value.length > maxChars) return value.slice(0, maxChars);
+    return keptPart.call(this, key, value);
+  };
+}
+
 /** Keeps binary parts (multipart uploads) out of a sample: their size is enough to explain a failure. */
-function sampleReplacer(this: unknown, key: string, value: unknown): unknown {
+function keptPart(this: unknown, key: string, value: unknown): unknown {
   const original = (this as Record<string, unknown>)[key];
   if (original instanceof Uint8Array) return `[binary: ${original.byteLength} bytes]`;
   if (typeof value === 'bigint') return String(value);
