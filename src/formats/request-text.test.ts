@@ -92,6 +92,12 @@ describe('requestTextWithModel', () => {
       assert.equal(requestTextWithModel(text, 'up'), null, text);
     }
   });
+
+  it('is the text itself, not a copy, when it already names the model', () => {
+    const text = Buffer.from('{"model":"same","messages":[]}');
+    assert.equal(editBytes(text, 'same'), text);
+    assert.notEqual(editBytes(text, 'other'), text);
+  });
 });
 
 describe('upstreamJson', () => {

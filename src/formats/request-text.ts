@@ -59,11 +59,15 @@ export function carryRequestText(validated: object, parsed: unknown): void {
 /**
  * `text` with its top-level `model` set to `model`, or null when the edit cannot be proven right:
  * the text is an object whose one top-level `model` key, written plainly, has a string value
- * (topLevelMembers says when a key found is the one a parser reads).
+ * (topLevelMembers says when a key found is the one a parser reads). When the text already
+ * names `model`, as JSON.stringify writes it, it is `text` itself: a megabyte body sent to a
+ * deployment whose upstream model is the public one is not copied.
  */
 export function requestTextWithModel(text: Buffer, model: string): Buffer | null {
   const value = topLevelMembers(text)?.get('model');
   if (value === undefined || writtenKind(text, value) !== 'string') return null;
+  const written = Buffer.from(JSON.stringify(model));
+  if (text.subarray(value[0], value[1]).equals(written)) return text;
   return withValueReplaced(text, value, model);
 }
 
