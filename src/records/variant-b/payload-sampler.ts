@@ -98,9 +98,9 @@ export class PayloadSampler {
 /**
  * Strings cut to `maxChars` UTF-16 units before they are serialised: a sample keeps at most that
  * many bytes, so the text up to the cut is all it can hold, and a megabyte prompt is not copied
- * whole into the JSON, then scanned and cut (one sampled call held the main thread for 10 ms,
- * docs/performance.md, Stop 43). The sample is the same: a text over the bound is over it still,
- * and the truncated text ends before the first cut.
+ * whole into the JSON, then scanned and cut (one sampled call held the main thread for 10 ms:
+ * docs/performance.md, Stop 42: prompts). The sample is the same: a text over the bound is over it
+ * still, and the truncated text ends before the first cut.
  */
 function replacerCutAt(maxChars: number) {
   return function sampleReplacer(this: unknown, key: string, value: unknown): unknown {
