@@ -31,6 +31,9 @@ async function outcome(
 
 const keepError = (error: unknown) => error as Error;
 
+/** The rest of the event loop's turn, where a sweep decides (command-deadlines.ts). */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
 beforeEach(() => {
   mock.timers.enable({ apis: ['setInterval', 'Date'], now: 0 });
 });
@@ -85,7 +88,8 @@ test('arms one interval for many commands and stops it after an idle interval', 
   const tracker = deadlines();
   await Promise.all(Array.from({ length: 1000 }, (_, i) => tracker.track(Promise.resolve(i), keepError)));
   assert.equal(intervals.mock.callCount(), 1);
-  mock.timers.tick(CHECK_INTERVAL_MS); // sweeps the finished commands
+  mock.timers.tick(CHECK_INTERVAL_MS); // sweeps the finished commands, after the loop's turn
+  await turn();
   mock.timers.tick(CHECK_INTERVAL_MS); // idle: stops
   assert.equal(tracker.size, 0);
   await tracker.track(Promise.resolve('again'), keepError);
@@ -102,6 +106,7 @@ test('keeps expiring in order after the queue is compacted', async () => {
     tracker.track(Promise.withResolvers<number>().promise, keepError),
   );
   mock.timers.tick(CHECK_INTERVAL_MS);
+  await turn();
   assert.equal(tracker.size, 500);
   mock.timers.tick(TIMEOUT_MS);
   for (const tracked of stuck) assert.ok((await outcome(tracked)).value instanceof CacheUnavailableError);

@@ -26,7 +26,7 @@ export interface CommandDeadlinesOptions {
  * timeout, so the queue is in deadline order, and one unref'd interval, running only while
  * commands are pending, rejects the expired entries at its head and drops the finished ones:
  * O(1) per command. A command fails between `timeoutMs` and `timeoutMs + checkIntervalMs` after
- * it started (plus any event-loop delay, as with any timer).
+ * it started (plus any event-loop delay, as with any timer), unless its reply had arrived by then.
  */
 export class CommandDeadlines {
   #timeoutMs: number;
@@ -90,6 +90,13 @@ export class CommandDeadlines {
       this.#timer = undefined;
       return;
     }
+    // Decided after the rest of the loop's turn: a busy process runs its timers before it reads
+    // its sockets, so a reply that arrived in time is read, and settles its command, first
+    // (store/database-errors.ts, withTimeout, says the same of the database).
+    setImmediate(() => this.#expire());
+  }
+
+  #expire(): void {
     let expired = false;
     this.#queue.expireDue(this.#now(), (reject) => {
       reject(new CacheUnavailableError(`Redis did not answer within ${this.#timeoutMs} ms`));
