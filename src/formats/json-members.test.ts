@@ -91,7 +91,7 @@ describe('valueReplacedParts', () => {
         for (const text of spellings({ ...value, model: upstream })) {
           const bytes = Buffer.from(text);
           const span = topLevelMembers(bytes)!.get('model')!;
-          const joined = Buffer.concat(valueReplacedParts(bytes, span, renamed));
+          const joined = Buffer.concat(valueReplacedParts(bytes, span, Buffer.from(JSON.stringify(renamed))));
           assert.deepEqual(JSON.parse(joined.toString()), { ...JSON.parse(text), model: renamed });
           const kept = bytes.length - span[1];
           assert.deepEqual(joined.subarray(0, span[0]), bytes.subarray(0, span[0]));
@@ -103,7 +103,11 @@ describe('valueReplacedParts', () => {
 
   it('copies none of the text: the parts around the new value are views of it', () => {
     const bytes = Buffer.from(`{"model":"upstream","content":"${'é€𝄞'.repeat(1000)}"}`);
-    const [before, value, after] = valueReplacedParts(bytes, topLevelMembers(bytes)!.get('model')!, 'public');
+    const [before, value, after] = valueReplacedParts(
+      bytes,
+      topLevelMembers(bytes)!.get('model')!,
+      Buffer.from('"public"'),
+    );
     assert.equal(before.buffer, bytes.buffer);
     assert.equal(after.buffer, bytes.buffer);
     assert.equal(value.toString(), '"public"');

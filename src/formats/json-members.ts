@@ -102,17 +102,12 @@ export function topLevelMembers(text: Buffer): Map<string, Span> | null {
 }
 
 /**
- * `text` with the value at `span` replaced by `value` serialised, as three parts to be written one
- * after the other: views of `text` around the new value's bytes, nothing copied
- * (docs/decisions/hot-path.md, Answer bytes written in parts).
+ * `text` with the value at `span` replaced by `written` (the new value's JSON bytes), as three
+ * parts to be written one after the other: views of `text` around the new value's bytes, nothing
+ * copied (docs/decisions/hot-path.md, Answer bytes written in parts).
  */
-export function valueReplacedParts(text: Buffer, span: Span, value: unknown): Buffer[] {
-  return [text.subarray(0, span[0]), Buffer.from(JSON.stringify(value)), text.subarray(span[1])];
-}
-
-/** `text` with the value at `span` replaced by `value` serialised, in one buffer. */
-export function withValueReplaced(text: Buffer, span: Span, value: unknown): Buffer {
-  return Buffer.concat(valueReplacedParts(text, span, value));
+export function valueReplacedParts(text: Buffer, span: Span, written: Buffer): Buffer[] {
+  return [text.subarray(0, span[0]), written, text.subarray(span[1])];
 }
 
 /** The kind of value written at `span`, read from its first byte. */

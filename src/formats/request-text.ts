@@ -1,4 +1,4 @@
-import { topLevelMembers, withValueReplaced, writtenKind } from './json-members.ts';
+import { topLevelMembers, valueReplacedParts, writtenKind } from './json-members.ts';
 
 /**
  * The client's JSON text (its bytes, valid UTF-8), kept beside its parsed body so that a native
@@ -68,7 +68,7 @@ export function requestTextWithModel(text: Buffer, model: string): Buffer | null
   if (value === undefined || writtenKind(text, value) !== 'string') return null;
   const written = Buffer.from(JSON.stringify(model));
   if (text.subarray(value[0], value[1]).equals(written)) return text;
-  return withValueReplaced(text, value, model);
+  return Buffer.concat(valueReplacedParts(text, value, written));
 }
 
 /** `upstream` holds the fields the text was remembered with (the same references), bar a string `model`. */

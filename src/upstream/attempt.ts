@@ -148,7 +148,7 @@ function passedOnResult(input: AttemptInput, bytes: Buffer): JsonResult | null {
   }
   const read = isUtf8(bytes) ? adapter.readPassedOn(bytes) : null;
   if (read === null) return null;
-  const json = valueReplacedParts(bytes, read.model, input.body.model);
+  const json = valueReplacedParts(bytes, read.model, Buffer.from(JSON.stringify(input.body.model)));
   let answer: unknown;
   return {
     kind: 'json',
