@@ -39,11 +39,8 @@ export const LARGE_INPUT_CHARS = 1_048_576;
  * once: a caller on the request path uses `estimateInputTokensPaced`.
  */
 export function estimateInputTokens(operation: Operation, body: unknown): number {
-  if (!isRecord(body)) return 0;
-  const collected = new TextCollector();
-  const fixed = countInput(collected, operation, body);
-  if (collected.chars > LARGE_INPUT_CHARS) return fixed + collected.cheapTokens;
-  return fixed + countAtOnce(collected.texts);
+  const input = collectInput(operation, body);
+  return typeof input === 'number' ? input : input.fixed + countAtOnce(input.texts);
 }
 
 /**
@@ -54,12 +51,29 @@ export function estimateInputTokens(operation: Operation, body: unknown): number
  * once and its count returned as it is, so the common call awaits nothing.
  */
 export function estimateInputTokensPaced(operation: Operation, body: unknown): number | Promise<number> {
+  const input = collectInput(operation, body);
+  if (typeof input === 'number') return input;
+  if (input.chars <= SLICE_CHARS) return input.fixed + countAtOnce(input.texts);
+  return countPaced(input.texts).then((tokens) => input.fixed + tokens);
+}
+
+/** A request's texts to count, after its fixed allowances (message overheads, images). */
+interface CollectedInput {
+  fixed: number;
+  texts: readonly (string | JsonText)[];
+  chars: number;
+}
+
+/**
+ * One walk of the request: its texts to count, or the estimate itself when nothing is to be
+ * counted (not a JSON object, or a large input, estimated from its characters).
+ */
+function collectInput(operation: Operation, body: unknown): CollectedInput | number {
   if (!isRecord(body)) return 0;
   const collected = new TextCollector();
   const fixed = countInput(collected, operation, body);
   if (collected.chars > LARGE_INPUT_CHARS) return fixed + collected.cheapTokens;
-  if (collected.chars <= SLICE_CHARS) return fixed + countAtOnce(collected.texts);
-  return countPaced(collected.texts).then((tokens) => fixed + tokens);
+  return { fixed, texts: collected.texts, chars: collected.chars };
 }
 
 function countAtOnce(texts: readonly (string | JsonText)[]): number {

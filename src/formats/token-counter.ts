@@ -182,8 +182,8 @@ export class CharCountCounter implements TextCounter {
 
 /**
  * Keeps the texts a request walker counts, in order, for counting afterwards: a walk with it
- * returns the fixed allowances alone (message overheads, images), its texts' counts come from
- * `countCollected`. Its `chars` and `cheapTokens` are what CharCountCounter would have counted,
+ * returns the fixed allowances alone (message overheads, images), and its texts are counted after
+ * (estimate-tokens.ts, at once or paced). Its `chars` and `cheapTokens` are what CharCountCounter would have counted,
  * so one walk serves both the large-input estimate and the exact one.
  */
 export class TextCollector implements TextCounter {
