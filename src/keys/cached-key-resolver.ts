@@ -106,7 +106,7 @@ export class CachedKeyResolver implements VirtualKeyResolver {
 
   async #load(id: string, hash: Buffer, now: number): Promise<VirtualKey | null> {
     const generation = this.#generation;
-    const row = await this.#rows.rowOf(hash);
+    const row = await this.#rows.rowOf(id, hash);
     const team = row?.team_id == null ? undefined : await findKeyTeam(this.#db, row.team_id);
     const match = row === undefined ? null : matchOf(row, team, hash, now);
     const key = match?.key ?? null;

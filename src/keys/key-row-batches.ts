@@ -25,8 +25,11 @@ export class KeyRowBatches {
     this.#db = db;
   }
 
-  /** The row whose secret hashes to `hash` now or did before its rotation; undefined when none. */
-  rowOf(hash: Buffer): Promise<VirtualKeyRow | undefined> {
+  /**
+   * The row whose secret hashes to `hash` now or did before its rotation; undefined when none.
+   * `id`: the hash in base64, as the key cache names it.
+   */
+  rowOf(id: string, hash: Buffer): Promise<VirtualKeyRow | undefined> {
     let batch = this.#pending;
     if (batch === null || batch.size >= MAX_BATCH) {
       const next = new Map<string, Waiter[]>();
@@ -36,7 +39,6 @@ export class KeyRowBatches {
         void this.#read(next);
       });
     }
-    const id = hash.toString('base64');
     return new Promise((resolve, reject) => {
       const waiters = batch.get(id);
       const waiter = { hash, resolve, reject };
