@@ -1,12 +1,23 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { topLevelMembers, valueReplacedParts } from './json-members.ts';
+import { MemberKeys, topLevelMembers, valueReplacedParts } from './json-members.ts';
+
+/** The keys a parser reads at the top level of `text`, or a few when it does not parse. */
+function parsedKeys(text: string): string[] {
+  try {
+    return Object.keys(JSON.parse(text) as object);
+  } catch {
+    return ['a', 'b', 'model'];
+  }
+}
+
+const MODEL = new MemberKeys(['model']);
 
 /** Each member's value as its own text, or null when the scan refused. */
-function membersOf(text: string): Record<string, string> | null {
+function membersOf(text: string, keys = parsedKeys(text)): Record<string, string> | null {
   const bytes = Buffer.from(text);
-  const members = topLevelMembers(bytes);
+  const members = topLevelMembers(bytes, new MemberKeys(keys));
   if (members === null) return null;
   return Object.fromEntries(
     [...members].map(([key, [start, end]]) => [key, bytes.toString('utf8', start, end)]),
@@ -58,6 +69,31 @@ describe('topLevelMembers', () => {
     assert.equal(membersOf('{"mod\\u0065l":"a"}'), null);
   });
 
+  it('finds only the keys asked for, whatever the others are', () => {
+    const text = '{"id":"x","model":"m","id":"y","modelx":1,"mode":2,"usage":{"model":"n"}}';
+    assert.deepEqual(membersOf(text, ['model']), { model: '"m"' });
+    assert.deepEqual(membersOf(text, ['usage', 'model', 'absent']), { model: '"m"', usage: '{"model":"n"}' });
+    assert.deepEqual(membersOf('{"é€𝄞":1,"e":2}', ['é€𝄞']), { 'é€𝄞': '1' });
+  });
+
+  it('ends long strings with escapes where a parser ends them (past the bytes scanned one by one)', () => {
+    const tricky = fc.string({
+      unit: fc.constantFrom('a', '"', '\\', 'é', '𝄞', '\n'),
+      minLength: 20,
+      maxLength: 120,
+    });
+    fc.assert(
+      fc.property(tricky, tricky, (first, second) => {
+        const text = JSON.stringify({ first, model: second, last: [first, { second }] });
+        assert.deepEqual(membersOf(text), {
+          first: JSON.stringify(first),
+          model: JSON.stringify(second),
+          last: JSON.stringify([first, { second }]),
+        });
+      }),
+    );
+  });
+
   it('refuses what is not one object of members', () => {
     for (const text of [
       '',
@@ -90,7 +126,7 @@ describe('valueReplacedParts', () => {
       fc.property(object, fc.jsonValue(), fc.string({ unit: 'binary' }), (value, upstream, renamed) => {
         for (const text of spellings({ ...value, model: upstream })) {
           const bytes = Buffer.from(text);
-          const span = topLevelMembers(bytes)!.get('model')!;
+          const span = topLevelMembers(bytes, MODEL)!.get('model')!;
           const joined = Buffer.concat(valueReplacedParts(bytes, span, Buffer.from(JSON.stringify(renamed))));
           assert.deepEqual(JSON.parse(joined.toString()), { ...JSON.parse(text), model: renamed });
           const kept = bytes.length - span[1];
@@ -105,7 +141,7 @@ describe('valueReplacedParts', () => {
     const bytes = Buffer.from(`{"model":"upstream","content":"${'é€𝄞'.repeat(1000)}"}`);
     const [before, value, after] = valueReplacedParts(
       bytes,
-      topLevelMembers(bytes)!.get('model')!,
+      topLevelMembers(bytes, MODEL)!.get('model')!,
       Buffer.from('"public"'),
     );
     assert.equal(before.buffer, bytes.buffer);

@@ -19,12 +19,27 @@ function skipSpace(text: Buffer, at: number): number {
 }
 
 /**
+ * Bytes of a string looked at one by one before the search is handed to indexOf: a call into
+ * Buffer's native code costs more than a loop over a short string, and most strings of an answer
+ * or a request (keys, ids, roles) are short (docs/decisions/hot-path.md, Member keys compared as
+ * bytes).
+ */
+const SCANNED_BYTES = 32;
+
+/**
  * Index just past the JSON string whose opening quote is at `at`, or -1 (unterminated). Bytes, not
- * characters: a quote or a backslash is never part of a longer UTF-8 sequence. Jumps with indexOf,
- * so a megabyte of text costs no byte loop.
+ * characters: a quote or a backslash is never part of a longer UTF-8 sequence. Past its first
+ * SCANNED_BYTES it jumps with indexOf, so a megabyte of text costs no byte loop.
  */
 function stringEnd(text: Buffer, at: number): number {
-  for (let quote = text.indexOf(QUOTE, at + 1); quote !== -1; quote = text.indexOf(QUOTE, quote + 1)) {
+  const scannedEnd = Math.min(text.length, at + 1 + SCANNED_BYTES);
+  let i = at + 1;
+  for (; i < scannedEnd; i++) {
+    const code = text[i];
+    if (code === QUOTE) return i + 1;
+    if (code === BACKSLASH) i++;
+  }
+  for (let quote = text.indexOf(QUOTE, i); quote !== -1; quote = text.indexOf(QUOTE, quote + 1)) {
     let backslashes = 0;
     while (text[quote - 1 - backslashes] === BACKSLASH) backslashes++;
     if (backslashes % 2 === 0) return quote + 1;
@@ -58,7 +73,19 @@ function containerEnd(text: Buffer, at: number): number {
   return -1;
 }
 
-const ENDS_A_WORD = new Set([COMMA, CLOSE_OBJECT, CLOSE_ARRAY, OPEN_OBJECT, OPEN_ARRAY, QUOTE, COLON]);
+/** A byte that ends a bare word or number: compared, not looked up, as it runs once per byte. */
+function endsAWord(code: number): boolean {
+  return (
+    code === COMMA ||
+    code === CLOSE_OBJECT ||
+    code === CLOSE_ARRAY ||
+    code === OPEN_OBJECT ||
+    code === OPEN_ARRAY ||
+    code === QUOTE ||
+    code === COLON ||
+    isJsonSpace(code)
+  );
+}
 
 /** Index just past the value starting at `at` (a string, a container, or a bare word or number); -1 when there is none. */
 function valueEnd(text: Buffer, at: number): number {
@@ -66,18 +93,46 @@ function valueEnd(text: Buffer, at: number): number {
   if (code === QUOTE) return stringEnd(text, at);
   if (code === OPEN_OBJECT || code === OPEN_ARRAY) return containerEnd(text, at);
   let i = at;
-  while (i < text.length && !isJsonSpace(text[i]) && !ENDS_A_WORD.has(text[i])) i++;
+  while (i < text.length && !endsAWord(text[i])) i++;
   return i === at ? -1 : i;
 }
 
 /**
- * The top-level members of a JSON object's text, each key (as written) with where its value is,
+ * The keys a scan looks for, with their UTF-8 bytes: a key written in the text is compared with
+ * these bytes, never decoded into a string of its own (docs/decisions/hot-path.md, Member keys
+ * compared as bytes).
+ */
+export class MemberKeys {
+  readonly #keys: readonly string[];
+  readonly #bytes: readonly Buffer[];
+
+  constructor(keys: readonly string[]) {
+    this.#keys = keys;
+    this.#bytes = keys.map((key) => Buffer.from(key));
+  }
+
+  /** The key whose bytes are written at [from, to) of `text`, or undefined when none is. */
+  at(text: Buffer, from: number, to: number): string | undefined {
+    const length = to - from;
+    for (let k = 0; k < this.#bytes.length; k++) {
+      const bytes = this.#bytes[k];
+      if (bytes.length !== length) continue;
+      let i = 0;
+      while (i < length && bytes[i] === text[from + i]) i++;
+      if (i === length) return this.#keys[k];
+    }
+    return undefined;
+  }
+}
+
+/**
+ * The top-level members of a JSON object's text that `keys` names, each with where its value is,
  * found without parsing: strings are jumped, brackets counted, nothing else is checked. Null
  * unless the text is one object of `"key": value` members: a key written with an escape (an
- * escaped `"mod\u0065l"` is the same key as `"model"`, unseen) or written twice (JSON.parse
- * keeps the last) makes it null, so a key found here is the one a parser would read.
+ * escaped `"mod\u0065l"` is the same key as `"model"`, unseen) or a key of `keys` written twice
+ * (JSON.parse keeps the last) makes it null, so a key found here is the one a parser would read.
  */
-export function topLevelMembers(text: Buffer): Map<string, Span> | null {
+export function topLevelMembers(text: Buffer, keys: MemberKeys): Map<string, Span> | null {
   let i = skipSpace(text, 0);
   if (text[i] !== OPEN_OBJECT) return null;
   const members = new Map<string, Span>();
@@ -87,13 +142,13 @@ export function topLevelMembers(text: Buffer): Map<string, Span> | null {
     if (text[i] !== QUOTE) return null;
     const keyEnd = stringEnd(text, i);
     if (keyEnd === -1 || hasBackslash(text, i, keyEnd)) return null;
-    const key = text.toString('utf8', i + 1, keyEnd - 1);
+    const key = keys.at(text, i + 1, keyEnd - 1);
     const colon = skipSpace(text, keyEnd);
-    if (text[colon] !== COLON || members.has(key)) return null;
+    if (text[colon] !== COLON || (key !== undefined && members.has(key))) return null;
     const start = skipSpace(text, colon + 1);
     const end = valueEnd(text, start);
     if (end === -1) return null;
-    members.set(key, [start, end]);
+    if (key !== undefined) members.set(key, [start, end]);
     i = skipSpace(text, end);
     if (text[i] === CLOSE_OBJECT) return skipSpace(text, i + 1) === text.length ? members : null;
     if (text[i] !== COMMA) return null;

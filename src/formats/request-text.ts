@@ -1,4 +1,4 @@
-import { topLevelMembers, valueReplacedParts, writtenKind } from './json-members.ts';
+import { MemberKeys, topLevelMembers, valueReplacedParts, writtenKind } from './json-members.ts';
 
 /**
  * The client's JSON text (its bytes, valid UTF-8), kept beside its parsed body so that a native
@@ -19,6 +19,8 @@ interface RequestText {
 }
 
 const texts = new WeakMap<object, RequestText>();
+
+const MODEL_KEY = new MemberKeys(['model']);
 
 export function rememberRequestText(body: object, bytes: Buffer): void {
   texts.set(body, { bytes, fields: new Map(Object.entries(body)) });
@@ -64,7 +66,7 @@ export function carryRequestText(validated: object, parsed: unknown): void {
  * deployment whose upstream model is the public one is not copied.
  */
 export function requestTextWithModel(text: Buffer, model: string): Buffer | null {
-  const value = topLevelMembers(text)?.get('model');
+  const value = topLevelMembers(text, MODEL_KEY)?.get('model');
   if (value === undefined || writtenKind(text, value) !== 'string') return null;
   const written = Buffer.from(JSON.stringify(model));
   if (text.subarray(value[0], value[1]).equals(written)) return text;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { parseJson } from '../../formats/json.ts';
-import { type MemberRule, membersFollow, topLevelMembers } from '../../formats/json-members.ts';
+import { MemberKeys, type MemberRule, membersFollow, topLevelMembers } from '../../formats/json-members.ts';
 import { upstreamJson } from '../../formats/request-text.ts';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type {
@@ -69,7 +69,10 @@ export function openAIJsonAdapter<Body extends object, Answer>(
     usageOf: (answer) => operation.usageOf(answer),
   };
   const { passedOn } = operation;
-  if (passedOn) adapter.readPassedOn = (bytes) => readPassedOn(bytes, passedOn);
+  if (passedOn) {
+    const keys = new MemberKeys([...new Set([...Object.keys(passedOn.members), 'model', 'usage'])]);
+    adapter.readPassedOn = (bytes) => readPassedOn(bytes, passedOn, keys);
+  }
   if (operation.createStreamDecoder) adapter.createStreamDecoder = operation.createStreamDecoder;
   if (operation.contentFilterOf) adapter.contentFilterOf = operation.contentFilterOf;
   return adapter;
@@ -79,8 +82,9 @@ export function openAIJsonAdapter<Body extends object, Answer>(
 function readPassedOn(
   bytes: Buffer,
   shape: NonNullable<OpenAIJsonOperation<unknown, unknown>['passedOn']>,
+  keys: MemberKeys,
 ): PassedOnAnswer | null {
-  const members = topLevelMembers(bytes);
+  const members = topLevelMembers(bytes, keys);
   if (members === null || !membersFollow(bytes, members, shape.members)) return null;
   const model = members.get('model');
   const usageAt = members.get('usage');
