@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { decodeAll } from '../../../test/fakes/decode-stream.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { formatSseEvent, UnparsedEvent } from '../../formats/sse.ts';
 import { eventReaderOf } from '../../upstream/event-reader.ts';
 import type { DeploymentTarget } from '../types.ts';
 import { openAIProvider } from './openai-provider.ts';
@@ -97,6 +98,25 @@ describe('openai responses', () => {
     );
     assert.equal((events[0].data as { type: string }).type, 'response.created');
     assert.deepEqual(decoder.usage(), { inputTokens: 37, outputTokens: 11 });
+  });
+
+  test('passed on, each delta event is the upstream text it was and reads as the parsed event', () => {
+    const parsed = decodeAll(new OpenAIResponsesStreamDecoder('openai', 'public-gpt'), recorded);
+    const passed = decodeAll(new OpenAIResponsesStreamDecoder('openai', 'public-gpt', true), recorded);
+    const frames = recorded.toString().split(/(?<=\n\n)/);
+    assert.ok(
+      !parsed.some((event) => event instanceof UnparsedEvent),
+      'a translated route reads every event',
+    );
+    assert.deepEqual(
+      passed.map((event) => event instanceof UnparsedEvent),
+      parsed.map((event) => event.event === 'response.output_text.delta'),
+    );
+    passed.forEach((event, i) => {
+      if (event instanceof UnparsedEvent) assert.equal(formatSseEvent(event), frames[i]);
+      assert.equal(event.event, parsed[i].event);
+      assert.deepEqual(event.data, parsed[i].data);
+    });
   });
 
   test('a stream that ends before response.completed fails in finish()', () => {

@@ -23,7 +23,7 @@ export function openAIResponsesAdapter(
     answer: responseObjectSchema,
     usageOf: (answer) => usageFromResponses(answer.usage),
     prepare: (body, _stream, target) => statelessResponsesBody(body, target),
-    createStreamDecoder: (target, { publicModel }) =>
-      new OpenAIResponsesStreamDecoder(target.provider, publicModel),
+    createStreamDecoder: (target, { publicModel, passedOn }) =>
+      new OpenAIResponsesStreamDecoder(target.provider, publicModel, passedOn === true),
   });
 }
