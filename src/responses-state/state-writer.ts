@@ -8,6 +8,7 @@
 import type { Logger } from '../diagnostics/logger.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { isRecord } from '../formats/json.ts';
+import { UnparsedEvent } from '../formats/sse.ts';
 import type { StreamEvent } from '../formats/stream-event.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
@@ -57,6 +58,8 @@ export class ResponseStateWriter {
     for await (const batch of events) {
       let final: ResponseObject | null = null;
       const out = batch.map((event) => {
+        // A delta passed on unparsed holds no response; reading its data would parse it.
+        if (event instanceof UnparsedEvent) return event;
         const data = event.data;
         if (!isRecord(data) || !isRecord(data.response)) return event;
         const response = presented(data.response, state);
