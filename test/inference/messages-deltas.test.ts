@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { countOutputTokens } from '../../src/formats/estimate-tokens.ts';
-import { createDeployment } from '../helpers/admin-api.ts';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { createKey, recordedCostCents, waitUntil } from '../limits/support.ts';
+import {
+  type ScriptedStreamGateway,
+  startScriptedStreamGateway,
+} from '../helpers/scripted-stream-gateway.ts';
 import { anthropicClient } from './support.ts';
-
-const CENT_A_TOKEN = { inputCentsPerMTok: 1_000_000, outputCentsPerMTok: 1_000_000 };
 
 /** One SSE event as Anthropic writes it. */
 const sse = (event: string, data: string) => `event: ${event}\ndata: ${data}\n\n`;
@@ -60,41 +57,21 @@ const TAIL = [
  * (docs/decisions/hot-path.md, Native Messages deltas not parsed); billing reads their text.
  */
 describe('native Messages stream deltas', () => {
-  let gw: TestGateway;
-  let upstream: Server;
+  let scripted: ScriptedStreamGateway;
   before(async () => {
-    upstream = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        if (req.url?.startsWith('/cut/')) {
-          // The deltas, then the connection is gone: no message_delta with the output's usage.
-          res.write(HEAD.join(''), () => res.destroy());
-          return;
-        }
-        res.end([...HEAD, ...TAIL].join(''));
-      });
-    });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const port = (upstream.address() as AddressInfo).port;
-    gw = await startTestGateway({ redis: false });
-    for (const name of ['whole', 'cut']) {
-      await createDeployment(gw, {
-        publicModel: name,
-        provider: 'anthropic',
-        upstreamModel: 'claude-upstream',
-        baseUrl: `http://127.0.0.1:${port}/${name}`,
-        pricing: CENT_A_TOKEN,
-      });
-    }
+    scripted = await startScriptedStreamGateway(
+      {
+        whole: { text: [...HEAD, ...TAIL].join('') },
+        // The deltas, then the connection is gone: no message_delta with the output's usage.
+        cut: { text: HEAD.join(''), cut: true },
+      },
+      { provider: 'anthropic', upstreamModel: 'claude-upstream' },
+    );
   });
-  after(async () => {
-    await gw?.close();
-    upstream?.close();
-  });
+  after(() => scripted?.close());
 
   function stream(model: string, key: string): Promise<Response> {
-    return fetch(`${gw.url}/v1/messages`, {
+    return fetch(`${scripted.gw.url}/v1/messages`, {
       method: 'POST',
       headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -107,7 +84,7 @@ describe('native Messages stream deltas', () => {
   }
 
   it('passes each compact delta on as the upstream wrote it, and rewrites any other', async () => {
-    const answer = await stream('whole', gw.masterKey);
+    const answer = await stream('whole', scripted.gw.masterKey);
     const text = await answer.text();
     assert.equal(answer.status, 200, text);
     for (const delta of COMPACT_DELTAS) assert.ok(text.includes(sse('content_block_delta', delta)), delta);
@@ -117,7 +94,7 @@ describe('native Messages stream deltas', () => {
   });
 
   it('gives the official client the whole message', async () => {
-    const message = await anthropicClient(gw, gw.masterKey)
+    const message = await anthropicClient(scripted.gw, scripted.gw.masterKey)
       .messages.stream({ model: 'whole', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
       .finalMessage();
     assert.deepEqual(
@@ -128,16 +105,8 @@ describe('native Messages stream deltas', () => {
   });
 
   it("bills a stream cut before its usage for the deltas' text, read without parsing them", async () => {
-    const key = await createKey(gw);
-    const answer = await stream('cut', key.key);
-    await answer.text().catch(() => '');
-    const databaseUrl = gw.database!.url;
-    await waitUntil(
-      async () => (await recordedCostCents(databaseUrl, key.id)).calls === 1,
-      'the call recorded',
-    );
     // Five input tokens from message_start, the output counted from the thinking and text deltas.
     const expected = 5 + countOutputTokens(TEXTS.join(''));
-    assert.deepEqual(await recordedCostCents(databaseUrl, key.id), { calls: 1, cents: expected });
+    assert.deepEqual(await scripted.recordedCost((key) => stream('cut', key)), { calls: 1, cents: expected });
   });
 });
