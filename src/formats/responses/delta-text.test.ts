@@ -47,10 +47,12 @@ describe('readDeltaText', () => {
     );
   });
 
-  test('reads a type written with an escape as the type it spells', () => {
-    const escaped = OPENAI_TEXT_DELTA.replace('delta","sequence', 'd\\u0065lta","sequence');
-    assert.notEqual(escaped, OPENAI_TEXT_DELTA);
-    assert.equal(readDeltaText(escaped, TEXT_DELTA), 'Hello');
+  test('reads a long delta full of escapes; leaves a text past 64 KiB to the parser', () => {
+    const long = 'a "quoted"\n\u0001 line\\'.repeat(2_000);
+    const read = (value: string) =>
+      readDeltaText(JSON.stringify({ type: TEXT_DELTA, sequence_number: 1, delta: value }), TEXT_DELTA);
+    assert.equal(read(long), long);
+    assert.equal(read('x'.repeat(70_000)), null);
   });
 
   test('leaves to the parser an event of another name', () => {
@@ -76,6 +78,10 @@ describe('readDeltaText', () => {
       ['"obfuscation":"x1Yz"', '"response":null'],
       ['"item_id":', '"item_id": '],
       [',"item_id"', ',\n"item_id"'],
+      ['"type":"response.output_text.delta"', '"type":"response.output_text.d\\u0065lta"'],
+      ['"logprobs":[]', '"logprobs":[],"delta":"again"'],
+      ['"logprobs":[]', '"logprobs":[],"delta":3'],
+      ['"logprobs":[]', '"logprobs":[],"type":"response.output_text.delta"'],
     ];
     const others = [
       ...edits.map(([from, to]) => OPENAI_TEXT_DELTA.replace(from, to)),
@@ -86,13 +92,6 @@ describe('readDeltaText', () => {
       `[${OPENAI_TEXT_DELTA}]`,
     ];
     for (const text of others) assert.equal(readDeltaText(text, TEXT_DELTA), null, text);
-  });
-
-  test('reads a key written twice as a parser does, the last one', () => {
-    const twice = OPENAI_TEXT_DELTA.replace('"logprobs":[]', '"logprobs":[],"delta":"again"');
-    assert.equal(readDeltaText(twice, TEXT_DELTA), 'again');
-    const notString = OPENAI_TEXT_DELTA.replace('"logprobs":[]', '"logprobs":[],"delta":3');
-    assert.equal(readDeltaText(notString, TEXT_DELTA), null);
   });
 
   /** Keys the reader reads or the schema checks: the property's extra members never use them. */

@@ -1,5 +1,3 @@
-import { closingQuote, stringValue } from '../json-string-text.ts';
-
 /**
  * The delta events of a Responses stream (API reference, "Streaming events"), read from their
  * text: the common event of a native stream, passed on without being parsed
@@ -25,61 +23,48 @@ export const RESPONSES_DELTA_EVENTS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * One member's key, written without escapes, and the start of its value: a string's opening quote
- * (its end is found with indexOf, which a regular expression walking the string costs ten times
- * over on a long one), an integer, `null`, `true`, `false` or `[]`. Nothing nested: a logprobs list
- * with entries, or any object, sends the event to the parser. Sticky: read member after member.
+ * The JSON grammar of a delta event, as parts of one regular expression (one expression over the
+ * text costs less than a search per key or a match per member: docs/decisions/hot-path.md). A
+ * string (RFC 8259, section 7): no raw control character, only the escapes it names; written as
+ * runs between escapes so that a long string costs no step per character. Integers only, and no
+ * nested value but `[]`: a logprobs list with entries, or any object, sends the event to the parser.
  */
-const MEMBER = /"([a-z_]+)":(?:(")|(-?(?:0|[1-9][0-9]{0,14}))|null|true|false|\[\])/y;
-
-/** A character JSON allows only escaped in a string (RFC 8259, section 7), and in a compact text nowhere else. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: those are the characters it finds.
-const CONTROL = /[\u0000-\u001f]/;
-
-const COMMA = 44;
-const CLOSE_OBJECT = 125;
+const STRING_CHARS = String.raw`[^"\\\u0000-\u001f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\u0000-\u001f]*)*`;
+const INTEGER = `-?(?:0|[1-9][0-9]{0,14})`;
+const VALUE = String.raw`(?:"${STRING_CHARS}"|${INTEGER}|null|true|false|\[\])`;
+/**
+ * A member other than the two read: any key written without escapes, but neither one of those nor
+ * one the decoder's schema checks (`responsesStreamEventSchema`: the response, an error's code and
+ * message), whose events are parsed so that its verdict stands; `sequence_number` an integer.
+ */
+const OTHER = `(?:"(?!(?:type|delta|response|code|message|sequence_number)")[a-z_]+":${VALUE}|"sequence_number":${INTEGER})`;
+const TYPE = `"type":"([a-z_.]+)"`;
+const DELTA = `"delta":"(${STRING_CHARS})"`;
 
 /**
- * Members the decoder's schema checks (`responsesStreamEventSchema`: an error's code and message,
- * the response) besides the type and the sequence number: an event that has one is parsed, so the
- * schema's verdict on it stands.
+ * A compact flat object with one `type` and one `delta`, in either order, among other members:
+ * the type is group 1 or 4, the delta's characters group 2 or 3.
  */
-const CHECKED_KEYS: ReadonlySet<string> = new Set(['response', 'code', 'message']);
+const DELTA_EVENT = new RegExp(
+  String.raw`^\{(?:${OTHER},)*(?:${TYPE}(?:,${OTHER})*,${DELTA}|${DELTA}(?:,${OTHER})*,${TYPE})(?:,${OTHER})*\}$`,
+);
+
+/**
+ * Longest text read: the expression keeps a backtracking step per escape, which a text of
+ * megabytes would overflow. A delta is a few tokens; a long one (an audio chunk) is parsed.
+ */
+const MAX_TEXT_LENGTH = 64 * 1024;
 
 /**
  * The `delta` a delta event's text carries, what billing counts (`responsesFormat.streamedText`);
  * null when `event` (its SSE name) is not one of the delta events or `text` is not, exactly, one
- * compact flat JSON object of that type with a string `delta` and, if any, an integer
- * `sequence_number`. A text read is JSON that a parser reads the same delta from: a key written
- * twice counts once, the last time, as `JSON.parse` keeps the last.
+ * compact flat JSON object of that type with one string `delta`. A text read is JSON that a
+ * parser reads the same delta from, and that the decoder's schema accepts.
  */
 export function readDeltaText(text: string, event: string): string | null {
-  if (!RESPONSES_DELTA_EVENTS.has(event) || !text.startsWith('{') || CONTROL.test(text)) return null;
-  // Without a backslash, every string is valid as written; with one, each is checked.
-  const escaped = text.includes('\\');
-  let type: string | null = null;
-  let delta: string | null = null;
-  for (let at = 1; ; at++) {
-    MEMBER.lastIndex = at;
-    const member = MEMBER.exec(text);
-    if (member === null) return null;
-    const [, key, quote, integer] = member;
-    let value: string | null = null;
-    if (quote === undefined) at = MEMBER.lastIndex;
-    else {
-      const end = closingQuote(text, MEMBER.lastIndex);
-      if (end === -1) return null;
-      if (escaped || key === 'type' || key === 'delta') {
-        value = stringValue(text, MEMBER.lastIndex, end);
-        if (value === null) return null;
-      }
-      at = end + 1;
-    }
-    if (key === 'type') type = value;
-    else if (key === 'delta') delta = value;
-    else if (CHECKED_KEYS.has(key) || (key === 'sequence_number' && integer === undefined)) return null;
-    const next = text.charCodeAt(at);
-    if (next === CLOSE_OBJECT) return at === text.length - 1 && type === event ? delta : null;
-    if (next !== COMMA) return null;
-  }
+  if (!RESPONSES_DELTA_EVENTS.has(event) || text.length > MAX_TEXT_LENGTH) return null;
+  const match = DELTA_EVENT.exec(text);
+  if (match === null || (match[1] ?? match[4]) !== event) return null;
+  const chars = match[2] ?? match[3];
+  return chars.includes('\\') ? (JSON.parse(`"${chars}"`) as string) : chars;
 }
