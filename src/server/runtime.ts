@@ -5,7 +5,12 @@ import type { Config } from '../config.ts';
 import { type Keyring, keyringFromCredentialsKey, keyringFromJson } from '../crypto/index.ts';
 import { type Logger, resolveLogFormat } from '../diagnostics/logger.ts';
 import { announceGeneratedMasterKey, withEmbeddedSecrets } from '../embedded-secrets.ts';
-import { type Database, DatabaseConnectError, openDatabase } from '../store/database.ts';
+import {
+  BACKGROUND_STATEMENT_TIMEOUT_MS,
+  type Database,
+  DatabaseConnectError,
+  openDatabase,
+} from '../store/database.ts';
 import { isDatabaseUnavailable, SchemaBehindError } from '../store/database-errors.ts';
 import { assertSchemaCurrent, migrate } from '../store/migrate.ts';
 import { Lifecycle } from './lifecycle.ts';
@@ -108,7 +113,10 @@ async function assertSchemaReachable(
   startWithout: boolean,
 ): Promise<boolean> {
   try {
-    await assertSchemaCurrent(database.db);
+    // A command (apply, export, the key commands) works on the background view, bound per
+    // statement; its first statement is bound the same way, not by the request path's
+    // DEPENDENCY_TIMEOUT_MS, which a loaded machine's first connection can exceed.
+    await assertSchemaCurrent(startWithout ? database.db : database.background);
     return false;
   } catch (error) {
     if (error instanceof SchemaBehindError) throw error;
@@ -158,6 +166,8 @@ export async function openRuntime(
     url: config.databaseUrl ?? '',
     poolMax: embedded ? EMBEDDED_POOL_MAX : config.dbPoolMax,
     timeoutMs: config.dependencyTimeoutMs,
+    // A command works on the background view: its connections are bound as its statements are.
+    connectTimeoutMs: options.startWithoutDatabase === true ? undefined : BACKGROUND_STATEMENT_TIMEOUT_MS,
   });
   lifecycle.onShutdown('close-database', 'database pool', () => database.close());
   let databaseUnreachableAtStart = false;

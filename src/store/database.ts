@@ -44,8 +44,10 @@ export interface Database {
 export interface DatabaseOptions {
   url: string;
   poolMax: number;
-  /** Bound on connecting, on the readiness ping and on request-path statements (DEPENDENCY_TIMEOUT_MS). */
+  /** Bound on the readiness ping and on request-path statements (DEPENDENCY_TIMEOUT_MS). */
   timeoutMs: number;
+  /** Bound on opening a connection; `timeoutMs` by default. */
+  connectTimeoutMs?: number;
   /** Bound on one background statement; BACKGROUND_STATEMENT_TIMEOUT_MS by default. */
   backgroundTimeoutMs?: number;
 }
@@ -73,7 +75,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   const pool = new Pool({
     connectionString: options.url,
     max: options.poolMax,
-    connectionTimeoutMillis: options.timeoutMs,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? options.timeoutMs,
     idleTimeoutMillis: 30_000,
     maxLifetimeSeconds: 30 * 60,
     keepAlive: true,

@@ -26,6 +26,8 @@ export interface TcpProxy {
 export interface TcpProxyOptions {
   targetHost: string;
   targetPort: number;
+  /** Each new connection is forwarded only after this long: a slow network or a busy server. */
+  connectDelayMs?: number;
 }
 
 interface Link {
@@ -54,12 +56,20 @@ export async function startTcpProxy(options: TcpProxyOptions): Promise<TcpProxy>
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
-    if (mode === 'open') connect(link);
+    if (mode === 'open') connectAfter(link, options.connectDelayMs ?? 0);
     if (mode === 'blackholed') discard(link);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as net.AddressInfo;
+
+  /** Forwards a new link after `delayMs`, unless the network was broken or the link closed meanwhile. */
+  const connectAfter = (link: Link, delayMs: number) => {
+    if (delayMs === 0) return connect(link);
+    setTimeout(() => {
+      if (mode === 'open' && links.has(link)) connect(link);
+    }, delayMs);
+  };
 
   const resetAll = () => {
     for (const link of links) {

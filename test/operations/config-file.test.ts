@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { keyringFromJson } from '../../src/crypto/index.ts';
+import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { type CliSetup, cliSetup, documentedExample, documentedModule, EXAMPLE_SECRETS } from './support.ts';
 
 /** updated_at of every managed row, by table and name. */
@@ -325,5 +326,29 @@ describe('switchyard apply: two processes at once', () => {
     const { code, output } = await setup.run(['apply', file], { DEPENDENCY_TIMEOUT_MS: '50' });
     assert.equal(code, 0, output);
     assert.match(output, /weight: (?:3 -> )?4$/m);
+  });
+
+  // Broke under CI's load: the first statement (the schema check) and the pool's connections were
+  // still bound by DEPENDENCY_TIMEOUT_MS ("database did not answer within 1 ms").
+  it('waits for a database slower to answer its first connection than DEPENDENCY_TIMEOUT_MS', async () => {
+    const example = await documentedExample();
+    const file = await setup.write('slower.yaml', example.replace('    weight: 3\n', '    weight: 5\n'));
+    const target = new URL(setup.env.DATABASE_URL);
+    const proxy = await startTcpProxy({
+      targetHost: target.hostname,
+      targetPort: Number(target.port || 5432),
+      connectDelayMs: 300,
+    });
+    try {
+      target.port = String(proxy.port);
+      const { code, output } = await setup.run(['apply', file], {
+        DATABASE_URL: target.toString(),
+        DEPENDENCY_TIMEOUT_MS: '50',
+      });
+      assert.equal(code, 0, output);
+      assert.match(output, /weight: (?:\d -> )?5$/m);
+    } finally {
+      await proxy.close();
+    }
   });
 });
