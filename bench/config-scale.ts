@@ -189,7 +189,7 @@ async function startShape(
   let gateway: GatewayProcess | undefined;
   try {
     const started = performance.now();
-    gateway = await startGateway(entrySettings(shape.id, outDir, await freePort()), storage);
+    gateway = await startGateway(entrySettings(shape.id, outDir, await freePort(), options), storage);
     const startupMs = Math.round(performance.now() - started);
     const serving = await waitServing(gateway.origin, keyCall);
     if (serving.status !== 200) throw new Error(`${shape.id}: the key's call answered ${serving.status}`);

@@ -59,7 +59,7 @@ export function entrySettings(
   label: string,
   logDir: string,
   port: number,
-  options: { logLevel?: string; nodeArgs?: string[] } = {},
+  options: { logLevel?: string; gatewayNodeArgs?: string[] } = {},
 ): GatewaySettings {
   return {
     label,
@@ -68,7 +68,7 @@ export function entrySettings(
     responseCacheTtlMs: 0,
     cores: null,
     cpuProfileDir: null,
-    nodeArgs: options.nodeArgs ?? [],
+    nodeArgs: options.gatewayNodeArgs ?? [],
     logFile: join(logDir, `${label}.log`),
     port,
   };
