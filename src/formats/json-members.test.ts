@@ -69,10 +69,12 @@ describe('topLevelMembers', () => {
     assert.equal(membersOf('{"mod\\u0065l":"a"}'), null);
   });
 
-  it('finds only the keys asked for, whatever the others are', () => {
-    const text = '{"id":"x","model":"m","id":"y","modelx":1,"mode":2,"usage":{"model":"n"}}';
+  it('finds only the keys asked for, and refuses any key written twice, asked for or not', () => {
+    const text = '{"id":"x","model":"m","modelx":1,"mode":2,"usage":{"model":"n"}}';
     assert.deepEqual(membersOf(text, ['model']), { model: '"m"' });
     assert.deepEqual(membersOf(text, ['usage', 'model', 'absent']), { model: '"m"', usage: '{"model":"n"}' });
+    // Another parser may keep the first of two: a text passed on must not hold a value the gateway did not read.
+    assert.equal(membersOf('{"max_tokens":10,"model":"m","max_tokens":100000}', ['model']), null);
     assert.deepEqual(membersOf('{"é€𝄞":1,"e":2}', ['é€𝄞']), { 'é€𝄞': '1' });
   });
 

@@ -98,6 +98,21 @@ function valueEnd(text: Buffer, at: number): number {
 }
 
 /**
+ * True when the key written at [start, end) (quotes included) was written before, at one of
+ * `spans` (start and end pairs): its bytes compared, as an object has few top-level keys.
+ */
+function writtenBefore(text: Buffer, spans: readonly number[], start: number, end: number): boolean {
+  const length = end - start;
+  for (let s = 0; s < spans.length; s += 2) {
+    if (spans[s + 1] - spans[s] !== length) continue;
+    let i = 1;
+    while (i < length && text[spans[s] + i] === text[start + i]) i++;
+    if (i === length) return true;
+  }
+  return false;
+}
+
+/**
  * The keys a scan looks for, with their UTF-8 bytes: a key written in the text is compared with
  * these bytes, never decoded into a string of its own (docs/decisions/hot-path.md, Member keys
  * compared as bytes).
@@ -129,22 +144,26 @@ export class MemberKeys {
  * The top-level members of a JSON object's text that `keys` names, each with where its value is,
  * found without parsing: strings are jumped, brackets counted, nothing else is checked. Null
  * unless the text is one object of `"key": value` members: a key written with an escape (an
- * escaped `"mod\u0065l"` is the same key as `"model"`, unseen) or a key of `keys` written twice
- * (JSON.parse keeps the last) makes it null, so a key found here is the one a parser would read.
+ * escaped `"mod\u0065l"` is the same key as `"model"`, unseen) or any key written twice makes it
+ * null, so a key found here is the one a parser would read, and a text passed on holds no member
+ * that another parser could read otherwise than the gateway did (JSON.parse keeps the last).
  */
 export function topLevelMembers(text: Buffer, keys: MemberKeys): Map<string, Span> | null {
   let i = skipSpace(text, 0);
   if (text[i] !== OPEN_OBJECT) return null;
   const members = new Map<string, Span>();
+  const keySpans: number[] = [];
   i = skipSpace(text, i + 1);
   if (text[i] === CLOSE_OBJECT) return skipSpace(text, i + 1) === text.length ? members : null;
   for (;;) {
     if (text[i] !== QUOTE) return null;
     const keyEnd = stringEnd(text, i);
-    if (keyEnd === -1 || hasBackslash(text, i, keyEnd)) return null;
+    if (keyEnd === -1 || hasBackslash(text, i, keyEnd) || writtenBefore(text, keySpans, i, keyEnd))
+      return null;
+    keySpans.push(i, keyEnd);
     const key = keys.at(text, i + 1, keyEnd - 1);
     const colon = skipSpace(text, keyEnd);
-    if (text[colon] !== COLON || (key !== undefined && members.has(key))) return null;
+    if (text[colon] !== COLON) return null;
     const start = skipSpace(text, colon + 1);
     const end = valueEnd(text, start);
     if (end === -1) return null;
