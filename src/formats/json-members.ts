@@ -98,16 +98,22 @@ function valueEnd(text: Buffer, at: number): number {
 }
 
 /**
+ * True when `a` from `aFrom` and `b` from `bFrom` hold the same `length` bytes: a loop, as the
+ * keys compared are a few bytes long (docs/decisions/hot-path.md, Member keys compared as bytes).
+ */
+function sameBytes(a: Buffer, aFrom: number, b: Buffer, bFrom: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (a[aFrom + i] !== b[bFrom + i]) return false;
+  return true;
+}
+
+/**
  * True when the key written at [start, end) (quotes included) was written before, at one of
  * `spans` (start and end pairs): its bytes compared, as an object has few top-level keys.
  */
 function writtenBefore(text: Buffer, spans: readonly number[], start: number, end: number): boolean {
   const length = end - start;
   for (let s = 0; s < spans.length; s += 2) {
-    if (spans[s + 1] - spans[s] !== length) continue;
-    let i = 1;
-    while (i < length && text[spans[s] + i] === text[start + i]) i++;
-    if (i === length) return true;
+    if (spans[s + 1] - spans[s] === length && sameBytes(text, spans[s], text, start, length)) return true;
   }
   return false;
 }
@@ -131,10 +137,7 @@ export class MemberKeys {
     const length = to - from;
     for (let k = 0; k < this.#bytes.length; k++) {
       const bytes = this.#bytes[k];
-      if (bytes.length !== length) continue;
-      let i = 0;
-      while (i < length && bytes[i] === text[from + i]) i++;
-      if (i === length) return this.#keys[k];
+      if (bytes.length === length && sameBytes(bytes, 0, text, from, length)) return this.#keys[k];
     }
     return undefined;
   }
