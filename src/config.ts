@@ -14,6 +14,14 @@ import type { UpstreamErrorMessages } from './errors/render-error.ts';
 
 export type Variant = 'a' | 'b';
 
+/** How each worker's V8 heap is sized (server/worker-heap.ts; docs/configuration.md, Memory). */
+export interface WorkerHeap {
+  /** `--max-semi-space-size` of each worker, in MiB; 0 leaves Node's default. */
+  semiSpaceMb: number;
+  /** V8's `--heap-growing-percent` in each worker: the old generation's growth over what survived; 0 leaves V8's own. */
+  growthPercent: number;
+}
+
 export interface Config {
   variant: Variant;
   port: number;
@@ -35,6 +43,8 @@ export interface Config {
   encryptionKeyring: string | undefined;
   activeEncryptionKeyId: string | undefined;
   workers: number;
+  /** Each worker's V8 heap (server/worker-heap.ts). */
+  workerHeap: WorkerHeap;
   dbPoolMax: number;
   dependencyTimeoutMs: number;
   shutdownTimeoutMs: number;
@@ -302,6 +312,10 @@ export function loadConfig(env: Env = process.env): Config {
     encryptionKeyring: text(env, 'ENCRYPTION_KEYRING'),
     activeEncryptionKeyId: text(env, 'ACTIVE_ENCRYPTION_KEY_ID'),
     workers: workersOf(env),
+    workerHeap: {
+      semiSpaceMb: integer(env, 'WORKER_SEMI_SPACE_MB', 16, 0, 1024),
+      growthPercent: integer(env, 'WORKER_HEAP_GROWTH_PERCENT', 0, 0, 1000),
+    },
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
     dependencyTimeoutMs: integer(env, 'DEPENDENCY_TIMEOUT_MS', 1000, 50, 60_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 0),

@@ -4,6 +4,7 @@ import { createLogger, exitAfterFlush, type Logger, resolveLogFormat } from '../
 import { reportListening, runPrimary } from '../server/cluster.ts';
 import { guardServingProcess } from '../server/fatal-errors.ts';
 import type { RuntimeFacts } from '../server/runtime.ts';
+import { type AppliedHeap, applyHeapGrowth } from '../server/worker-heap.ts';
 
 /**
  * `npm start`: a primary that supervises `WORKERS` gateway workers (src/server/cluster.ts). Each
@@ -17,6 +18,7 @@ export async function serveCommand(config: Config): Promise<void> {
 
 async function serveWorker(config: Config, logger: Logger): Promise<void> {
   const guards = guardServingProcess(logger);
+  const heap = applyHeapGrowth(config.workerHeap, process.execArgv, process.env.NODE_OPTIONS);
   // Imported here, not at the top: the primary only supervises, and loading the gateway's modules
   // (database drivers, providers, catalog data) would more than double its memory
   // (docs/decisions/hot-path.md, Modules loaded only where used).
@@ -28,7 +30,7 @@ async function serveWorker(config: Config, logger: Logger): Promise<void> {
     { address, variant: config.variant, embedded: gateway.runtime.embedded },
     'switchyard listening',
   );
-  announceStart(logger, gateway.runtime.facts, address);
+  announceStart(logger, gateway.runtime.facts, address, heap);
   reportListening();
   let stopping = false;
   // `on`, not `once`: Ctrl-C reaches the primary and the worker, and the primary passes it on too;
@@ -50,11 +52,22 @@ async function serveWorker(config: Config, logger: Logger): Promise<void> {
  * The start-up lines for whoever started it (issue 33): where state and secrets live and where
  * the console is, each its own log line, so JSON mode stays one object per line.
  */
-function announceStart(logger: Logger, facts: RuntimeFacts, address: string): void {
+function announceStart(logger: Logger, facts: RuntimeFacts, address: string, heap: AppliedHeap): void {
   // A wildcard address is not one a browser can open; the machine's own name for itself is.
   const url = `http://${address.replace(/^(0\.0\.0\.0|\[::\]):/, 'localhost:')}`;
   logger.info({ database: facts.database }, `database: ${facts.database}`);
   logger.info({ cacheStore: facts.cacheStore }, `cache store: ${facts.cacheStore}`);
   logger.info({ masterKeySource: facts.masterKey }, `master key: ${facts.masterKey}`);
   logger.info({ console: `${url}/console/` }, `console: ${url}/console/`);
+  logger.info({ workerHeap: heap }, `worker heap: ${describeHeap(heap)}`);
+}
+
+function describeHeap(heap: AppliedHeap): string {
+  const young =
+    heap.semiSpaceMb === null ? "Node.js's default young generation" : `${heap.semiSpaceMb} MiB semi-spaces`;
+  const growth =
+    heap.growthPercent === null
+      ? "V8's own growth"
+      : `the old generation grows ${heap.growthPercent}% over what survived`;
+  return `${young}, ${growth}`;
 }

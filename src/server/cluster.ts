@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import { exitAfterFlush, type Logger } from '../diagnostics/logger.ts';
 import { guardServingProcess } from './fatal-errors.ts';
 import { RestartBackoff } from './restart-backoff.ts';
+import { workerExecArgv } from './worker-heap.ts';
 
 /** Grace a worker gets beyond SHUTDOWN_TIMEOUT_MS to stop before the primary SIGKILLs it. */
 const STOP_GRACE_MS = 5_000;
@@ -25,6 +26,9 @@ const LISTENING_MESSAGE = 'switchyard:listening';
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
   // One worker takes its connections itself; round-robin would pass each through the primary.
   if (config.workers === 1) cluster.schedulingPolicy = cluster.SCHED_NONE;
+  cluster.setupPrimary({
+    execArgv: workerExecArgv(config.workerHeap, process.execArgv, process.env.NODE_OPTIONS),
+  });
   const supervisor = new Supervisor(config, logger);
   guardServingProcess(logger).drainBeforeExit(
     () => supervisor.stop('SIGTERM').then(() => {}),

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { applyHeapGrowth, flagValue, workerExecArgv } from './worker-heap.ts';
+
+const DEFAULTS = { semiSpaceMb: 16, growthPercent: 30 };
+
+describe('flagValue', () => {
+  it('reads --flag=value, --flag value and V8 underscores; the command line wins over NODE_OPTIONS', () => {
+    assert.equal(flagValue('--max-semi-space-size', ['--max-semi-space-size=8'], undefined), '8');
+    assert.equal(flagValue('--max-semi-space-size', ['--max-semi-space-size', '4'], undefined), '4');
+    assert.equal(flagValue('--max-semi-space-size', ['--max_semi_space_size=2'], undefined), '2');
+    assert.equal(
+      flagValue('--max-semi-space-size', [], '--enable-source-maps --max-semi-space-size=32'),
+      '32',
+    );
+    assert.equal(
+      flagValue('--max-semi-space-size', ['--max-semi-space-size=8'], '--max-semi-space-size=32'),
+      '8',
+    );
+    assert.equal(
+      flagValue('--max-semi-space-size', ['--max-semi-space-size-x=1', '--import', 'x'], ''),
+      undefined,
+    );
+  });
+});
+
+describe('workerExecArgv', () => {
+  it("adds the young generation's bound to the primary's own options", () => {
+    assert.deepEqual(workerExecArgv(DEFAULTS, ['--enable-source-maps'], undefined), [
+      '--enable-source-maps',
+      '--max-semi-space-size=16',
+    ]);
+  });
+
+  it("leaves the operator's bound, on the command line or in NODE_OPTIONS, and adds none at 0", () => {
+    assert.deepEqual(workerExecArgv(DEFAULTS, ['--max-semi-space-size=64'], undefined), [
+      '--max-semi-space-size=64',
+    ]);
+    assert.deepEqual(workerExecArgv(DEFAULTS, [], '--max-semi-space-size=4'), []);
+    assert.deepEqual(workerExecArgv({ ...DEFAULTS, semiSpaceMb: 0 }, ['--trace-warnings'], undefined), [
+      '--trace-warnings',
+    ]);
+  });
+});
+
+describe('applyHeapGrowth', () => {
+  it("reports the worker's young generation and the growth it set", () => {
+    assert.deepEqual(applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=16'], undefined), {
+      semiSpaceMb: 16,
+      growthPercent: 30,
+    });
+  });
+
+  it("keeps the operator's growth, and V8's own at 0", () => {
+    assert.deepEqual(applyHeapGrowth(DEFAULTS, [], '--heap-growing-percent=50'), {
+      semiSpaceMb: null,
+      growthPercent: 50,
+    });
+    assert.deepEqual(applyHeapGrowth({ semiSpaceMb: 0, growthPercent: 0 }, [], undefined), {
+      semiSpaceMb: null,
+      growthPercent: null,
+    });
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * Each worker's V8 heap (docs/configuration.md, Memory; docs/decisions/hot-path.md, "A young
+ * generation sized for a server"). With gigabytes free, Node's defaults let the young generation
+ * grow to 64 MiB semi-spaces, which a long-running server holds resident; the old generation's
+ * growth is V8's unless the operator sets it.
+ */
+import { setFlagsFromString } from 'node:v8';
+import type { WorkerHeap } from '../config.ts';
+
+const SEMI_SPACE_FLAG = '--max-semi-space-size';
+const GROWTH_FLAG = '--heap-growing-percent';
+
+/**
+ * The value `flag` is given in Node's options, or undefined: the command line's last one, else
+ * NODE_OPTIONS' (Node reads the command line after NODE_OPTIONS). The operator's value wins over
+ * the gateway's defaults. V8 reads `_` and `-` alike in its flags.
+ */
+export function flagValue(
+  flag: string,
+  execArgv: readonly string[],
+  nodeOptions: string | undefined,
+): string | undefined {
+  const valueIn = (args: readonly string[]) => {
+    let value: string | undefined;
+    for (let index = 0; index < args.length; index++) {
+      const [name, given] = args[index].replaceAll('_', '-').split('=', 2);
+      // `--flag=value`, or `--flag value`.
+      if (name === flag) value = given ?? args[index + 1] ?? '';
+    }
+    return value;
+  };
+  return valueIn(execArgv) ?? valueIn((nodeOptions ?? '').split(/\s+/));
+}
+
+/** The primary's `execArgv` for the workers it forks: its own, and the young generation's bound. */
+export function workerExecArgv(
+  heap: WorkerHeap,
+  execArgv: readonly string[],
+  nodeOptions: string | undefined,
+): string[] {
+  if (heap.semiSpaceMb === 0 || flagValue(SEMI_SPACE_FLAG, execArgv, nodeOptions) !== undefined) {
+    return [...execArgv];
+  }
+  return [...execArgv, `${SEMI_SPACE_FLAG}=${heap.semiSpaceMb}`];
+}
+
+/** What a worker's heap runs with, for its start-up line. */
+export interface AppliedHeap {
+  /** MiB, or null for Node's default. */
+  semiSpaceMb: number | null;
+  /** Percent, or null for V8's own heuristic. */
+  growthPercent: number | null;
+}
+
+/**
+ * In a worker, before it serves: sets the old generation's growth, unless Node's options set it.
+ * It is a V8 flag read at every full collection, so it is set here rather than on the command
+ * line, where a Node.js without it would refuse to start. Returns what the heap runs with.
+ */
+export function applyHeapGrowth(
+  heap: WorkerHeap,
+  execArgv: readonly string[],
+  nodeOptions: string | undefined,
+): AppliedHeap {
+  const semiSpace = flagValue(SEMI_SPACE_FLAG, execArgv, nodeOptions);
+  const growth = flagValue(GROWTH_FLAG, execArgv, nodeOptions);
+  const applied = {
+    semiSpaceMb: semiSpace === undefined ? null : Number(semiSpace),
+    growthPercent: growth === undefined ? null : Number(growth),
+  };
+  if (growth === undefined && heap.growthPercent > 0) {
+    setFlagsFromString(`${GROWTH_FLAG}=${heap.growthPercent}`);
+    applied.growthPercent = heap.growthPercent;
+  }
+  return applied;
+}

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { spawnMain } from '../helpers/child.ts';
+import { waitUntil } from '../helpers/eventually.ts';
+
+interface Started {
+  output: string;
+  /** The worker's command line, as the kernel has it. */
+  workerArgs: string[];
+}
+
+/** The pids of `pid`'s children (Linux). */
+function childrenOf(pid: number): number[] {
+  const tasks = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return tasks === '' ? [] : tasks.split(' ').map(Number);
+}
+
+/** Starts an embedded gateway with `env`, waits for the worker's heap line, reads the worker's command line, stops it. */
+async function start(env: Record<string, string>): Promise<Started> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'sy-heap-'));
+  const child = spawnMain(['serve'], {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_FORMAT: 'json',
+    ...env,
+  });
+  try {
+    await waitUntil(
+      async () => child.output().includes('worker heap:') || child.exitCode !== null,
+      'the worker heap line',
+      60_000,
+    );
+    const [worker] = childrenOf(child.pid as number);
+    assert.ok(worker !== undefined, child.output());
+    const workerArgs = readFileSync(`/proc/${worker}/cmdline`, 'utf8').split('\0');
+    return { output: child.output(), workerArgs };
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+function heapLine(output: string): unknown {
+  const line = output.split('\n').find((text) => text.includes('"workerHeap"'));
+  assert.ok(line !== undefined, output);
+  return (JSON.parse(line) as { workerHeap: unknown }).workerHeap;
+}
+
+describe('the worker heap (WORKER_SEMI_SPACE_MB, WORKER_HEAP_GROWTH_PERCENT)', () => {
+  it("runs each worker with 16 MiB semi-spaces and V8's own growth by default, and says so", async () => {
+    const { output, workerArgs } = await start({});
+    assert.ok(workerArgs.includes('--max-semi-space-size=16'), workerArgs.join(' '));
+    assert.deepEqual(heapLine(output), { semiSpaceMb: 16, growthPercent: null });
+  });
+
+  it("takes the operator's settings, and leaves a flag set in NODE_OPTIONS to it", async () => {
+    const set = await start({ WORKER_SEMI_SPACE_MB: '8', WORKER_HEAP_GROWTH_PERCENT: '30' });
+    assert.ok(set.workerArgs.includes('--max-semi-space-size=8'), set.workerArgs.join(' '));
+    assert.deepEqual(heapLine(set.output), { semiSpaceMb: 8, growthPercent: 30 });
+    // Node.js takes `--max-semi-space-size` in NODE_OPTIONS (and refuses `--heap-growing-percent` there).
+    const theirs = await start({ NODE_OPTIONS: '--max-semi-space-size=4' });
+    assert.ok(
+      !theirs.workerArgs.some((arg) => arg.startsWith('--max-semi-space-size')),
+      theirs.workerArgs.join(' '),
+    );
+    assert.deepEqual(heapLine(theirs.output), { semiSpaceMb: 4, growthPercent: null });
+  });
+
+  it('refuses a value out of range with a line naming the variable', async () => {
+    const child = spawnMain(['serve'], { WORKER_SEMI_SPACE_MB: 'lots', PORT: '0' });
+    const [code] = await once(child, 'exit');
+    assert.notEqual(code, 0);
+    assert.match(child.output(), /WORKER_SEMI_SPACE_MB must be an integer between 0 and 1024 \(got "lots"\)/);
+  });
+});
