@@ -1,11 +1,30 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { TokenCounter } from './token-counter.ts';
 
 test('a short string counts exactly as gpt-tokenizer (o200k_base) says', () => {
   assert.equal(new TokenCounter().count('hello world'), countTokens('hello world'));
   assert.equal(new TokenCounter().count('hello world'), 2);
+});
+
+/** Pieces whose runs of one character class stay far below the 48 a count cuts at. */
+const piece = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 12 }),
+  fc.string({ unit: 'binary', maxLength: 6 }),
+  fc.constantFrom('<|endoftext|>', '<|im_start|>', '<|fim_middle|>', "it's", "WE'LL", '\r\n', '\t', '  '),
+  fc.integer().map(String),
+);
+
+test('any text without a cut counts exactly as gpt-tokenizer says, special-token markers as text', () => {
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+      const text = pieces.join(' ');
+      assert.equal(new TokenCounter().count(text), countTokens(text, { disallowedSpecial: new Set() }));
+    }),
+    { numRuns: 500 },
+  );
 });
 
 test('the empty string is 0 tokens', () => {

@@ -1,25 +1,59 @@
 import { createRequire } from 'node:module';
 
-type CountTokens = typeof import('gpt-tokenizer/encoding/o200k_base').countTokens;
+/**
+ * The o200k_base tokenizer's internals this module counts with. gpt-tokenizer 4 declares them
+ * private; `countTokens` is their public use, and it clones its splitting expression on every
+ * call (below). token-counter.test.ts checks the count against `countTokens` for any text.
+ */
+interface BytePairCore {
+  tokenSplitRegex: RegExp;
+  getBpeRankFromString(piece: string): number | undefined;
+  bytePairEncode(piece: string): readonly number[];
+}
 
 const requireLazily = createRequire(import.meta.url);
-let loadedCountTokens: CountTokens | undefined;
+let loadedCount: ((text: string) => number) | undefined;
 
 /**
  * The o200k_base tokenizer, loaded on first use: it is large (docs/decisions/hot-path.md), and a
  * call whose input clearly fits its context window never needs an exact count (see ByteBoundCounter).
  */
-function countTokens(text: string, options: typeof COUNT_OPTIONS): number {
-  loadedCountTokens ??= (requireLazily('gpt-tokenizer/encoding/o200k_base') as { countTokens: CountTokens })
-    .countTokens;
-  return loadedCountTokens(text, options);
+function countTokens(text: string): number {
+  loadedCount ??= pieceCounter(
+    (
+      requireLazily('gpt-tokenizer/encoding/o200k_base') as {
+        default: { bytePairEncodingCoreProcessor: BytePairCore };
+      }
+    ).default.bytePairEncodingCoreProcessor,
+  );
+  return loadedCount(text);
 }
 
 /**
- * Count text that merely contains `<|endoftext|>` and the like as ordinary text: by default the
- * tokenizer throws on special tokens, and a client's string must never fail the estimate.
+ * Counts as gpt-tokenizer's `countTokens` does with no special token allowed or refused (text
+ * such as `<|endoftext|>` is ordinary text: a client's string must never fail the estimate): one
+ * token for each piece of its pre-tokenizer that is a rank, else the piece's byte-pair merge. The
+ * pieces come from one global copy of its splitting expression, made here once: `String#matchAll`
+ * makes a new one on every call (docs/decisions/hot-path.md, Tokenizer bounds).
  */
-const COUNT_OPTIONS = Object.freeze({ disallowedSpecial: new Set<string>() });
+function pieceCounter(core: BytePairCore): (text: string) => number {
+  const { source, flags } = core.tokenSplitRegex;
+  const splitter = new RegExp(source, flags.includes('g') ? flags : `${flags}g`);
+  return (text) => {
+    let count = 0;
+    splitter.lastIndex = 0;
+    for (let match = splitter.exec(text); match !== null; match = splitter.exec(text)) {
+      const piece = match[0];
+      if (piece === '') {
+        // As matchAll does: past an empty match by one code point.
+        splitter.lastIndex += (text.codePointAt(splitter.lastIndex) ?? 0) > 0xffff ? 2 : 1;
+        continue;
+      }
+      count += core.getBpeRankFromString(piece) === undefined ? core.bytePairEncode(piece).length : 1;
+    }
+    return count;
+  };
+}
 
 /**
  * Longest run of characters of one class handed to the tokenizer unbroken, in UTF-16 code
@@ -67,7 +101,7 @@ function isLowSurrogate(code: number): boolean {
 
 /** Exact o200k_base count, cutting runs longer than MAX_RUN_CHARS (see above). */
 function countExact(text: string): number {
-  if (text.length <= MAX_RUN_CHARS) return countTokens(text, COUNT_OPTIONS);
+  if (text.length <= MAX_RUN_CHARS) return countTokens(text);
   let total = 0;
   let segmentStart = 0;
   let run = 0;
@@ -81,13 +115,13 @@ function countExact(text: string): number {
     }
     // Never cut a surrogate pair in two.
     if (++run > MAX_RUN_CHARS && !isLowSurrogate(code)) {
-      total += countTokens(text.slice(segmentStart, index), COUNT_OPTIONS);
+      total += countTokens(text.slice(segmentStart, index));
       segmentStart = index;
       run = 1;
     }
   }
   const rest = segmentStart === 0 ? text : text.slice(segmentStart);
-  return total + countTokens(rest, COUNT_OPTIONS);
+  return total + countTokens(rest);
 }
 
 /** What the request walkers of estimate-tokens.ts count with. */
