@@ -51,11 +51,18 @@ describe('applyHeapGrowth', () => {
     });
   });
 
-  it("keeps the operator's growth, and V8's own at 0", () => {
+  it("keeps the operator's growth, and reports V8's own at 0, the operator's 0 included", () => {
     assert.deepEqual(applyHeapGrowth(DEFAULTS, [], '--heap-growing-percent=50'), {
       semiSpaceMb: null,
       growthPercent: 50,
     });
+    assert.deepEqual(
+      applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=0', '--heap-growing-percent=0'], undefined),
+      {
+        semiSpaceMb: null,
+        growthPercent: null,
+      },
+    );
     assert.deepEqual(applyHeapGrowth({ semiSpaceMb: 0, growthPercent: 0 }, [], undefined), {
       semiSpaceMb: null,
       growthPercent: null,

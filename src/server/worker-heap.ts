@@ -64,9 +64,10 @@ export function applyHeapGrowth(
 ): AppliedHeap {
   const semiSpace = flagValue(SEMI_SPACE_FLAG, execArgv, nodeOptions);
   const growth = flagValue(GROWTH_FLAG, execArgv, nodeOptions);
+  // 0 (or no number) is V8's own default for either flag.
   const applied = {
-    semiSpaceMb: semiSpace === undefined ? null : Number(semiSpace),
-    growthPercent: growth === undefined ? null : Number(growth),
+    semiSpaceMb: Number(semiSpace) || null,
+    growthPercent: Number(growth) || null,
   };
   if (growth === undefined && heap.growthPercent > 0) {
     setFlagsFromString(`${GROWTH_FLAG}=${heap.growthPercent}`);
