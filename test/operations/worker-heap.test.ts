@@ -6,21 +6,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { spawnMain } from '../helpers/child.ts';
-import { waitUntil } from '../helpers/eventually.ts';
+import { waitForLog } from '../helpers/child-logs.ts';
 
 interface Started {
-  output: string;
+  /** What the worker's start-up line says its heap runs with. */
+  heap: unknown;
   /** The worker's command line, as the kernel has it. */
   workerArgs: string[];
 }
 
-/** The pids of `pid`'s children (Linux). */
-function childrenOf(pid: number): number[] {
-  const tasks = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-  return tasks === '' ? [] : tasks.split(' ').map(Number);
-}
-
-/** Starts an embedded gateway with `env`, waits for the worker's heap line, reads the worker's command line, stops it. */
+/** Starts an embedded gateway with `env`, waits for the worker's heap line, reads that worker's command line, stops it. */
 async function start(env: Record<string, string>): Promise<Started> {
   const dataDir = await mkdtemp(join(tmpdir(), 'sy-heap-'));
   const child = spawnMain(['serve'], {
@@ -31,15 +26,9 @@ async function start(env: Record<string, string>): Promise<Started> {
     ...env,
   });
   try {
-    await waitUntil(
-      async () => child.output().includes('worker heap:') || child.exitCode !== null,
-      'the worker heap line',
-      60_000,
-    );
-    const [worker] = childrenOf(child.pid as number);
-    assert.ok(worker !== undefined, child.output());
-    const workerArgs = readFileSync(`/proc/${worker}/cmdline`, 'utf8').split('\0');
-    return { output: child.output(), workerArgs };
+    const line = await waitForLog(child, (logged) => 'workerHeap' in logged, 'the worker heap line', 60_000);
+    const workerArgs = readFileSync(`/proc/${line.pid}/cmdline`, 'utf8').split('\0');
+    return { heap: line.workerHeap, workerArgs };
   } finally {
     child.kill('SIGTERM');
     await once(child, 'exit');
@@ -47,30 +36,24 @@ async function start(env: Record<string, string>): Promise<Started> {
   }
 }
 
-function heapLine(output: string): unknown {
-  const line = output.split('\n').find((text) => text.includes('"workerHeap"'));
-  assert.ok(line !== undefined, output);
-  return (JSON.parse(line) as { workerHeap: unknown }).workerHeap;
-}
-
 describe('the worker heap (WORKER_SEMI_SPACE_MB, WORKER_HEAP_GROWTH_PERCENT)', () => {
   it("runs each worker with 16 MiB semi-spaces and V8's own growth by default, and says so", async () => {
-    const { output, workerArgs } = await start({});
+    const { heap, workerArgs } = await start({});
     assert.ok(workerArgs.includes('--max-semi-space-size=16'), workerArgs.join(' '));
-    assert.deepEqual(heapLine(output), { semiSpaceMb: 16, growthPercent: null });
+    assert.deepEqual(heap, { semiSpaceMb: 16, growthPercent: null });
   });
 
   it("takes the operator's settings, and leaves a flag set in NODE_OPTIONS to it", async () => {
     const set = await start({ WORKER_SEMI_SPACE_MB: '8', WORKER_HEAP_GROWTH_PERCENT: '30' });
     assert.ok(set.workerArgs.includes('--max-semi-space-size=8'), set.workerArgs.join(' '));
-    assert.deepEqual(heapLine(set.output), { semiSpaceMb: 8, growthPercent: 30 });
+    assert.deepEqual(set.heap, { semiSpaceMb: 8, growthPercent: 30 });
     // Node.js takes `--max-semi-space-size` in NODE_OPTIONS (and refuses `--heap-growing-percent` there).
     const theirs = await start({ NODE_OPTIONS: '--max-semi-space-size=4' });
     assert.ok(
       !theirs.workerArgs.some((arg) => arg.startsWith('--max-semi-space-size')),
       theirs.workerArgs.join(' '),
     );
-    assert.deepEqual(heapLine(theirs.output), { semiSpaceMb: 4, growthPercent: null });
+    assert.deepEqual(theirs.heap, { semiSpaceMb: 4, growthPercent: null });
   });
 
   it('refuses a value out of range with a line naming the variable', async () => {
