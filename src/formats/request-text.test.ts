@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { z } from 'zod';
+import type { BodyParts } from './request-text.ts';
 import {
   carryRequestText,
   requestTextWithModel as editBytes,
@@ -22,9 +23,16 @@ function spellings(body: unknown): string[] {
 
 const withModel = (text: string, model: string) => ({ ...JSON.parse(text), model });
 
+/** What is sent, as text: a large edit comes as parts, the other bodies whole. */
+function joined(sent: string | Buffer | BodyParts): string {
+  if (typeof sent === 'string') return sent;
+  return (Buffer.isBuffer(sent) ? sent : Buffer.concat(sent.parts)).toString('utf8');
+}
+
 /** The edit on the text's UTF-8 bytes, back as text. */
 function requestTextWithModel(text: string, model: string): string | null {
-  return editBytes(Buffer.from(text), model)?.toString('utf8') ?? null;
+  const edited = editBytes(Buffer.from(text), model);
+  return edited === null ? null : joined(edited);
 }
 
 describe('requestTextWithModel', () => {
@@ -98,6 +106,20 @@ describe('requestTextWithModel', () => {
     assert.equal(editBytes(text, 'same'), text);
     assert.notEqual(editBytes(text, 'other'), text);
   });
+
+  it("sends a large text as views of the client's bytes around the new model, not joined", () => {
+    const prompt = 'lorem ipsum '.repeat(8_192);
+    const text = Buffer.from(
+      JSON.stringify({ messages: [{ role: 'user', content: prompt }], model: 'public' }),
+    );
+    const edited = editBytes(text, 'up');
+    assert.ok(edited !== null && !Buffer.isBuffer(edited), 'a 96 KiB text is sent in parts');
+    assert.deepEqual(JSON.parse(joined(edited)), withModel(text.toString(), 'up'));
+    const [head, model, tail] = edited.parts;
+    assert.equal(head.buffer, text.buffer);
+    assert.equal(tail.buffer, text.buffer);
+    assert.equal(model.toString(), '"up"');
+  });
 });
 
 describe('upstreamJson', () => {
@@ -108,7 +130,7 @@ describe('upstreamJson', () => {
     rememberRequestText(body, Buffer.from(text));
     return body;
   };
-  const sent = (upstream: Record<string, unknown>, base: object) => upstreamJson(upstream, base).toString();
+  const sent = (upstream: Record<string, unknown>, base: object) => joined(upstreamJson(upstream, base));
 
   it("sends the client's text with the upstream model when nothing else changed", () => {
     const base = remembered();
@@ -165,7 +187,7 @@ describe('carryRequestText', () => {
     rememberRequestText(parsed, Buffer.from(text));
     return parsed;
   };
-  const sentFor = (copy: Record<string, unknown>) => upstreamJson({ ...copy, model: 'up' }, copy).toString();
+  const sentFor = (copy: Record<string, unknown>) => joined(upstreamJson({ ...copy, model: 'up' }, copy));
 
   it("goes with the schema's copy when it holds the same JSON", () => {
     const parsed = parsedWithText();

@@ -58,19 +58,34 @@ export function carryRequestText(validated: object, parsed: unknown): void {
   if (text !== undefined && sameJson(validated, parsed)) rememberRequestText(validated, text.bytes);
 }
 
+/** Bytes sent one part after the other, never joined (`requestTextWithModel`). */
+export interface BodyParts {
+  kind: 'parts';
+  parts: readonly Buffer[];
+}
+
+/**
+ * From this size, the edited text is sent as its parts (views of the client's bytes and the new
+ * model's), not joined: a join is one more buffer of the body's size outside the V8 heap, and
+ * that memory brings the next full collection (docs/decisions/hot-path.md, Client text sent in
+ * parts). Below it a join is cheaper than the client's writes of separate parts.
+ */
+const PARTS_FROM_BYTES = 64 * 1024;
+
 /**
  * `text` with its top-level `model` set to `model`, or null when the edit cannot be proven right:
  * the text is an object whose one top-level `model` key, written plainly, has a string value
  * (topLevelMembers says when a key found is the one a parser reads). When the text already
  * names `model`, as JSON.stringify writes it, it is `text` itself: a megabyte body sent to a
- * deployment whose upstream model is the public one is not copied.
+ * deployment whose upstream model is the public one is not copied. A large text is its parts.
  */
-export function requestTextWithModel(text: Buffer, model: string): Buffer | null {
+export function requestTextWithModel(text: Buffer, model: string): Buffer | BodyParts | null {
   const value = topLevelMembers(text, MODEL_KEY)?.get('model');
   if (value === undefined || writtenKind(text, value) !== 'string') return null;
   const written = Buffer.from(JSON.stringify(model));
   if (text.subarray(value[0], value[1]).equals(written)) return text;
-  return Buffer.concat(valueReplacedParts(text, value, written));
+  const parts = valueReplacedParts(text, value, written);
+  return text.length < PARTS_FROM_BYTES ? Buffer.concat(parts) : { kind: 'parts', parts };
 }
 
 /** `upstream` holds the fields the text was remembered with (the same references), bar a string `model`. */
@@ -94,7 +109,10 @@ function onlyModelDiffers(
  * the same value as the serialised body; they keep the client's spacing and number spelling.
  * Bytes, not a string: a string built of slices would be encoded character by character when sent.
  */
-export function upstreamJson(upstream: Readonly<Record<string, unknown>>, base: object): string | Buffer {
+export function upstreamJson(
+  upstream: Readonly<Record<string, unknown>>,
+  base: object,
+): string | Buffer | BodyParts {
   const text = texts.get(base);
   if (text !== undefined && onlyModelDiffers(upstream, text.fields)) {
     const edited = requestTextWithModel(text.bytes, upstream.model as string);

@@ -12,6 +12,7 @@ import type { ErrorCode } from '../errors/error-codes.ts';
 import type { ContentFilterHit } from '../formats/content-filter.ts';
 import type { Span } from '../formats/json-members.ts';
 import { OPERATIONS, type Operation } from '../formats/operation.ts';
+import type { BodyParts } from '../formats/request-text.ts';
 import type { StreamEvent } from '../formats/stream-event.ts';
 import type { Usage } from '../formats/usage.ts';
 
@@ -57,8 +58,8 @@ export interface UpstreamRequest {
   url: string;
   method: 'POST' | 'GET' | 'DELETE';
   headers: Record<string, string>;
-  /** Serialised JSON, raw bytes, or a multipart stream passed through. */
-  body: string | Uint8Array | MultipartPassThrough | null;
+  /** Serialised JSON, raw bytes, bytes in parts, or a multipart stream passed through. */
+  body: string | Uint8Array | BodyParts | MultipartPassThrough | null;
 }
 
 /**

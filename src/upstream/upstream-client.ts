@@ -43,14 +43,11 @@ export class UpstreamClient {
     timeouts: UpstreamTimeouts,
   ): Promise<UpstreamResponse> {
     const url = new URL(request.url);
-    const body = request.body;
     const response = await this.#agent.request({
       origin: url.origin,
       method: request.method,
       path: url.pathname + url.search,
-      headers: request.headers,
-      body:
-        body === null ? null : typeof body === 'string' || body instanceof Uint8Array ? body : body.stream,
+      ...wireBody(request),
       signal,
       headersTimeout: timeouts.firstByteMs,
       bodyTimeout: timeouts.bodyMs,
@@ -61,6 +58,26 @@ export class UpstreamClient {
   close(): Promise<void> {
     return this.#agent.close();
   }
+}
+
+/**
+ * The headers and body undici is given for `request`: parts go as an array, which undici writes
+ * one after the other (its types omit iterables, which its request accepts), with their summed
+ * length as `content-length` so that they are not sent chunked.
+ */
+export function wireBody(request: UpstreamRequest): {
+  headers: Record<string, string>;
+  body: string | Uint8Array | Readable | null;
+} {
+  const { headers, body } = request;
+  if (body === null || typeof body === 'string' || body instanceof Uint8Array) return { headers, body };
+  if (body.kind === 'multipart') return { headers, body: body.stream };
+  let length = 0;
+  for (const part of body.parts) length += part.length;
+  return {
+    headers: { ...headers, 'content-length': String(length) },
+    body: body.parts as unknown as Readable,
+  };
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {

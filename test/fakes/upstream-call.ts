@@ -11,6 +11,7 @@ import type {
   UpstreamErrorInfo,
   UpstreamRequest,
 } from '../../src/providers/types.ts';
+import { wireBody } from '../../src/upstream/upstream-client.ts';
 
 export interface UpstreamAnswer {
   status: number;
@@ -19,16 +20,7 @@ export interface UpstreamAnswer {
 }
 
 export async function sendUpstream(upstream: UpstreamRequest, signal?: AbortSignal): Promise<UpstreamAnswer> {
-  const body =
-    upstream.body === null || typeof upstream.body === 'string' || upstream.body instanceof Uint8Array
-      ? upstream.body
-      : upstream.body.stream;
-  const answer = await request(upstream.url, {
-    method: upstream.method,
-    headers: upstream.headers,
-    body,
-    signal,
-  });
+  const answer = await request(upstream.url, { method: upstream.method, ...wireBody(upstream), signal });
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(answer.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
