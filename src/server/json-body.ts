@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { heapText } from '../formats/heap-text.ts';
 import { MAX_JSON_DEPTH, unsafeJson } from '../formats/json-depth.ts';
 import { rememberRequestText } from '../formats/request-text.ts';
 
@@ -14,7 +15,8 @@ const MESSAGES = {
  * bound (a 5,000-level body parses fine but overflowed the stack of code that walks it: a 500) and
  * the prototype-poisoning keys fastify's parser refused. That parser scanned the whole text with
  * two regular expressions before parsing it; the walk visits the keys alone, so a 4 MB prompt is
- * not read three times (docs/decisions/hot-path.md).
+ * not read three times (docs/decisions/hot-path.md). The text is decoded onto the V8 heap
+ * (formats/heap-text.ts): a megabyte prompt decoded outside it brought a full collection.
  *
  * An empty body with `content-type: application/json` is no body (Python's `openai` sends that for
  * `responses.delete`, many HTTP helpers for a body-less POST): the route then judges it, as it
@@ -29,7 +31,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     if (bytes.length === 0) return done(null, undefined);
     let value: unknown;
     try {
-      value = JSON.parse(bytes.toString('utf8'));
+      value = JSON.parse(heapText(bytes));
     } catch (error) {
       return done(invalidJson(error));
     }

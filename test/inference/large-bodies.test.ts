@@ -108,3 +108,68 @@ describe('large request bodies in flight are bounded', () => {
     }, 10_000);
   });
 });
+
+/** Content after `head` whose bytes the decoding's first cut (0xFBEE8 bytes in, formats/heap-text.ts) splits two bytes into an emoji. */
+function contentCutInsideEmoji(head: string): string {
+  const pad = 'a'.repeat((((0xfbee8 - Buffer.byteLength(head) - 2) % 4) + 4) % 4);
+  return `${pad}${'😀'.repeat(300_000)} café`;
+}
+
+/**
+ * A prompt of more than a megabyte: decoded onto the heap in pieces, a cut falling inside a
+ * four-byte character; on a native route sent upstream as the client's own bytes in parts, with
+ * only the model's value edited and the parts' summed length as `content-length`.
+ */
+describe('a prompt of more than a megabyte', () => {
+  let fake: OpenAIFake;
+  let gw: TestGateway;
+
+  before(async () => {
+    fake = await new OpenAIFake().start();
+    gw = await startTestGateway({ redis: false });
+    await createOpenAIDeployment(gw, {
+      publicModel: 'big',
+      upstreamModel: 'big-unlisted',
+      baseUrl: fake.baseUrl,
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await fake.close();
+  });
+
+  async function send(path: string, text: string) {
+    const answer = await fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.masterKey}`, 'content-type': 'application/json' },
+      body: text,
+    });
+    assert.equal(answer.status, 200, await answer.clone().text());
+    await answer.arrayBuffer();
+    const received = fake.lastRequest;
+    assert.ok(received);
+    return received;
+  }
+
+  it("reaches the upstream as the client's bytes on a native route, the model edited", async () => {
+    const head = '{ "model" : "big",\n "messages": [ {"role": "user", "content": "';
+    const content = contentCutInsideEmoji(head);
+    const text = `${head}${content}"} ],\n "temperature": 0.50 }`;
+    const received = await send('/v1/chat/completions', text);
+    assert.equal(received.rawBody, text.replace('"big"', '"big-unlisted"'));
+    assert.equal((received.body as { messages: { content: string }[] }).messages[0].content, content);
+    assert.equal(received.headers['content-length'], String(Buffer.byteLength(received.rawBody)));
+    assert.equal(received.headers['transfer-encoding'], undefined);
+  });
+
+  it('is decoded whole where a cut falls inside a character: a translated route sends what it read', async () => {
+    const head = '{"model": "big", "max_tokens": 5, "messages": [{"role": "user", "content": "';
+    const content = contentCutInsideEmoji(head);
+    const received = await send('/v1/messages', `${head}${content}"}]}`);
+    const messages = (received.body as { messages: { role: string; content: unknown }[] }).messages;
+    assert.ok(!JSON.stringify(messages).includes('\ufffd'), 'no character was cut in two');
+    const user = messages.find((message) => message.role === 'user');
+    const sent = typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content);
+    assert.ok(sent.includes(content), 'the prompt reaches the upstream unaltered');
+  });
+});
