@@ -6,7 +6,7 @@ import type { BodyParts } from './request-text.ts';
 import {
   carryRequestText,
   requestTextWithModel as editBytes,
-  rememberRequestText,
+  rememberClientBytes,
   shareRequestText,
   upstreamJson,
 } from './request-text.ts';
@@ -125,9 +125,12 @@ describe('requestTextWithModel', () => {
 describe('upstreamJson', () => {
   const text = '{ "model": "public",  "messages": [ {"role": "user", "content": "hi"} ], "n": 2 }';
   const edited = text.replace('"public"', '"up"');
+  /** The body as the route has it: parsed with its bytes, then copied by its schema. */
   const remembered = () => {
-    const body = JSON.parse(text) as Record<string, unknown>;
-    rememberRequestText(body, Buffer.from(text));
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    rememberClientBytes(parsed, Buffer.from(text));
+    const body = { ...parsed };
+    carryRequestText(body, parsed);
     return body;
   };
   const sent = (upstream: Record<string, unknown>, base: object) => joined(upstreamJson(upstream, base));
@@ -184,7 +187,7 @@ describe('carryRequestText', () => {
   const text = '{"model":"m","messages":[{"role":"user","content":"hi"}],"extra":{"a":[1,2]}}';
   const parsedWithText = () => {
     const parsed = JSON.parse(text) as object;
-    rememberRequestText(parsed, Buffer.from(text));
+    rememberClientBytes(parsed, Buffer.from(text));
     return parsed;
   };
   const sentFor = (copy: Record<string, unknown>) => joined(upstreamJson({ ...copy, model: 'up' }, copy));

@@ -5,9 +5,10 @@ import { MemberKeys, topLevelMembers, valueReplacedParts, writtenKind } from './
  * route can send it upstream with the model edited instead of serialising the parsed body again
  * (docs/decisions/hot-path.md, Client text sent with the model edited).
  *
- * The text is true of the body's fields as they were when it was remembered: by the JSON parser
- * (server/json-body.ts), and after the endpoint's schema copied the body when a deep comparison
- * finds the copy holds the same JSON (`carryRequestText`). Stages may still edit the body: they
+ * The JSON parser (server/json-body.ts) keeps the bytes beside the parsed body; they go with the
+ * endpoint's schema copy of it when a deep comparison finds the copy holds the same JSON
+ * (`carryRequestText`), and the text is true of the copy's fields as they were then. Stages may
+ * still edit the body: they
  * replace a top-level field (the Responses state stage sets `input`, deletes
  * `previous_response_id`), so the fields are kept too (the references, a shallow copy) and the
  * text is used only when the upstream body still holds every one of them bar `model`. Nothing on
@@ -15,15 +16,29 @@ import { MemberKeys, topLevelMembers, valueReplacedParts, writtenKind } from './
  */
 interface RequestText {
   bytes: Buffer;
-  fields: ReadonlyMap<string, unknown>;
+  /** A shallow copy of the body's fields when the text was remembered with it. */
+  fields: Readonly<Record<string, unknown>>;
+  /** How many fields it has. */
+  size: number;
 }
 
+/** The client's bytes of a parsed body, until its schema copy carries them (or not). */
+const clientBytes = new WeakMap<object, Buffer>();
+/** The text a body is sent with. */
 const texts = new WeakMap<object, RequestText>();
 
 const MODEL_KEY = new MemberKeys(['model']);
 
-export function rememberRequestText(body: object, bytes: Buffer): void {
-  texts.set(body, { bytes, fields: new Map(Object.entries(body)) });
+/** `parsed` was parsed from `bytes` (valid UTF-8). */
+export function rememberClientBytes(parsed: object, bytes: Buffer): void {
+  clientBytes.set(parsed, bytes);
+}
+
+function requestText(body: object, bytes: Buffer): RequestText {
+  const fields = { ...body } as Record<string, unknown>;
+  let size = 0;
+  for (const _ in fields) size++;
+  return { bytes, fields, size };
 }
 
 /** `copy`, made of `source`'s fields, is sent with `source`'s text (the fields decide, above). */
@@ -54,8 +69,8 @@ function sameJson(a: unknown, b: unknown): boolean {
  */
 export function carryRequestText(validated: object, parsed: unknown): void {
   if (typeof parsed !== 'object' || parsed === null) return;
-  const text = texts.get(parsed);
-  if (text !== undefined && sameJson(validated, parsed)) rememberRequestText(validated, text.bytes);
+  const bytes = clientBytes.get(parsed);
+  if (bytes !== undefined && sameJson(validated, parsed)) texts.set(validated, requestText(validated, bytes));
 }
 
 /** Bytes sent one part after the other, never joined (`requestTextWithModel`). */
@@ -89,17 +104,16 @@ export function requestTextWithModel(text: Buffer, model: string): Buffer | Body
 }
 
 /** `upstream` holds the fields the text was remembered with (the same references), bar a string `model`. */
-function onlyModelDiffers(
-  upstream: Readonly<Record<string, unknown>>,
-  fields: ReadonlyMap<string, unknown>,
-): boolean {
-  if (typeof upstream.model !== 'string' || !fields.has('model')) return false;
-  const keys = Object.keys(upstream);
-  if (keys.length !== fields.size) return false;
-  for (const key of keys) {
-    if (key !== 'model' && (!fields.has(key) || fields.get(key) !== upstream[key])) return false;
+function onlyModelDiffers(upstream: Readonly<Record<string, unknown>>, text: RequestText): boolean {
+  const { fields } = text;
+  if (typeof upstream.model !== 'string' || !Object.hasOwn(fields, 'model')) return false;
+  let size = 0;
+  for (const key in upstream) {
+    if (!Object.hasOwn(upstream, key)) continue;
+    size++;
+    if (key !== 'model' && (!Object.hasOwn(fields, key) || fields[key] !== upstream[key])) return false;
   }
-  return true;
+  return size === text.size;
 }
 
 /**
@@ -114,7 +128,7 @@ export function upstreamJson(
   base: object,
 ): string | Buffer | BodyParts {
   const text = texts.get(base);
-  if (text !== undefined && onlyModelDiffers(upstream, text.fields)) {
+  if (text !== undefined && onlyModelDiffers(upstream, text)) {
     const edited = requestTextWithModel(text.bytes, upstream.model as string);
     if (edited !== null) return edited;
   }

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { heapText } from '../formats/heap-text.ts';
 import { MAX_JSON_DEPTH, unsafeJson } from '../formats/json-depth.ts';
-import { rememberRequestText } from '../formats/request-text.ts';
+import { rememberClientBytes } from '../formats/request-text.ts';
 
 const MESSAGES = {
   'too-deep': `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`,
@@ -39,7 +39,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     if (unsafe !== null) return done(new GatewayError('invalid_request', { message: MESSAGES[unsafe] }));
     // Kept for a native route to send on with the model edited (formats/request-text.ts); only
     // valid UTF-8, which the decoding above did not alter.
-    if (typeof value === 'object' && value !== null && isUtf8(bytes)) rememberRequestText(value, bytes);
+    if (typeof value === 'object' && value !== null && isUtf8(bytes)) rememberClientBytes(value, bytes);
     done(null, value);
   });
 }
