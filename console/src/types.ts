@@ -1,4 +1,7 @@
-/** The admin API's answers as the console reads them (docs/api.md, Admin). */
+/**
+ * The admin API's answers as the console reads them (docs/api.md, Admin): only the fields it reads.
+ * test/console/admin-shapes.test.ts checks the server's schemas satisfy them (docs/console.md, Tests).
+ */
 
 export interface Deployment {
   id: string;
@@ -158,6 +161,6 @@ export interface AuditRow {
   resourceId: string | null;
   status: number;
   requestId: string;
-  sourceAddress: string;
+  sourceAddress: string | null;
   reason: string | null;
 }

@@ -92,7 +92,7 @@ export function AuditPage() {
                 <td>{row.resourceId ?? '–'}</td>
                 <td>{row.status}</td>
                 <td>{row.requestId}</td>
-                <td>{row.sourceAddress}</td>
+                <td>{row.sourceAddress ?? '–'}</td>
                 <td>{row.reason ?? '–'}</td>
               </tr>
             ))}

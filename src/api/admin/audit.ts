@@ -35,7 +35,7 @@ const auditQuery = z
   })
   .superRefine(timeRangeRefinement);
 
-const auditEventSchema = z
+export const auditEventSchema = z
   .object({
     id: z.string(),
     kind: z.enum(AUDIT_KINDS),

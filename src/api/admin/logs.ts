@@ -72,7 +72,7 @@ const contentFilterHitSchema = z
   })
   .meta({ id: 'ContentFilterHit' });
 
-const operationSchema = z
+export const gatewayOperationSchema = z
   .object({
     id: z.string(),
     requestId: z.string(),
@@ -121,7 +121,7 @@ const operationSchema = z
   .meta({ id: 'GatewayOperation' });
 
 const logsPage = z
-  .object({ data: z.array(operationSchema), nextCursor: z.string().nullable() })
+  .object({ data: z.array(gatewayOperationSchema), nextCursor: z.string().nullable() })
   .meta({ id: 'GatewayOperationPage' });
 
 /** `GET /admin/logs` (variant B): request records, newest first, found by request id and filters. */

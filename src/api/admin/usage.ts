@@ -104,7 +104,7 @@ const series = z
   .optional()
   .meta({ description: 'With `bucket` only: the buckets that had calls, oldest first.' });
 
-const usageReport = z
+export const usageReportSchema = z
   .object({
     groupBy: z.enum(USAGE_GROUPS),
     bucket: z.enum(USAGE_BUCKETS).nullable(),
@@ -142,7 +142,7 @@ export function usageModule(db: Db): RouteModule {
           'Calls, tokens, cost and errors per key, model, deployment, day or tag, in total and per hour or day',
         tag: 'records',
         query: usageQuery,
-        response: usageReport,
+        response: usageReportSchema,
         responseDescription: 'The totals, and one entry per group ordered by group.',
         handle: async ({ query }) => {
           const from = dateOf(query.from);
