@@ -3,10 +3,15 @@
  * counted by valgrind's callgrind, for the bare proxy (b), the gateway's master key (c) and its
  * virtual key (d). Counting starts off (`--instr-atstart=no`), so start-up is never counted; after
  * a warm-up it is switched on with `callgrind_control` around a window of N calls and one of 2N,
- * and the difference of the two over N is the figure: what a window costs besides its calls
- * (timers, the switch itself) cancels. Every measured process runs with MEASURED_NODE_ARGS (below):
- * without them the figure moved 50-240% run to run. Repeated, so the spread shows. Instruction counts do not
- * move with the load of a shared machine, where calls per second move threefold.
+ * and the difference of the two over N is the calls' own work: what a window costs besides its
+ * calls (timers, the switch itself) cancels. Each window is dumped and its garbage collection
+ * counted apart (bench/callgrind-gc.ts): the difference is taken without it (the mutator), and the
+ * collections of every window are shared over all their calls; the figure is the two summed. A
+ * full collection costs more than a window's calls, so taken with the window it made a repeat
+ * read anything from below zero to millions. Every measured process runs with
+ * MEASURED_NODE_ARGS (below): without them the figure moved 50-240% run to run. Repeated, so the
+ * spread shows. Instruction counts do not move with the load of a shared machine, where calls per
+ * second move threefold.
  *
  * Knobs: BENCH_CALLGRIND_CALLS (N, 200), BENCH_CALLGRIND_WARMUP (calls before counting, 3000: at
  * 1000 the optimizing compiler was still at work in the counted windows),
@@ -17,6 +22,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
+import { countLatestDump } from './callgrind-gc.ts';
 import type { BudgetCheck } from './derived.ts';
 import { type BenchEntry, budgetLine, type EntryReport } from './entries.ts';
 import { FAKE_MODEL } from './fake-answers.ts';
@@ -62,17 +68,35 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-export interface Figure {
+/** Instructions per call of the windows of one target. */
+export interface WindowFigure {
   id: string;
-  /** Instructions per call of the main (JavaScript) thread, one per repeat: the figure of record. */
+  /** Instructions per call of the main (JavaScript) thread, one per repeat. */
   perCall: number[];
   /** The same over every thread (the JIT's compiler threads and the GC's helpers included). */
   allThreads: number[];
 }
 
+export interface Figure extends WindowFigure {
+  /** The main thread's without the garbage collector's, one per repeat (bench/callgrind-gc.ts). */
+  mutator: number[];
+  /** The garbage collector's instructions over every counted window's calls. */
+  gcPerCall: number;
+}
+
+/**
+ * The figure of record: the calls' own work (the median of the repeats, which now agree) and the
+ * collections shared over every counted call (a window's own share swung by a full collection).
+ */
+export function amortized(figure: Figure): number {
+  return median(figure.mutator) + figure.gcPerCall;
+}
+
 interface Counts {
   main: number;
   all: number;
+  /** The garbage collector's instructions (bench/callgrind-gc.ts), when the window was dumped. */
+  gc: number;
 }
 
 export function hasValgrind(): boolean {
@@ -102,7 +126,7 @@ function control(target: Target, ...args: string[]): string {
 
 /** Thread 1's instructions and every thread's (`Th N  1,234` lines of `callgrind_control -e`). */
 function instructions(target: Target): Counts {
-  const counts = { main: 0, all: 0 };
+  const counts = { main: 0, all: 0, gc: 0 };
   for (const match of control(target, '-e').matchAll(/^\s*Th\s+(\d+)\s+([\d,]+)/gm)) {
     const value = Number(match[2].replaceAll(',', ''));
     counts.all += value;
@@ -138,35 +162,54 @@ export async function callsInTurn(pool: Pool, call: BenchRequest, count: number)
   }
 }
 
+/**
+ * One window of `count` calls counted. With `dumpDir` (callgrind's output directory), the window
+ * is also dumped there and its GC instructions counted from the dump.
+ */
 export async function countedWindow(
   target: Target,
   pool: Pool,
   call: BenchRequest,
   count: number,
+  dumpDir?: string,
 ): Promise<Counts> {
   control(target, '-z');
   control(target, '-i', 'on');
   await calls(pool, call, count);
   const counted = instructions(target);
+  if (dumpDir !== undefined) {
+    control(target, '-d');
+    counted.gc = countLatestDump(dumpDir, target.servingPid).gc;
+  }
   control(target, '-i', 'off');
   if (counted.all === 0) throw new Error(`callgrind counted nothing in pid ${target.servingPid}`);
   return counted;
 }
 
-export async function measure(id: string, target: Target, call: BenchRequest): Promise<Figure> {
+/** `dumpDir`: callgrind's output directory, where each window is dumped and its GC counted. */
+export async function measure(
+  id: string,
+  target: Target,
+  call: BenchRequest,
+  dumpDir: string,
+): Promise<Figure> {
   const { calls: n, warmup, repeats } = callgrindOptions();
   const pool = new Pool(target.origin, { connections: callgrindOptions().connections });
   try {
     await calls(pool, call, warmup);
-    const figure: Figure = { id, perCall: [], allThreads: [] };
+    const figure: Figure = { id, perCall: [], allThreads: [], mutator: [], gcPerCall: 0 };
+    let gc = 0;
     for (let i = 0; i < repeats; i++) {
-      const one = await countedWindow(target, pool, call, n);
-      const two = await countedWindow(target, pool, call, 2 * n);
+      const one = await countedWindow(target, pool, call, n, dumpDir);
+      const two = await countedWindow(target, pool, call, 2 * n, dumpDir);
       figure.perCall.push(Math.round((two.main - one.main) / n));
       figure.allThreads.push(Math.round((two.all - one.all) / n));
+      figure.mutator.push(Math.round((two.main - two.gc - (one.main - one.gc)) / n));
+      gc += one.gc + two.gc;
     }
+    figure.gcPerCall = Math.round(gc / (3 * n * repeats));
     process.stderr.write(
-      `[callgrind] ${id}: main thread ${figure.perCall.join(', ')}; all ${figure.allThreads.join(', ')}\n`,
+      `[callgrind] ${id}: main thread ${figure.perCall.join(', ')}; mutator ${figure.mutator.join(', ')}; GC ${figure.gcPerCall} per call; all ${figure.allThreads.join(', ')}\n`,
     );
     return figure;
   } finally {
@@ -196,30 +239,32 @@ export function spread(values: number[]): string {
 
 function render(figures: Figure[]): string {
   const machine = machineInfo();
-  const proxy = medianOf(figures, 'b');
+  const proxy = figures.find((f) => f.id === 'b');
+  const ratio = (value: number, of: number | undefined) =>
+    of === undefined ? '-' : `${(value / of).toFixed(2)}x`;
   return [
-    `callgrind: instructions per call of the serving process's main thread after warm-up (all threads: JIT and GC helpers too)`,
+    "callgrind: instructions per call of the serving process's main thread after warm-up: the calls' own work (the mutator, per repeat) and the garbage collector's, shared over every counted call (bench/callgrind-gc.ts)",
     `machine: ${machine.cores} cores, ${machine.cpuModel}, Node ${machine.node}, commit ${machine.commit}`,
-    '| target | instructions per call (median) | repeats | spread | ratio to (b) | all threads (median) |',
-    '|---|---|---|---|---|---|',
+    "| target | mutator + GC per call | ratio to (b) | mutator (median) | its ratio to (b)'s | mutator repeats | spread | GC per call | main thread with its windows' GC (median; repeats) | all threads (median) |",
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...figures.map((figure) => {
-      const value = median(figure.perCall);
-      const ratio = proxy === null ? '-' : `${(value / proxy).toFixed(2)}x`;
-      return `| ${figure.id} | ${value.toLocaleString('en')} | ${figure.perCall.join(', ')} | ${spread(figure.perCall)} | ${ratio} | ${median(figure.allThreads).toLocaleString('en')} |`;
+      const value = amortized(figure);
+      const mutator = median(figure.mutator);
+      return `| ${figure.id} | ${value.toLocaleString('en')} | ${ratio(value, proxy && amortized(proxy))} | ${mutator.toLocaleString('en')} | ${ratio(mutator, proxy && median(proxy.mutator))} | ${figure.mutator.join(', ')} | ${spread(figure.mutator)} | ${figure.gcPerCall.toLocaleString('en')} | ${median(figure.perCall).toLocaleString('en')}; ${figure.perCall.join(', ')} | ${median(figure.allThreads).toLocaleString('en')} |`;
     }),
   ].join('\n');
 }
 
-function medianOf(figures: readonly Figure[], id: string): number | null {
+function figureOf(figures: readonly Figure[], id: string): number | null {
   const figure = figures.find((f) => f.id === id);
-  return figure === undefined ? null : median(figure.perCall);
+  return figure === undefined ? null : amortized(figure);
 }
 
 /** Budget line 1: (c) and (d) as multiples of (b), the bare proxy measured in the same run. */
 function budget(figures: readonly Figure[]): BudgetCheck[] {
-  const proxy = medianOf(figures, 'b');
+  const proxy = figureOf(figures, 'b');
   const ratio = (id: string) => {
-    const value = medianOf(figures, id);
+    const value = figureOf(figures, id);
     return value === null || proxy === null ? null : value / proxy;
   };
   return [
@@ -333,7 +378,7 @@ async function measureProxy(run: CallgrindRun): Promise<Figure> {
       hostEnv: undefined,
       stop: () => proxy.child.stop(),
     };
-    return await measure('b', target, chatRequest(FAKE_MODEL, 'sk-bench-upstream', false));
+    return await measure('b', target, chatRequest(FAKE_MODEL, 'sk-bench-upstream', false), run.outDir);
   } finally {
     await proxy.child.stop();
   }
@@ -350,9 +395,9 @@ async function runCallgrind(resultsDir: string): Promise<EntryReport> {
       const masterCall = chatRequest(BENCH_MODEL, masterKey, false);
       const keyCall = chatRequest(BENCH_MODEL, key.virtualKey, false);
       await waitServing(target.origin, masterCall);
-      figures.push(await measure('c', target, masterCall));
+      figures.push(await measure('c', target, masterCall, run.outDir));
       await waitServing(target.origin, keyCall);
-      figures.push(await measure('d', target, keyCall));
+      figures.push(await measure('d', target, keyCall, run.outDir));
     });
     return {
       text: `${render(figures)}\n(callgrind files in ${run.outDir})`,

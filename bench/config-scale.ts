@@ -160,7 +160,7 @@ async function instructionsPerCall(id: string, outDir: string, prepared: Prepare
   const target = await gatewayTarget(outDir, prepared.storage);
   try {
     await waitServing(target.origin, prepared.keyCall);
-    return (await measure(`scale-${id}`, target, prepared.keyCall)).perCall;
+    return (await measure(`scale-${id}`, target, prepared.keyCall, outDir)).perCall;
   } finally {
     await target.stop();
   }

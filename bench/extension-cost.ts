@@ -19,7 +19,7 @@ import {
   callgrindOptions,
   calls,
   countedWindow,
-  type Figure,
+  type WindowFigure as Figure,
   hasValgrind,
   INSTALL_HINT,
   median,
