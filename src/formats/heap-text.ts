@@ -16,8 +16,8 @@ const isContinuation = (byte: number | undefined) => byte !== undefined && (byte
  * `bytes.toString('utf8')`, on the V8 heap. Each cut is moved back to the start of the character
  * it would split (at most three continuation bytes); the decoder holds no state across a byte
  * that is not a continuation, so the pieces decode, invalid sequences included, as the whole does.
+ * `pieceBytes` is at least 4, the longest character.
  */
-/** `pieceBytes` at least 4, the longest character. */
 export function heapText(bytes: Buffer, pieceBytes = PIECE_BYTES): string {
   if (bytes.length <= pieceBytes) return bytes.toString('utf8');
   let text = '';

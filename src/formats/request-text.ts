@@ -8,11 +8,10 @@ import { MemberKeys, topLevelMembers, valueReplacedParts, writtenKind } from './
  * The JSON parser (server/json-body.ts) keeps the bytes beside the parsed body; they go with the
  * endpoint's schema copy of it when a deep comparison finds the copy holds the same JSON
  * (`carryRequestText`), and the text is true of the copy's fields as they were then. Stages may
- * still edit the body: they
- * replace a top-level field (the Responses state stage sets `input`, deletes
- * `previous_response_id`), so the fields are kept too (the references, a shallow copy) and the
- * text is used only when the upstream body still holds every one of them bar `model`. Nothing on
- * a native route edits a body below its top level in place.
+ * still edit the body: they replace a top-level field (the Responses state stage sets `input`,
+ * deletes `previous_response_id`), so the fields are kept too (the references, a shallow copy)
+ * and the text is used only when the upstream body still holds every one of them bar `model`.
+ * Nothing on a native route edits a body below its top level in place.
  */
 interface RequestText {
   bytes: Buffer;
