@@ -73,7 +73,9 @@ export type ChatMessage =
       reasoning_content?: string | null;
       thinking_blocks?: ChatThinkingBlock[] | null;
     }
-  | { role: 'tool'; tool_call_id: string; content: string | ChatTextPart[] };
+  | { role: 'tool'; tool_call_id: string; content: string | ChatTextPart[] }
+  /** OpenAI's deprecated function result, before tool calls had ids. */
+  | { role: 'function'; name?: string; content: string | ChatTextPart[] };
 
 export interface ChatFunctionTool {
   type: 'function';

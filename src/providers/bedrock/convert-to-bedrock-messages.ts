@@ -8,6 +8,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChatMessage } from '../../formats/chat-completions/wire.ts';
 import { appendMergedTurn } from '../shared/append-merged-turn.ts';
 import { textOf } from '../shared/chat-content-text.ts';
+import { functionMessageRefused } from '../shared/unsupported-parameter.ts';
 import {
   cacheControlOf,
   cachePointAfter,
@@ -101,6 +102,8 @@ export function convertToBedrockMessages(messages: readonly ChatMessage[]): Bedr
           ...cachePointAfter(cacheControlOf(message.content)),
         ]);
         break;
+      case 'function':
+        throw functionMessageRefused(at);
     }
   }
   return { system, messages: turns };

@@ -10,7 +10,7 @@ import type { ChatContentPart, ChatMessage } from '../../formats/chat-completion
 import { appendMergedTurn } from '../shared/append-merged-turn.ts';
 import { textOf } from '../shared/chat-content-text.ts';
 import { dataUrlAsBase64 } from '../shared/data-url.ts';
-import { unsupportedParameter } from '../shared/unsupported-parameter.ts';
+import { functionMessageRefused, unsupportedParameter } from '../shared/unsupported-parameter.ts';
 import { SKIP_THOUGHT_SIGNATURE, thoughtSignatureOf } from './gemini-tool-call-id.ts';
 import type { GeminiContent, GeminiPart } from './gemini-wire-types.ts';
 import { guessMediaType } from './guess-media-type.ts';
@@ -138,6 +138,8 @@ export function convertToGeminiContents(messages: readonly ChatMessage[]): Gemin
         append('user', [{ functionResponse: { name, response: functionResponse(textOf(message.content)) } }]);
         break;
       }
+      case 'function':
+        throw functionMessageRefused(at);
     }
   }
   return system.length > 0 ? { systemInstruction: { parts: system }, contents } : { contents };

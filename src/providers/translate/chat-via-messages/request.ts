@@ -13,7 +13,7 @@ import type {
   AnthropicToolChoice,
 } from '../../../formats/messages/wire.ts';
 import { claudeJsonSchema } from '../../anthropic/claude-json-schema.ts';
-import { unsupportedParameter } from '../../shared/unsupported-parameter.ts';
+import { functionMessageRefused, unsupportedParameter } from '../../shared/unsupported-parameter.ts';
 import type { TranslationTarget } from '../../types.ts';
 import { withinOutputLimit } from '../shared/output-limit.ts';
 import { rejectUntranslatable } from '../shared/unsupported-parameter.ts';
@@ -163,6 +163,8 @@ function convertMessage(
       return { role: 'user', content: [toolResultBlock(message, index)] };
     case 'assistant':
       return { role: 'assistant', content: assistantBlocks(message, index) };
+    case 'function':
+      throw functionMessageRefused(`messages[${index}]`);
   }
 }
 
