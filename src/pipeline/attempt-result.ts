@@ -1,3 +1,4 @@
+import { heapText } from '../formats/heap-text.ts';
 import type { ContentFilterHit, StreamEvent, Usage } from '../providers/types.ts';
 
 /**
@@ -10,7 +11,7 @@ export type AnswerJson = string | Buffer | readonly Buffer[];
 /** The JSON as one string, for the readers that need it whole (a parse, the response cache). */
 export function answerJsonText(json: AnswerJson): string {
   if (typeof json === 'string') return json;
-  return (Buffer.isBuffer(json) ? json : Buffer.concat(json)).toString('utf8');
+  return heapText(Buffer.isBuffer(json) ? json : Buffer.concat(json));
 }
 
 /**

@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Deployment } from '../deployments/deployment.ts';
 import { catalogEntryOf } from '../deployments/deployment-catalog.ts';
 import { answerBytesWithModel } from '../formats/answer-text.ts';
+import { heapText } from '../formats/heap-text.ts';
 import { isRecord } from '../formats/json.ts';
 import { valueReplacedParts } from '../formats/json-members.ts';
 import { shareRequestText } from '../formats/request-text.ts';
@@ -115,7 +116,7 @@ async function jsonResult(
   const contentType = textType(response.headers['content-type']);
   const passed = contentType === null ? passedOnResult(input, bytes) : null;
   if (passed !== null) return passed;
-  const text = bytes.toString('utf8');
+  const text = heapText(bytes);
   const upstreamAnswer = contentType === null ? parseUpstreamBody(text) : text;
   const parsed = input.plan.adapter.parseResponse(upstreamAnswer, input.target, sentBody);
   const usage = input.plan.adapter.usageOf(parsed);

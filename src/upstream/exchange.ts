@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.ts';
+import { heapText } from '../formats/heap-text.ts';
 import type { ProviderAdapter, UpstreamRequest } from '../providers/types.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
 import { httpFailure, parseUpstreamBody, transportFailure } from './upstream-failure.ts';
@@ -38,7 +39,7 @@ export async function readAnswerText(
   signal: AbortSignal,
   maxBytes: number,
 ): Promise<string> {
-  return (await readAnswerBytes(response, signal, maxBytes)).toString('utf8');
+  return heapText(await readAnswerBytes(response, signal, maxBytes));
 }
 
 /** The whole body's bytes, read as `readAnswerText` says. */
