@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { sentUpstream } from '../helpers/raw-call.ts';
 
 /** The spine end to end: a deployment in the database, the official client, one OpenAI-format upstream. */
 describe('minimal /v1/chat/completions through the pipeline', () => {
@@ -62,19 +63,7 @@ describe('minimal /v1/chat/completions through the pipeline', () => {
     assert.ok(response.headers.get('x-request-id'));
   });
 
-  /** Posts `body` as it is (its own spacing and escapes) and returns what the upstream received. */
-  async function sendRaw(body: string | Buffer) {
-    const answer = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${gw.masterKey}`, 'content-type': 'application/json' },
-      body,
-    });
-    assert.equal(answer.status, 200, await answer.clone().text());
-    await answer.arrayBuffer();
-    const received = fake.lastRequest;
-    assert.ok(received);
-    return received;
-  }
+  const sendRaw = (body: string | Buffer) => sentUpstream(gw, fake, '/v1/chat/completions', body);
 
   it("sends the client's own bytes upstream with only the model's value edited", async () => {
     const text =

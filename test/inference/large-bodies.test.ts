@@ -5,6 +5,7 @@ import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { createOpenAIDeployment } from '../helpers/admin-api.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { sentUpstream } from '../helpers/raw-call.ts';
 
 const MIB = 1_048_576;
 
@@ -138,18 +139,7 @@ describe('a prompt of more than a megabyte', () => {
     await fake.close();
   });
 
-  async function send(path: string, text: string) {
-    const answer = await fetch(`${gw.url}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${gw.masterKey}`, 'content-type': 'application/json' },
-      body: text,
-    });
-    assert.equal(answer.status, 200, await answer.clone().text());
-    await answer.arrayBuffer();
-    const received = fake.lastRequest;
-    assert.ok(received);
-    return received;
-  }
+  const send = (path: string, text: string) => sentUpstream(gw, fake, path, text);
 
   it("reaches the upstream as the client's bytes on a native route, the model edited", async () => {
     const head = '{ "model" : "big",\n "messages": [ {"role": "user", "content": "';
