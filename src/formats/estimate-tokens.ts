@@ -139,5 +139,5 @@ export function requestedOutputTokens(operation: Operation, body: unknown): numb
  * the same counter as the input estimates: exact up to its character budget, extrapolated beyond.
  */
 export function countOutputTokens(text: string): number {
-  return new TokenCounter().count(text);
+  return new TokenCounter({ rememberCounts: false }).count(text);
 }

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { TokenCountMemo } from './token-count-memo.ts';
 
 /**
  * The o200k_base tokenizer's internals this module counts with. gpt-tokenizer 4 declares them
@@ -140,13 +141,30 @@ export interface TextCounter {
 export const SLICE_CHARS = 8_192;
 
 /**
+ * Characters of the texts whose exact counts are kept (TokenCountMemo): 4 Mi, the exact budgets
+ * of 64 estimates, at most 8 MiB of strings.
+ */
+const REMEMBERED_CHARS = 4 * 1_048_576;
+
+const rememberedCounts = new TokenCountMemo(REMEMBERED_CHARS);
+
+/**
  * Counts the tokens of the strings of one request with the o200k_base encoding, exactly up to a
  * per-request budget of characters and by extrapolation beyond it. One instance per estimate.
  */
 export class TokenCounter implements TextCounter {
+  readonly #remembered: TokenCountMemo | null;
   #exactCharsLeft = EXACT_CHARS_BUDGET;
   #countedChars = 0;
   #countedTokens = 0;
+
+  /**
+   * `rememberCounts: false` for text that does not come again (an answer's generated text), which
+   * would only push the input texts out of the memo.
+   */
+  constructor(options: { rememberCounts: boolean } = { rememberCounts: true }) {
+    this.#remembered = options.rememberCounts ? rememberedCounts : null;
+  }
 
   /** How many characters of `text` are counted exactly; the rest is extrapolated. */
   exactLengthOf(text: string): number {
@@ -164,7 +182,9 @@ export class TokenCounter implements TextCounter {
 
   /** Counts `text` from `start` to `end` exactly, spending that much of the exact budget. */
   countSlice(text: string, start: number, end: number): number {
-    const tokens = countExact(start === 0 && end === text.length ? text : text.slice(start, end));
+    const slice = start === 0 && end === text.length ? text : text.slice(start, end);
+    const tokens =
+      this.#remembered === null ? countExact(slice) : this.#remembered.countOf(slice, countExact);
     this.#exactCharsLeft -= end - start;
     this.#countedChars += end - start;
     this.#countedTokens += tokens;

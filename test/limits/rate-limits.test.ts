@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { estimateInputTokens } from '../../src/formats/estimate-tokens.ts';
+import { SLICE_CHARS } from '../../src/formats/token-counter.ts';
 import { OpenAIFake, openAIError } from '../fakes/openai-fake.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import {
@@ -94,6 +96,39 @@ describe('RPM and TPM limits through HTTP', () => {
     const { response } = await client(gw, key.key).chat.completions.create(body).withResponse();
     const reserved = estimateInputTokens('chat.completions', body) + 16;
     assert.equal(response.headers.get('x-ratelimit-remaining-tokens'), String(1_000_000 - reserved));
+  });
+
+  it('reserves every prompt at the count of its own text when texts repeat (counts remembered by text)', async () => {
+    const reserved = async (content: string) => {
+      const key = await createKey(gw, { tpmLimit: 1_000_000 });
+      const body = { ...hi('chat', 16), messages: [{ role: 'user' as const, content }] };
+      const { response } = await client(gw, key.key).chat.completions.create(body).withResponse();
+      return 1_000_000 - Number(response.headers.get('x-ratelimit-remaining-tokens'));
+    };
+    // The tokenizer's own count, slice by slice as the estimate cuts them (no run long enough to be cut).
+    const tokensOf = (text: string) => {
+      let tokens = 0;
+      for (let at = 0; at < text.length; at += SLICE_CHARS)
+        tokens += countTokens(text.slice(at, at + SLICE_CHARS));
+      return tokens;
+    };
+    const overhead = (await reserved('x')) - tokensOf('x');
+    // Two texts of one length with different counts, and two long ones whose first slices are the same.
+    const words = 'alpha beta '.repeat(40);
+    const symbols = 'a1;b2;c3! '.repeat(44);
+    const shared = 'Count me in slices. '.repeat(500);
+    const texts = [
+      words,
+      symbols,
+      words,
+      symbols,
+      `${shared}one end`,
+      `${shared}another, longer end`,
+      `${shared}one end`,
+    ];
+    assert.equal(words.length, symbols.length);
+    assert.notEqual(tokensOf(words), tokensOf(symbols));
+    for (const text of texts) assert.equal((await reserved(text)) - overhead, tokensOf(text));
   });
 
   it('passes exactly the calls the TPM limit holds, reconciled to actual usage, then answers 429', async () => {
