@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MemberKeys, topLevelMembers, valueReplacedParts } from './json-members.ts';
+import { MemberKeys, topLevelMembers, valueReplaced, valueReplacedParts, writtenAs } from './json-members.ts';
 
 /** The keys a parser reads at the top level of `text`, or a few when it does not parse. */
 function parsedKeys(text: string): string[] {
@@ -120,7 +120,7 @@ describe('topLevelMembers', () => {
   });
 });
 
-describe('valueReplacedParts', () => {
+describe('valueReplacedParts and valueReplaced', () => {
   it('makes, joined, the text a parser reads with the value replaced, the rest as written', () => {
     const key = fc.string({ unit: 'binary' }).filter((name) => !hasEscape(name));
     const object = fc.dictionary(key, fc.jsonValue(), { maxKeys: 5 });
@@ -129,8 +129,12 @@ describe('valueReplacedParts', () => {
         for (const text of spellings({ ...value, model: upstream })) {
           const bytes = Buffer.from(text);
           const span = topLevelMembers(bytes, MODEL)!.get('model')!;
-          const joined = Buffer.concat(valueReplacedParts(bytes, span, Buffer.from(JSON.stringify(renamed))));
+          const written = Buffer.from(JSON.stringify(renamed));
+          const joined = Buffer.concat(valueReplacedParts(bytes, span, written));
           assert.deepEqual(JSON.parse(joined.toString()), { ...JSON.parse(text), model: renamed });
+          assert.deepEqual(valueReplaced(bytes, span, written), joined);
+          assert.equal(writtenAs(joined, [span[0], span[0] + written.length], written), true);
+          assert.equal(writtenAs(bytes, span, written), bytes.subarray(span[0], span[1]).equals(written));
           const kept = bytes.length - span[1];
           assert.deepEqual(joined.subarray(0, span[0]), bytes.subarray(0, span[0]));
           assert.deepEqual(joined.subarray(joined.length - kept), bytes.subarray(span[1]));

@@ -1,4 +1,5 @@
 import { isJsonSpace } from './answer-text.ts';
+import { isJsonNumber } from './json-number.ts';
 
 /** Where a value is written in a JSON text: [start, end) in bytes, brackets or quotes included. */
 export type Span = readonly [number, number];
@@ -187,6 +188,25 @@ export function valueReplacedParts(text: Buffer, span: Span, written: Buffer): B
   return [text.subarray(0, span[0]), written, text.subarray(span[1])];
 }
 
+/**
+ * `text` with the value at `span` replaced by `written`, as one new buffer: for a small text, one
+ * copy costs less than the views of the parts and their join.
+ */
+export function valueReplaced(text: Buffer, span: Span, written: Buffer): Buffer {
+  const [start, end] = span;
+  const joined = Buffer.allocUnsafe(text.length - (end - start) + written.length);
+  text.copy(joined, 0, 0, start);
+  written.copy(joined, start);
+  text.copy(joined, start + written.length, end);
+  return joined;
+}
+
+/** Whether the value at `span` is written exactly as `bytes`. */
+export function writtenAs(text: Buffer, span: Span, bytes: Buffer): boolean {
+  const [start, end] = span;
+  return end - start === bytes.length && sameBytes(bytes, 0, text, start, bytes.length);
+}
+
 /** The kind of value written at `span`, read from its first byte. */
 export function writtenKind(text: Buffer, span: Span): 'string' | 'object' | 'array' | 'other' {
   const code = text[span[0]];
@@ -196,16 +216,20 @@ export function writtenKind(text: Buffer, span: Span): 'string' | 'object' | 'ar
 }
 
 /**
- * How a member must be written: a kind of value, or exactly this JSON text (a literal such as
- * `"chat.completion"`).
+ * How a member must be written: a kind of value, or exactly these JSON bytes (a literal such as
+ * `"chat.completion"`, made by `writtenExactly`).
  */
-export type MemberRule = 'string' | 'number' | 'array' | 'object' | { text: string };
+export type MemberRule = 'string' | 'number' | 'array' | 'object' | { bytes: Buffer };
 
-const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+/** The rule of a member written exactly as `json`; its bytes are made once, with the rule. */
+export function writtenExactly(json: string): MemberRule {
+  return { bytes: Buffer.from(json) };
+}
 
+/** Compared in place: an answer passed on is checked on every call, and a string made of its bytes cost more than the check. */
 function follows(text: Buffer, span: Span, rule: MemberRule): boolean {
-  if (typeof rule === 'object') return text.toString('utf8', span[0], span[1]) === rule.text;
-  if (rule === 'number') return NUMBER.test(text.toString('latin1', span[0], span[1]));
+  if (typeof rule === 'object') return writtenAs(text, span, rule.bytes);
+  if (rule === 'number') return isJsonNumber(text, span[0], span[1]);
   return writtenKind(text, span) === rule;
 }
 
@@ -215,9 +239,9 @@ export function membersFollow(
   members: ReadonlyMap<string, Span>,
   rules: Readonly<Record<string, MemberRule>>,
 ): boolean {
-  for (const [key, rule] of Object.entries(rules)) {
+  for (const key in rules) {
     const span = members.get(key);
-    if (span === undefined || !follows(text, span, rule)) return false;
+    if (span === undefined || !follows(text, span, rules[key])) return false;
   }
   return true;
 }

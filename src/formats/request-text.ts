@@ -1,4 +1,11 @@
-import { MemberKeys, topLevelMembers, valueReplacedParts, writtenKind } from './json-members.ts';
+import {
+  MemberKeys,
+  topLevelMembers,
+  valueReplaced,
+  valueReplacedParts,
+  writtenAs,
+  writtenKind,
+} from './json-members.ts';
 
 /**
  * The client's JSON text (its bytes, valid UTF-8), kept beside its parsed body so that a native
@@ -96,10 +103,27 @@ const PARTS_FROM_BYTES = 64 * 1024;
 export function requestTextWithModel(text: Buffer, model: string): Buffer | BodyParts | null {
   const value = topLevelMembers(text, MODEL_KEY)?.get('model');
   if (value === undefined || writtenKind(text, value) !== 'string') return null;
-  const written = Buffer.from(JSON.stringify(model));
-  if (text.subarray(value[0], value[1]).equals(written)) return text;
-  const parts = valueReplacedParts(text, value, written);
-  return text.length < PARTS_FROM_BYTES ? Buffer.concat(parts) : { kind: 'parts', parts };
+  const written = writtenModel(model);
+  if (writtenAs(text, value, written)) return text;
+  if (text.length < PARTS_FROM_BYTES) return valueReplaced(text, value, written);
+  return { kind: 'parts', parts: valueReplacedParts(text, value, written) };
+}
+
+/**
+ * Upstream model names as JSON bytes, made once: a gateway sends to a few of them. Bounded, as a
+ * deployment may pass a client's model name on.
+ */
+const writtenModels = new Map<string, Buffer>();
+const WRITTEN_MODELS_KEPT = 256;
+
+function writtenModel(model: string): Buffer {
+  let written = writtenModels.get(model);
+  if (written === undefined) {
+    if (writtenModels.size === WRITTEN_MODELS_KEPT) writtenModels.clear();
+    written = Buffer.from(JSON.stringify(model));
+    writtenModels.set(model, written);
+  }
+  return written;
 }
 
 /** `upstream` holds the fields the text was remembered with (the same references), bar a string `model`. */

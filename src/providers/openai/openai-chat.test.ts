@@ -143,6 +143,8 @@ describe('openai chat.completions: answers read unparsed', () => {
     for (const answer of [
       noChoices,
       { ...recorded, object: 'list' },
+      { ...recorded, object: 'chat.completioN' },
+      { ...recorded, object: 'chat.completion.chunk' },
       { ...recorded, created: '1' },
       { ...recorded, usage: null },
       { ...recorded, usage: { prompt_tokens: 'many' } },

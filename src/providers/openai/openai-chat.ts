@@ -5,6 +5,7 @@ import {
   type UpstreamChatCompletion,
   usageSchema,
 } from '../../formats/chat-completions/wire.ts';
+import { writtenExactly } from '../../formats/json-members.ts';
 import type { Usage } from '../../formats/usage.ts';
 import type { OperationAdapter } from '../types.ts';
 import { type ChatChunkNormaliser, OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
@@ -16,7 +17,7 @@ import { stripChatExtensions } from './strip-chat-extensions.ts';
 /** The top level chatCompletionSchema requires of an answer passed on unparsed (its `usage` is read whole). */
 const PASSED_ON_MEMBERS = {
   id: 'string',
-  object: { text: '"chat.completion"' },
+  object: writtenExactly('"chat.completion"'),
   created: 'number',
   model: 'string',
   choices: 'array',
