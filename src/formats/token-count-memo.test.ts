@@ -78,3 +78,30 @@ test('any sequence of texts gets the counts of the texts themselves', () => {
     ),
   );
 });
+
+test('texts that differ in one character keep their own counts, wherever it is', () => {
+  fc.assert(
+    fc.property(
+      fc.string({ minLength: 33, maxLength: 300 }),
+      fc.array(fc.tuple(fc.nat(), fc.string({ minLength: 1, maxLength: 1 })), {
+        minLength: 1,
+        maxLength: 20,
+      }),
+      (base, edits) => {
+        const memo = new TokenCountMemo(100_000);
+        const texts = [
+          base,
+          ...edits.map(([at, char]) => {
+            const i = at % base.length;
+            return base.slice(0, i) + char + base.slice(i + 1);
+          }),
+        ];
+        const count = (text: string) =>
+          [...text].reduce((sum, char, i) => sum + (char.codePointAt(0) ?? 0) * (i + 1), 0);
+        for (let round = 0; round < 2; round++) {
+          for (const text of texts) assert.equal(memo.countOf(text, count), count(text));
+        }
+      },
+    ),
+  );
+});

@@ -1,9 +1,13 @@
 /**
  * Exact token counts of texts counted before, by their text. A coding agent sends its whole
  * conversation on every call (the system prompt, the tool definitions, every earlier turn), and
- * the TPM and budget admission counted all of it again each time: the byte-pair tokenizer costs
- * about 300 instructions a character, a string key's hash and comparison a few
+ * the TPM and budget admission counted all of it again each time
  * (docs/decisions/hot-path.md, Token counts remembered by text).
+ *
+ * A text is found by a fingerprint of its length and 32 of its characters, then compared whole
+ * (`===`): a `Map` keyed by the text itself hashes every character of it, which cost as much as
+ * half the count it saved. At most BUCKET_TEXTS texts share a fingerprint, so texts made to
+ * collide cost a few comparisons, not a scan of the memo.
  *
  * Bounded by the characters it holds, in two generations: texts go into the young one, and when it
  * holds half the bound the old one is dropped and the young one takes its place; a text found in
@@ -12,9 +16,8 @@
  */
 export class TokenCountMemo {
   readonly #halfChars: number;
-  #young = new Map<string, number>();
-  #old = new Map<string, number>();
-  #youngChars = 0;
+  #young = new Generation();
+  #old = new Generation();
 
   /** `maxChars`: the characters of the texts kept, both generations together. */
   constructor(maxChars: number) {
@@ -23,21 +26,60 @@ export class TokenCountMemo {
 
   /** The count of `text`, by `count` when it is not kept; kept after when it fits. */
   countOf(text: string, count: (text: string) => number): number {
-    const young = this.#young.get(text);
+    const print = fingerprint(text);
+    const young = this.#young.find(print, text);
     if (young !== undefined) return young;
-    const old = this.#old.get(text);
-    const tokens = old ?? count(text);
-    if (text.length <= this.#halfChars) this.#keep(text, tokens);
+    const tokens = this.#old.find(print, text) ?? count(text);
+    if (text.length <= this.#halfChars) this.#keep(print, text, tokens);
     return tokens;
   }
 
-  #keep(text: string, tokens: number): void {
-    if (this.#youngChars + text.length > this.#halfChars) {
+  #keep(print: number, text: string, tokens: number): void {
+    if (this.#young.chars + text.length > this.#halfChars) {
       this.#old = this.#young;
-      this.#young = new Map();
-      this.#youngChars = 0;
+      this.#young = new Generation();
     }
-    this.#young.set(text, tokens);
-    this.#youngChars += text.length;
+    this.#young.add(print, text, tokens);
+  }
+}
+
+/** Texts kept under one fingerprint at most; a new one pushes the first out. */
+const BUCKET_TEXTS = 4;
+const SAMPLED_CHARS = 32;
+
+/** The length and up to SAMPLED_CHARS characters spread over the text, mixed into 32 bits. */
+function fingerprint(text: string): number {
+  const length = text.length;
+  const step = Math.max(1, Math.floor(length / SAMPLED_CHARS));
+  let print = length;
+  for (let i = 0; i < length; i += step) print = Math.imul(print ^ text.charCodeAt(i), 0x9e3779b1);
+  return print;
+}
+
+interface Remembered {
+  text: string;
+  tokens: number;
+}
+
+class Generation {
+  readonly #buckets = new Map<number, Remembered[]>();
+  /** Characters of the texts added. */
+  chars = 0;
+
+  find(print: number, text: string): number | undefined {
+    const bucket = this.#buckets.get(print);
+    if (bucket === undefined) return undefined;
+    for (const remembered of bucket) if (remembered.text === text) return remembered.tokens;
+    return undefined;
+  }
+
+  add(print: number, text: string, tokens: number): void {
+    const bucket = this.#buckets.get(print);
+    if (bucket === undefined) this.#buckets.set(print, [{ text, tokens }]);
+    else {
+      if (bucket.length === BUCKET_TEXTS) bucket.shift();
+      bucket.push({ text, tokens });
+    }
+    this.chars += text.length;
   }
 }

@@ -113,21 +113,27 @@ describe('RPM and TPM limits through HTTP', () => {
       return tokens;
     };
     const overhead = (await reserved('x')) - tokensOf('x');
-    // Two texts of one length with different counts, and two long ones whose first slices are the same.
+    // Texts of one length with different counts (one of them a character away from another), and
+    // two long ones whose first slices are the same.
     const words = 'alpha beta '.repeat(40);
     const symbols = 'a1;b2;c3! '.repeat(44);
+    const edited = `a1${words.slice(2)}`;
     const shared = 'Count me in slices. '.repeat(500);
     const texts = [
       words,
       symbols,
+      edited,
       words,
+      edited,
       symbols,
       `${shared}one end`,
       `${shared}another, longer end`,
       `${shared}one end`,
     ];
     assert.equal(words.length, symbols.length);
+    assert.equal(words.length, edited.length);
     assert.notEqual(tokensOf(words), tokensOf(symbols));
+    assert.notEqual(tokensOf(words), tokensOf(edited));
     for (const text of texts) assert.equal((await reserved(text)) - overhead, tokensOf(text));
   });
 
