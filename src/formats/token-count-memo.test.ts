@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { TokenCountMemo } from './token-count-memo.ts';
 
@@ -104,4 +106,23 @@ test('texts that differ in one character keep their own counts, wherever it is',
       },
     ),
   );
+});
+
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+/** Keeps the count of the first 8 Ki characters of a new 4 MiB text, as an estimate's first slice. */
+function keepSliceOfLargeText(memo: TokenCountMemo, seed: number): void {
+  const large = JSON.parse(JSON.stringify(`${seed}${'x'.repeat(4 * 1024 * 1024)}`)) as string;
+  memo.countOf(large.slice(0, 8192), (text) => text.length);
+}
+
+test('regression: a kept slice held the whole text it was cut from (8 slices kept 34 MB)', () => {
+  const memo = new TokenCountMemo(1_000_000);
+  collectGarbage();
+  const before = process.memoryUsage().heapUsed;
+  for (let seed = 0; seed < 8; seed++) keepSliceOfLargeText(memo, seed);
+  collectGarbage();
+  const growth = process.memoryUsage().heapUsed - before;
+  assert.ok(growth < 4 * 1024 * 1024, `the memo holds ${growth} bytes for 64 Ki characters`);
 });
