@@ -50,9 +50,9 @@ export class TokenCountMemo {
 
 /**
  * A string of `text`'s characters that holds nothing else. V8 makes a slice of a longer string
- * point into it, so a kept slice of a megabyte prompt kept the megabyte (eight 8 Ki-character
- * slices of 4 MiB texts held 34 MB). JSON's round trip makes a new string of the same characters,
- * lone surrogates included; it is paid only with the count it goes with.
+ * point into it, so a kept slice of a megabyte prompt kept the megabyte (the regression test in
+ * token-count-memo.test.ts). JSON's round trip makes a new string of the same characters, lone
+ * surrogates included; it is paid only with the count it goes with.
  */
 function ownCopy(text: string): string {
   return JSON.parse(JSON.stringify(text)) as string;
