@@ -10,7 +10,13 @@
 import { z } from 'zod';
 
 export const text = z.string();
-export const jsonObject = z.record(z.string(), z.unknown());
+/**
+ * A JSON object of any members (a tool's schema, a tool call's input). A loose object with no
+ * known keys, not a record: a record runs a key schema and a value schema on every member, about
+ * a third of the body's validation for an agent's tools (docs/decisions/hot-path.md, Tool schemas
+ * checked as loose objects).
+ */
+export const jsonObject = z.looseObject({});
 
 /** `fields` must be present when `type` is `typeName`: the message names the first missing one. */
 export function requireFor<T extends { type?: string }>(
