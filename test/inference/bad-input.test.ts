@@ -110,10 +110,30 @@ describe('bad input is a 4xx in the endpoint shape', () => {
         'input.0.output',
       ],
       ['/responses', { model: 'claude', input: 'hi', tool_choice: 42 }, 'tool_choice'],
+      // A tool's schema must be an object: an array or a text is refused where it is.
+      [
+        '/chat/completions',
+        { ...chat(user), tools: [{ type: 'function', function: { name: 'f', parameters: [] } }] },
+        'tools.0.function.parameters',
+      ],
+      [
+        '/responses',
+        { model: 'claude', input: 'hi', tools: [{ type: 'function', name: 'f', parameters: 'x' }] },
+        'tools.0.parameters',
+      ],
     ];
     for (const [path, body, param] of cases) assertOpenAI400(await post(up.gw, up.key, path, body), param);
     const messages = (extra: Json) => ({ model: 'gpt', max_tokens: 10, messages: user, ...extra });
     assertAnthropic400(await post(up.gw, up.key, '/messages', messages({ tool_choice: 42 })));
+    assertAnthropic400(
+      await post(up.gw, up.key, '/messages', messages({ tools: [{ name: 'f', input_schema: [] }] })),
+    );
+    assertAnthropic400(
+      await post(up.gw, up.key, '/messages', {
+        ...messages({}),
+        messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: null }] }],
+      }),
+    );
     assertAnthropic400(
       await post(up.gw, up.key, '/messages', {
         ...messages({}),
