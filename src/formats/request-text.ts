@@ -13,8 +13,10 @@ import {
  * (docs/decisions/hot-path.md, Client text sent with the model edited).
  *
  * The JSON parser (server/json-body.ts) keeps the bytes beside the parsed body; they go with the
- * endpoint's schema copy of it when a deep comparison finds the copy holds the same JSON
- * (`carryRequestText`), and the text is true of the copy's fields as they were then. Stages may
+ * endpoint's schema copy of it (`carryRequestText`) and are used only if a deep comparison finds
+ * the copy held the same JSON, made the first time the text is wanted: a translated route, or a
+ * native stream whose adapter adds `stream_options`, never pays for it. The text is true of the
+ * copy's fields as they were when it was carried. Stages may
  * still edit the body: they replace a top-level field (the Responses state stage sets `input`,
  * deletes `previous_response_id`), so the fields are kept too (the references, a shallow copy)
  * and the text is used only when the upstream body still holds every one of them bar `model`.
@@ -26,6 +28,10 @@ interface RequestText {
   fields: Readonly<Record<string, unknown>>;
   /** How many fields it has. */
   size: number;
+  /** The client's body as parsed from `bytes`. */
+  parsed: object;
+  /** Whether `fields` hold the same JSON as `parsed`; null until the text is first wanted. */
+  sameJson: boolean | null;
 }
 
 /** The client's bytes of a parsed body, until its schema copy carries them (or not). */
@@ -40,11 +46,11 @@ export function rememberClientBytes(parsed: object, bytes: Buffer): void {
   clientBytes.set(parsed, bytes);
 }
 
-function requestText(body: object, bytes: Buffer): RequestText {
+function requestText(body: object, bytes: Buffer, parsed: object): RequestText {
   const fields = { ...body } as Record<string, unknown>;
   let size = 0;
   for (const _ in fields) size++;
-  return { bytes, fields, size };
+  return { bytes, fields, size, parsed, sameJson: null };
 }
 
 /** `copy`, made of `source`'s fields, is sent with `source`'s text (the fields decide, above). */
@@ -69,14 +75,24 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
- * `parsed`'s text goes with `validated` (the schema's copy of it) when the copy holds exactly
- * the same JSON: no field stripped, defaulted or transformed. The walk visits the nodes, not the
- * text, so a megabyte string costs one comparison.
+ * `parsed`'s text goes with `validated` (the schema's copy of it), to be used only if the copy
+ * held exactly the same JSON: no field stripped, defaulted or transformed (`holdsClientJson`).
  */
 export function carryRequestText(validated: object, parsed: unknown): void {
   if (typeof parsed !== 'object' || parsed === null) return;
   const bytes = clientBytes.get(parsed);
-  if (bytes !== undefined && sameJson(validated, parsed)) texts.set(validated, requestText(validated, bytes));
+  if (bytes !== undefined) texts.set(validated, requestText(validated, bytes, parsed));
+}
+
+/**
+ * Whether the copy's fields, as carried, hold the client's JSON; compared once. The walk visits
+ * the nodes, not the text, so a megabyte string costs one comparison; it may wait until now
+ * because nothing edits a body below its top level in place, and the fields are the copy's own
+ * references as they were.
+ */
+function holdsClientJson(text: RequestText): boolean {
+  text.sameJson ??= sameJson(text.fields, text.parsed);
+  return text.sameJson;
 }
 
 /** Bytes sent one part after the other, never joined (`requestTextWithModel`). */
@@ -151,7 +167,7 @@ export function upstreamJson(
   base: object,
 ): string | Buffer | BodyParts {
   const text = texts.get(base);
-  if (text !== undefined && onlyModelDiffers(upstream, text)) {
+  if (text !== undefined && onlyModelDiffers(upstream, text) && holdsClientJson(text)) {
     const edited = requestTextWithModel(text.bytes, upstream.model as string);
     if (edited !== null) return edited;
   }
