@@ -214,4 +214,32 @@ describe('carryRequestText', () => {
       assert.equal(sentFor(copy), JSON.stringify({ ...copy, model: 'up' }));
     }
   });
+
+  it('walks the bodies only when the text is wanted, once: a body sent otherwise never pays for it', () => {
+    const parsed = parsedWithText() as Record<string, unknown>;
+    let reads = 0;
+    const counted = (value: object) =>
+      new Proxy(value, {
+        get(target, key, receiver) {
+          reads++;
+          return Reflect.get(target, key, receiver);
+        },
+      });
+    // The schema's copy has its own `extra`: only the comparison with the client's JSON reads the counted one.
+    const extra = parsed.extra as object;
+    parsed.extra = counted(extra);
+    const copy = { ...parsed, extra: structuredClone(extra) };
+    carryRequestText(copy, parsed);
+    assert.equal(reads, 0);
+    assert.equal(
+      joined(upstreamJson({ ...copy, model: 'up', stream_options: {} }, copy)).includes('"a":[1,2]'),
+      true,
+    );
+    assert.equal(reads, 0);
+    assert.equal(sentFor(copy), text.replace('"m"', '"up"'));
+    const walked = reads;
+    assert.ok(walked > 0);
+    assert.equal(sentFor(copy), text.replace('"m"', '"up"'));
+    assert.equal(reads, walked);
+  });
 });
