@@ -27,7 +27,7 @@ import { registerHealthRoutes } from './health-routes.ts';
 import { registerJsonBodyParser } from './json-body.ts';
 import type { OpenApiRegistry } from './openapi.ts';
 import { requestIdFor } from './request-id.ts';
-import { DeferredRequestLogger } from './request-logger.ts';
+import { deferRequestLoggers } from './request-logger.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -84,8 +84,6 @@ export function buildApp(options: AppOptions): FastifyInstance {
     loggerInstance: options.logger as FastifyBaseLogger,
     // One access line per request is written by the onResponse hook below, with the URL redacted.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
-    childLoggerFactory: (logger, bindings, options) =>
-      new DeferredRequestLogger(logger as Logger, bindings, options),
     bodyLimit: options.bodyLimitBytes,
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     return503OnClosing: true,
@@ -97,6 +95,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       (reply as FastifyReply).send(renderError(frameworkError(error), request, reply));
     },
   });
+  deferRequestLoggers(app.log as Logger);
   app.decorateRequest('principal', null as never);
   registerJsonBodyParser(app);
   app.addHook('onRoute', (route) => {

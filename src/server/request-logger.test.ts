@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import Fastify, { LogController } from 'fastify';
 import { createLogger, type Logger } from '../diagnostics/logger.ts';
-import { DeferredRequestLogger } from './request-logger.ts';
+import { DeferredRequestLogger, deferRequestLoggers } from './request-logger.ts';
 
 function capture(level = 'info'): {
   logger: Logger;
@@ -65,5 +66,42 @@ describe('DeferredRequestLogger', () => {
         { requestId: 'req_3', stage: 'limits', msg: 'from a child' },
       ],
     );
+  });
+});
+
+describe('deferRequestLoggers', () => {
+  it("makes each request's logger deferred through fastify's own factory; its children keep its bindings", async () => {
+    const { logger, lines, children } = capture();
+    const app = Fastify({
+      loggerInstance: logger,
+      genReqId: () => 'req_5',
+      logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    });
+    deferRequestLoggers(app.log as Logger);
+    let requestLogger: unknown;
+    app.get('/', async (request) => {
+      requestLogger = request.log;
+      return 'ok';
+    });
+    const before = children();
+    await app.inject({ method: 'GET', url: '/' });
+    assert.ok(requestLogger instanceof DeferredRequestLogger);
+    assert.equal(children(), before, 'no pino child until the request logs');
+    const request = requestLogger as DeferredRequestLogger;
+    request.info('from the request');
+    request.child({ stage: 'limits' }).warn('from a child');
+    app.log.info('from the server');
+    assert.deepEqual(
+      lines()
+        .filter(({ msg }) => typeof msg === 'string' && msg.startsWith('from'))
+        .map(({ requestId, stage, msg }) => ({ requestId, stage, msg })),
+      [
+        { requestId: 'req_5', stage: undefined, msg: 'from the request' },
+        { requestId: 'req_5', stage: 'limits', msg: 'from a child' },
+        { requestId: undefined, stage: undefined, msg: 'from the server' },
+      ],
+    );
+    assert.ok(!(app.log instanceof DeferredRequestLogger));
+    await app.close();
   });
 });

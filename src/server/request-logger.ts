@@ -71,3 +71,18 @@ export class DeferredRequestLogger {
     this.#logger.silent(...args);
   }
 }
+
+/**
+ * Makes each request's logger (`request.log`) a DeferredRequestLogger through fastify's own child
+ * factory, by replacing `child` on fastify's logger (`app.log`) alone. A `childLoggerFactory` of
+ * our own made the same logger, but fastify then checks what a factory of ours returns on every
+ * request (`validateLogger`: seven property reads through a megamorphic path, and two arrays;
+ * docs/decisions/hot-path.md, Deferred per-request logger). The deferred logger makes its pino
+ * child with pino's own `child`, so that child's children keep their bindings.
+ */
+export function deferRequestLoggers(fastifyLogger: Logger): void {
+  const pinoParent = Object.create(fastifyLogger) as Logger;
+  pinoParent.child = fastifyLogger.child;
+  fastifyLogger.child = ((bindings: Bindings, options?: ChildLoggerOptions) =>
+    new DeferredRequestLogger(pinoParent, bindings, options ?? {})) as unknown as Logger['child'];
+}
