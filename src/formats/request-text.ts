@@ -16,11 +16,11 @@ import {
  * endpoint's schema copy of it (`carryRequestText`) and are used only if a deep comparison finds
  * the copy held the same JSON, made the first time the text is wanted: a translated route, or a
  * native stream whose adapter adds `stream_options`, never pays for it. The text is true of the
- * copy's fields as they were when it was carried. Stages may
- * still edit the body: they replace a top-level field (the Responses state stage sets `input`,
- * deletes `previous_response_id`), so the fields are kept too (the references, a shallow copy)
- * and the text is used only when the upstream body still holds every one of them bar `model`.
- * Nothing on a native route edits a body below its top level in place.
+ * copy's fields as they were when it was carried. Stages may still edit the body: they replace a
+ * top-level field (the Responses state stage sets `input`, deletes `previous_response_id`), so
+ * the fields are kept too (the references, a shallow copy) and the text is used only when the
+ * upstream body still holds every one of them bar `model`. Nothing on a native route edits a body
+ * below its top level in place.
  */
 interface RequestText {
   bytes: Buffer;
@@ -31,7 +31,7 @@ interface RequestText {
   /** The client's body as parsed from `bytes`. */
   parsed: object;
   /** Whether `fields` hold the same JSON as `parsed`; null until the text is first wanted. */
-  sameJson: boolean | null;
+  matchesClient: boolean | null;
 }
 
 /** The client's bytes of a parsed body, until its schema copy carries them (or not). */
@@ -50,7 +50,7 @@ function requestText(body: object, bytes: Buffer, parsed: object): RequestText {
   const fields = { ...body } as Record<string, unknown>;
   let size = 0;
   for (const _ in fields) size++;
-  return { bytes, fields, size, parsed, sameJson: null };
+  return { bytes, fields, size, parsed, matchesClient: null };
 }
 
 /** `copy`, made of `source`'s fields, is sent with `source`'s text (the fields decide, above). */
@@ -91,8 +91,8 @@ export function carryRequestText(validated: object, parsed: unknown): void {
  * references as they were.
  */
 function holdsClientJson(text: RequestText): boolean {
-  text.sameJson ??= sameJson(text.fields, text.parsed);
-  return text.sameJson;
+  text.matchesClient ??= sameJson(text.fields, text.parsed);
+  return text.matchesClient;
 }
 
 /** Bytes sent one part after the other, never joined (`requestTextWithModel`). */
