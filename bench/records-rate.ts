@@ -17,12 +17,17 @@
 import { randomBytes } from 'node:crypto';
 import { keyringFromCredentialsKey } from '../src/crypto/index.ts';
 import { createLogger } from '../src/diagnostics/logger.ts';
+import { HeldRows } from '../src/records/held-rows.ts';
 import { RECORD_QUEUE_DEFAULTS } from '../src/records/queue-settings.ts';
 import { rowJson } from '../src/records/recordset-json.ts';
 import { RequestLogRecorder } from '../src/records/variant-a/request-log-recorder.ts';
 import type { RequestLogRow } from '../src/records/variant-a/request-log-row.ts';
 import type { AttemptRow, OperationRow } from '../src/records/variant-b/operation-rows.ts';
-import { type OperationRecord, writeOperations } from '../src/records/variant-b/operation-writer.ts';
+import {
+  type OperationRecord,
+  releaseRows,
+  writeOperations,
+} from '../src/records/variant-b/operation-writer.ts';
 import { type Db, openDatabase } from '../src/store/database.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { queryOnce } from './postgres-query.ts';
@@ -69,6 +74,9 @@ function logRow(run: string, i: number): RequestLogRow {
     content_filter: null,
   } as RequestLogRow;
 }
+
+/** Final rows as the operation recorder holds them, released once written. */
+const heldRows = new HeldRows();
 
 function operationRecord(run: string, i: number): OperationRecord {
   const id = `op_${run}_${i}`;
@@ -117,7 +125,13 @@ function operationRecord(run: string, i: number): OperationRecord {
     error_code: null,
     error_detail: null,
   } as unknown as AttemptRow;
-  return { id, operation: rowJson(operation), attempts: [rowJson(attempt)], sample: null, dueAtMs: 0 };
+  return {
+    id,
+    operation: heldRows.hold(rowJson(operation)),
+    attempts: [heldRows.hold(rowJson(attempt))],
+    sample: null,
+    dueAtMs: 0,
+  };
 }
 
 /** Variant A: each writer a recorder's queue holding its share, drained by its flush. */
@@ -147,6 +161,7 @@ async function variantB(dbs: Db[], batchSize: number, run: string): Promise<void
         for (let i = start; i < Math.min(share, start + batchSize); i++)
           batch.push(operationRecord(run, w * share + i));
         await writeOperations(db, keyring, batch);
+        for (const record of batch) releaseRows(heldRows, record);
       }
     }),
   );

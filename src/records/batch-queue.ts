@@ -32,6 +32,12 @@ export interface BatchQueueOptions<T> {
   now?: () => number;
   /** Writes one batch; throws when it cannot. */
   write(items: readonly T[]): Promise<void>;
+  /**
+   * Told of an item no write will read again, so what it holds may be reused: written (or refused
+   * by the database) and removed, or refused at `push` for want of room. Not told of an item
+   * replaced in place, which a write in flight may still read, nor of what a shutdown gives up.
+   */
+  release?: (item: T) => void;
   logger: Logger;
 }
 
@@ -94,6 +100,7 @@ export class BatchQueue<T> {
     }
     if (this.#items.size >= this.#options.capacity) {
       this.#dropped += 1;
+      this.#options.release?.(item);
       return;
     }
     this.#items.set(key, item);
@@ -245,7 +252,9 @@ export class BatchQueue<T> {
   /** Removes the items of a written batch, except those replaced by a newer state meanwhile. */
   #settle(keys: readonly unknown[], batch: readonly T[]): void {
     for (let index = 0; index < keys.length; index += 1) {
-      if (this.#items.get(keys[index]) === batch[index]) this.#items.delete(keys[index]);
+      if (this.#items.get(keys[index]) !== batch[index]) continue;
+      this.#items.delete(keys[index]);
+      this.#options.release?.(batch[index]);
     }
   }
 

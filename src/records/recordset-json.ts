@@ -14,15 +14,10 @@ export function recordsetJson(rows: readonly object[]): string {
 
 /**
  * One row's JSON, cleaned as `recordsetJson` cleans a batch, for a row serialized when it is made
- * rather than with its batch; `recordsetOfJson` joins such rows into the parameter.
+ * rather than with its batch; held-rows.ts `recordsetBytes` joins such rows into the parameter.
  */
 export function rowJson(row: object): string {
   return cleanJson(row);
-}
-
-/** The same parameter as `recordsetJson`, from rows already serialized by `rowJson`. */
-export function recordsetOfJson(rows: readonly string[]): string {
-  return `[${rows.join(',')}]`;
 }
 
 function cleanJson(value: object): string {

@@ -64,7 +64,7 @@ describe('record writes on Postgres: row versions per call', () => {
       sampler: new PayloadSampler({ fraction: 0, maxPerSecond: 10, maxBytes: 8192 }),
     });
     const [operationQueue] = recorder.queues;
-    return { recorder, flush: () => operationQueue.flush(0) };
+    return { recorder, queue: operationQueue, flush: () => operationQueue.flush(0) };
   }
 
   const call = (content = 'hello'): CallContext =>
@@ -128,6 +128,34 @@ describe('record writes on Postgres: row versions per call', () => {
     await flush();
     const [row] = await sql`select prompt from gateway_operations`;
     assert.equal(row.prompt, 'user: a\ufffdbc');
+  });
+
+  it('stores every row of calls whose rows were held in chunks reused between writes, non-ASCII included', async () => {
+    const { recorder, queue: operationQueue, flush } = operations();
+    const expected: string[] = [];
+    const finish = (content: string) => {
+      expected.push(`user: ${content}`.slice(0, 100));
+      const ctx = call(content);
+      recorder.onCallStarted(ctx);
+      recorder.onCallFinished(ctx, OK);
+    };
+    const calls = (round: number) => {
+      for (let index = 0; index < 400; index += 1) {
+        finish(`${round}/${index} héllo 🙂 ${'é'.repeat(index % 40)}${'x'.repeat(index % 50)}`);
+      }
+    };
+    calls(0);
+    // A call that ends while a write is in flight: its row stays queued, in the chunk being
+    // written into, after every row around it is written and released.
+    const writing = operationQueue.writeDue();
+    finish('ended during a write');
+    await writing;
+    calls(1);
+    await flush();
+    calls(2);
+    await flush();
+    const stored = await sql<{ prompt: string }>`select prompt from gateway_operations`;
+    assert.deepEqual(stored.map((row) => row.prompt).sort(), expected.sort());
   });
 
   it('writes a variant A call once, and a batch sent twice (a write that timed out but landed) stores it once', async () => {

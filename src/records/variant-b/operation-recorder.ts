@@ -8,6 +8,7 @@ import type { Db } from '../../store/database.ts';
 import { BatchQueue } from '../batch-queue.ts';
 import { type CallSummary, summarizeCall } from '../call-summary.ts';
 import { storedError } from '../error-detail.ts';
+import { HeldRows } from '../held-rows.ts';
 import { promptOf } from '../prompt.ts';
 import type { RecordQueueSettings } from '../queue-settings.ts';
 import { recordId } from '../record-id.ts';
@@ -19,7 +20,12 @@ import {
   type OperationStart,
   startedOperationRow,
 } from './operation-rows.ts';
-import { type OperationRecord, type PendingSample, writeOperations } from './operation-writer.ts';
+import {
+  type OperationRecord,
+  type PendingSample,
+  releaseRows,
+  writeOperations,
+} from './operation-writer.ts';
 import type { PayloadSampler } from './payload-sampler.ts';
 
 export interface OperationRecorderOptions {
@@ -56,6 +62,7 @@ const CALL_STATE = callSlot<CallState>('records.operation');
 export class OperationRecorder implements CallObserver {
   readonly name = 'records';
   readonly #queue: BatchQueue<OperationRecord>;
+  readonly #rows = new HeldRows();
   readonly #sampler: PayloadSampler;
   readonly #maxPromptLength: number;
   readonly #startRowDelayMs: number;
@@ -72,6 +79,7 @@ export class OperationRecorder implements CallObserver {
       keyOf: (record) => record.id,
       dueAt: (record) => record.dueAtMs,
       write: (records) => writeOperations(db, keyring, records),
+      release: (record) => releaseRows(this.#rows, record),
     });
   }
 
@@ -104,8 +112,8 @@ export class OperationRecorder implements CallObserver {
       const call = summarizeCall(ctx, outcome);
       this.#queue.push({
         id: state.id,
-        operation: rowJson(finishedOperationRow(state, call)),
-        attempts: attemptRows(state.id, call).map(rowJson),
+        operation: this.#rows.hold(rowJson(finishedOperationRow(state, call))),
+        attempts: attemptRows(state.id, call).map((row) => this.#rows.hold(rowJson(row))),
         sample: this.#sample(ctx, call, state),
         dueAtMs: 0,
       });

@@ -1,6 +1,7 @@
 import type { Keyring } from '../../crypto/index.ts';
 import { type Db, execute } from '../../store/database.ts';
-import { recordsetJson, recordsetOfJson, rowJson, type Timestamp } from '../recordset-json.ts';
+import { HeldRow, type HeldRows, recordsetBytes } from '../held-rows.ts';
+import { recordsetJson, rowJson, type Timestamp } from '../recordset-json.ts';
 import { ATTEMPT_COLUMNS, OPERATION_COLUMNS, type OperationRow } from './operation-rows.ts';
 import type { SampleReason } from './payload-sampler.ts';
 
@@ -15,17 +16,22 @@ export interface OperationRecord {
   id: string;
   /**
    * The row. A start row stays an object: most are replaced in the queue before they are due and
-   * never serialized. A final row is its JSON (`rowJson`), made when the call ends: the queue then
-   * holds one string per row for up to a flush interval (less heap than the object and its
-   * strings), and a batch's write joins strings instead of serializing every row at once, which
-   * held the event loop (docs/decisions/hot-path.md).
+   * never serialized. A final row is its JSON (`rowJson`), made when the call ends and held as
+   * UTF-8 off the heap (held-rows.ts) for up to a flush interval, and a batch's write copies bytes
+   * instead of serializing every row at once, which held the event loop (docs/decisions/hot-path.md).
    */
-  operation: OperationRow | string;
-  /** The final row's attempts, each its JSON. */
-  attempts: readonly string[];
+  operation: OperationRow | HeldRow;
+  /** The final row's attempts, each its JSON, held the same way. */
+  attempts: readonly HeldRow[];
   sample: PendingSample | null;
   /** When a background write may take it (epoch ms): a flush interval after the start for the start row, at once for the final one. */
   dueAtMs: number;
+}
+
+/** Gives a written record's held rows back to `rows` (BatchQueue's `release`). */
+export function releaseRows(rows: HeldRows, record: OperationRecord): void {
+  if (record.operation instanceof HeldRow) rows.release(record.operation);
+  for (const attempt of record.attempts) rows.release(attempt);
 }
 
 /** Its id is made when the call ends, so a write retried after a timeout cannot store it twice. */
@@ -86,18 +92,18 @@ export async function writeOperations(
   keyring: Keyring,
   records: readonly OperationRecord[],
 ): Promise<void> {
-  const operations = new Array<string>(records.length);
-  const attempts: string[] = [];
+  const operations = new Array<HeldRow | string>(records.length);
+  const attempts: HeldRow[] = [];
   const samples: object[] = [];
   for (let index = 0; index < records.length; index += 1) {
     const record = records[index];
-    operations[index] = typeof record.operation === 'string' ? record.operation : rowJson(record.operation);
+    operations[index] = record.operation instanceof HeldRow ? record.operation : rowJson(record.operation);
     for (const attempt of record.attempts) attempts.push(attempt);
     if (record.sample !== null) samples.push(sealedSample(keyring, record.id, record.sample));
   }
   await execute(db, WRITE_BATCH, [
-    recordsetOfJson(operations),
-    recordsetOfJson(attempts),
+    recordsetBytes(operations),
+    recordsetBytes(attempts),
     recordsetJson(samples),
   ]);
 }
