@@ -1,11 +1,14 @@
 /**
  * `npm run bench -- --only memory`: budget line 4. (1) Resident memory at steady load: the gateway
  * (WORKERS=1: the primary and its worker, summed; the worker alone is shown too) under virtual-key
- * calls at BENCH_MEMORY_CONNECTIONS connections (16) for BENCH_DURATION_S after BENCH_WARMUP_S,
- * against the bare proxy (b) under the same load in the same run; RSS sampled every 250 ms, the
- * median is the figure. (2) Memory per open stream: a fresh gateway, 1,000 streamed calls held
- * open by the upstreams (bench/open-streams.ts), BENCH_MEMORY_STREAMS to change the number.
- * The load generator is the scenarios' (wrk or autocannon, bench/saturation.ts).
+ * calls at BENCH_MEMORY_CONNECTIONS connections (16), against the bare proxy (b) under the same
+ * load in the same run. RSS is sampled every 250 ms in two windows of BENCH_DURATION_S each, the
+ * median of each is its figure: the first after BENCH_WARMUP_S of load, and the steady one, the
+ * line's, after BENCH_MEMORY_WARMUP_S (30): a fresh worker's first full collection under load
+ * comes 10-15 s in, at a limit V8 set from start-up's allocation rate, so the first window reads
+ * that ramp, not the heap's cycle under the load. (2) Memory per open stream: a fresh gateway,
+ * 1,000 streamed calls held open by the upstreams (bench/open-streams.ts), BENCH_MEMORY_STREAMS
+ * to change the number. The load generator is the scenarios' (wrk or autocannon, bench/saturation.ts).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,10 +41,16 @@ interface SteadyRss {
    * a machine without wrk the gateway served 16,000 calls and then only those.
    */
   failedCalls: number;
+  /** The steady window, after BENCH_MEMORY_WARMUP_S of load: the line's figures. */
   proxyMb: number;
   gatewayMb: number;
   workerMb: number;
   gatewayReadyMb: number;
+  /** The first window, after BENCH_WARMUP_S of load (the line's figures until stop 47). */
+  first: { proxyMb: number; gatewayMb: number; workerMb: number };
+  /** Seconds of load before each window. */
+  firstAfterS: number;
+  steadyAfterS: number;
 }
 
 interface Run {
@@ -51,9 +60,10 @@ interface Run {
   fake: Upstream;
 }
 
-/** Warm-up, then the measured load with RSS sampled; the median RSS of each pid list. */
+/** The medians of each pid list's RSS in the two windows of one continuous load (see above). */
 async function underLoad(run: Run, origin: string, request: BenchRequest, pidLists: number[][]) {
   const connections = Number(process.env.BENCH_MEMORY_CONNECTIONS ?? 16);
+  const { firstAfterS, steadyAfterS } = windows(run);
   const load = (durationS: number) =>
     saturate(run.tool, {
       origin,
@@ -64,21 +74,37 @@ async function underLoad(run: Run, origin: string, request: BenchRequest, pidLis
       threads: 1,
       scratchDir: run.outDir,
     });
-  if (run.options.warmupS > 0) await load(Math.round(run.options.warmupS));
-  const stops = pidLists.map((pids) => sampleRss(pids));
-  const result = await load(run.options.durationS);
-  const failedCalls = result.non2xx + result.errors;
-  return { connections, calls: result.ok, failedCalls, medians: stops.map((stop) => stop().medianMb) };
+  const sampled = async () => {
+    const stops = pidLists.map((pids) => sampleRss(pids));
+    const result = await load(run.options.durationS);
+    return { result, medians: stops.map((stop) => stop().medianMb) };
+  };
+  if (firstAfterS > 0) await load(firstAfterS);
+  const first = await sampled();
+  const settle = steadyAfterS - firstAfterS - run.options.durationS;
+  if (settle > 0) await load(settle);
+  const steady = await sampled();
+  const failedCalls = [first, steady].reduce((sum, { result }) => sum + result.non2xx + result.errors, 0);
+  return { connections, calls: steady.result.ok, failedCalls, first: first.medians, medians: steady.medians };
+}
+
+/** Seconds of load before the first window and before the steady one. */
+function windows(run: Run): { firstAfterS: number; steadyAfterS: number } {
+  const firstAfterS = Math.round(run.options.warmupS);
+  const steadyAfterS = Number(process.env.BENCH_MEMORY_WARMUP_S ?? 30);
+  return { firstAfterS, steadyAfterS: Math.max(steadyAfterS, firstAfterS + run.options.durationS) };
 }
 
 async function steadyRss(run: Run): Promise<SteadyRss> {
   const proxy = await startPassthroughProxy(run.fake.origin, null);
   let proxyMb: number;
+  let proxyFirstMb: number;
   let proxyFailed: number;
   try {
     const call = chatRequest(FAKE_MODEL, 'sk-bench-upstream', false);
     const measured = await underLoad(run, proxy.origin, call, [[proxy.child.pid]]);
     [proxyMb] = measured.medians;
+    [proxyFirstMb] = measured.first;
     proxyFailed = measured.failedCalls;
   } finally {
     await proxy.child.stop();
@@ -97,6 +123,7 @@ async function steadyRss(run: Run): Promise<SteadyRss> {
       const pids = gateway.pids();
       const measured = await underLoad(run, gateway.origin, call, [pids, [pids[1]]]);
       const [gatewayMb, workerMb] = measured.medians;
+      const [firstGatewayMb, firstWorkerMb] = measured.first;
       return {
         connections: measured.connections,
         calls: measured.calls,
@@ -105,6 +132,8 @@ async function steadyRss(run: Run): Promise<SteadyRss> {
         gatewayMb,
         workerMb,
         gatewayReadyMb: gateway.idleRssMb,
+        first: { proxyMb: proxyFirstMb, gatewayMb: firstGatewayMb, workerMb: firstWorkerMb },
+        ...windows(run),
       };
     } finally {
       await gateway.stop();
@@ -169,7 +198,8 @@ function render(steady: SteadyRss, streams: StreamMemory): string {
   const machine = machineInfo();
   return [
     `memory: RSS from /proc (VmRSS), WORKERS=1; machine: ${machine.cores} cores, ${machine.cpuModel}, Node ${machine.node}, commit ${machine.commit}, load average ${machine.loadAverage.join(' ')}`,
-    `steady load (virtual key, ${steady.connections} connections, ${steady.calls.toLocaleString('en')} calls measured${failedNote(steady.failedCalls)}): bare proxy ${steady.proxyMb} MB; gateway ${steady.gatewayMb} MB (worker ${steady.workerMb} MB; ${steady.gatewayReadyMb} MB when ready)`,
+    `steady load (virtual key, ${steady.connections} connections, after ${steady.steadyAfterS} s of load, ${steady.calls.toLocaleString('en')} calls measured${failedNote(steady.failedCalls)}): bare proxy ${steady.proxyMb} MB; gateway ${steady.gatewayMb} MB (worker ${steady.workerMb} MB; ${steady.gatewayReadyMb} MB when ready)`,
+    `first window (after ${steady.firstAfterS} s of load): bare proxy ${steady.first.proxyMb} MB; gateway ${steady.first.gatewayMb} MB (worker ${steady.first.workerMb} MB): ${Math.round(steady.first.gatewayMb - steady.first.proxyMb)} MB over the proxy`,
     `open streams (${streams.streams}, virtual key): before ${streams.beforeMb} MB (worker ${streams.workerMb.before}), open ${streams.openMb} MB (worker ${streams.workerMb.open}), open after a full GC ${streams.openAfterGcMb} MB (worker ${streams.workerMb.openAfterGc}): ${streams.kbPerStream} KB per stream (${streams.kbPerStreamBeforeGc} KB before the GC)`,
   ].join('\n');
 }
