@@ -60,7 +60,7 @@ describe('HeldRows', () => {
     });
   });
 
-  it('holds a row larger than a shared chunk takes in a chunk of its own', () => {
+  it('holds a row too large to share a chunk in a chunk of its own', () => {
     const rows = new HeldRows();
     const small = rows.hold(rowOf(1));
     const large = rows.hold(JSON.stringify({ prompt: 'é'.repeat(200_000) }));
