@@ -12,8 +12,8 @@ import { z } from 'zod';
 export const text = z.string();
 /**
  * A JSON object of any members (a tool's schema, a tool call's input). A loose object with no
- * known keys, not a record: a record runs a key schema and a value schema on every member, about
- * a third of the body's validation for an agent's tools (docs/decisions/hot-path.md, Tool schemas
+ * known keys, not a record: a record runs a key schema and a value schema on every member, a large
+ * share of the body's validation for an agent's tools (docs/decisions/hot-path.md, Tool schemas
  * checked as loose objects).
  */
 export const jsonObject = z.looseObject({});

@@ -2,11 +2,10 @@
  * Record rows held as UTF-8 outside the V8 heap, from the end of a call until its batch is written.
  *
  * A row waits up to a flush interval for its batch and for the write before it, so a row held as a
- * string lived through two young collections and was promoted: with them the worker promoted 5.7-6%
- * of what it allocated, 3.4% with them here, and V8 sizes the old generation's next limit by how
- * fast it fills (docs/decisions/hot-path.md, "Record rows held off the heap"). Here a row's bytes go into a
- * chunk, and a chunk is reused once every row put in it was released, so steady load writes into
- * the same few chunks and leaves nothing to collect.
+ * string lived through two young collections and was promoted, and V8 sizes the old generation's
+ * next limit by how fast it fills (docs/decisions/hot-path.md, "Record rows held off the heap",
+ * has what it cost). Here a row's bytes go into a chunk, and a chunk is reused once every row put
+ * in it was released, so steady load writes into the same few chunks and leaves nothing to collect.
  *
  * A released row is never read again: the queue releases a row once its batch is written (or the
  * row could not be queued), never while a write may still read it.
