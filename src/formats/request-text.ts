@@ -35,15 +35,31 @@ interface RequestText {
 }
 
 /** The client's bytes of a parsed body, until its schema copy carries them (or not). */
-const clientBytes = new WeakMap<object, Buffer>();
+const CLIENT_BYTES = Symbol('clientBytes');
 /** The text a body is sent with. */
-const texts = new WeakMap<object, RequestText>();
+const REQUEST_TEXT = Symbol('requestText');
+
+interface Carrier {
+  [CLIENT_BYTES]?: Buffer;
+  [REQUEST_TEXT]?: RequestText;
+}
+
+/**
+ * Held on the body itself, as a property no enumeration, spread or serialiser sees, not in a
+ * module's WeakMap: V8's young-generation collections keep the values of a long-lived WeakMap
+ * alive whatever their keys, so every call's bytes and fields outlived two of them and were
+ * promoted (docs/decisions/hot-path.md, Request text held on the body).
+ */
+function hold<K extends keyof Carrier>(body: object, key: K, value: Carrier[K]): void {
+  if (Object.isExtensible(body))
+    Object.defineProperty(body, key, { value, writable: true, configurable: true });
+}
 
 const MODEL_KEY = new MemberKeys(['model']);
 
 /** `parsed` was parsed from `bytes` (valid UTF-8). */
 export function rememberClientBytes(parsed: object, bytes: Buffer): void {
-  clientBytes.set(parsed, bytes);
+  hold(parsed, CLIENT_BYTES, bytes);
 }
 
 function requestText(body: object, bytes: Buffer, parsed: object): RequestText {
@@ -55,8 +71,8 @@ function requestText(body: object, bytes: Buffer, parsed: object): RequestText {
 
 /** `copy`, made of `source`'s fields, is sent with `source`'s text (the fields decide, above). */
 export function shareRequestText(copy: object, source: object): void {
-  const text = texts.get(source);
-  if (text !== undefined) texts.set(copy, text);
+  const text = (source as Carrier)[REQUEST_TEXT];
+  if (text !== undefined) hold(copy, REQUEST_TEXT, text);
 }
 
 /** Equal as parsed JSON values; strings the schema passed on are the same values, compared at once. */
@@ -80,8 +96,8 @@ function sameJson(a: unknown, b: unknown): boolean {
  */
 export function carryRequestText(validated: object, parsed: unknown): void {
   if (typeof parsed !== 'object' || parsed === null) return;
-  const bytes = clientBytes.get(parsed);
-  if (bytes !== undefined) texts.set(validated, requestText(validated, bytes, parsed));
+  const bytes = (parsed as Carrier)[CLIENT_BYTES];
+  if (bytes !== undefined) hold(validated, REQUEST_TEXT, requestText(validated, bytes, parsed));
 }
 
 /**
@@ -166,7 +182,7 @@ export function upstreamJson(
   upstream: Readonly<Record<string, unknown>>,
   base: object,
 ): string | Buffer | BodyParts {
-  const text = texts.get(base);
+  const text = (base as Carrier)[REQUEST_TEXT];
   if (text !== undefined && onlyModelDiffers(upstream, text) && holdsClientJson(text)) {
     const edited = requestTextWithModel(text.bytes, upstream.model as string);
     if (edited !== null) return edited;
