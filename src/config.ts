@@ -20,6 +20,8 @@ export interface WorkerHeap {
   semiSpaceMb: number;
   /** V8's `--heap-growing-percent` in each worker: the old generation's growth over what survived; 0 leaves V8's own. */
   growthPercent: number;
+  /** glibc's `MALLOC_ARENA_MAX` in each worker's environment; 0 leaves the C library's own. */
+  mallocArenas: number;
 }
 
 export interface Config {
@@ -315,6 +317,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerHeap: {
       semiSpaceMb: integer(env, 'WORKER_SEMI_SPACE_MB', 16, 0, 1024),
       growthPercent: integer(env, 'WORKER_HEAP_GROWTH_PERCENT', 0, 0, 1000),
+      mallocArenas: integer(env, 'WORKER_MALLOC_ARENAS', 2, 0, 1024),
     },
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
     dependencyTimeoutMs: integer(env, 'DEPENDENCY_TIMEOUT_MS', 1000, 50, 60_000),

@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import { exitAfterFlush, type Logger } from '../diagnostics/logger.ts';
 import { guardServingProcess } from './fatal-errors.ts';
 import { RestartBackoff } from './restart-backoff.ts';
-import { workerExecArgv } from './worker-heap.ts';
+import { workerEnv, workerExecArgv } from './worker-heap.ts';
 
 /** Grace a worker gets beyond SHUTDOWN_TIMEOUT_MS to stop before the primary SIGKILLs it. */
 const STOP_GRACE_MS = 5_000;
@@ -72,7 +72,7 @@ class Supervisor {
 
   /** `served`: this slot's worker listened before, so a worker that dies early is a crash to back off from. */
   #fork(backoff: RestartBackoff, served: boolean): void {
-    const worker = cluster.fork();
+    const worker = cluster.fork(workerEnv(this.#config.workerHeap, process.env));
     let listenedAt: number | undefined;
     worker.on('message', (message: unknown) => {
       if (message !== LISTENING_MESSAGE || listenedAt !== undefined) return;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyHeapGrowth, flagValue, workerExecArgv } from './worker-heap.ts';
+import { applyHeapGrowth, flagValue, workerEnv, workerExecArgv } from './worker-heap.ts';
 
-const DEFAULTS = { semiSpaceMb: 16, growthPercent: 30 };
+const DEFAULTS = { semiSpaceMb: 16, growthPercent: 30, mallocArenas: 2 };
 
 describe('flagValue', () => {
   it('reads --flag=value, --flag value and V8 underscores; the command line wins over NODE_OPTIONS', () => {
@@ -45,27 +45,50 @@ describe('workerExecArgv', () => {
 
 describe('applyHeapGrowth', () => {
   it("reports the worker's young generation and the growth it set", () => {
-    assert.deepEqual(applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=16'], undefined), {
+    assert.deepEqual(applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=16'], undefined, {}), {
       semiSpaceMb: 16,
       growthPercent: 30,
+      mallocArenas: null,
     });
   });
 
   it("keeps the operator's growth, and reports V8's own at 0, the operator's 0 included", () => {
-    assert.deepEqual(applyHeapGrowth(DEFAULTS, [], '--heap-growing-percent=50'), {
+    assert.deepEqual(applyHeapGrowth(DEFAULTS, [], '--heap-growing-percent=50', {}), {
       semiSpaceMb: null,
       growthPercent: 50,
+      mallocArenas: null,
     });
     assert.deepEqual(
-      applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=0', '--heap-growing-percent=0'], undefined),
+      applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=0', '--heap-growing-percent=0'], undefined, {}),
       {
         semiSpaceMb: null,
         growthPercent: null,
+        mallocArenas: null,
       },
     );
-    assert.deepEqual(applyHeapGrowth({ semiSpaceMb: 0, growthPercent: 0 }, [], undefined), {
-      semiSpaceMb: null,
-      growthPercent: null,
+    assert.deepEqual(
+      applyHeapGrowth({ semiSpaceMb: 0, growthPercent: 0, mallocArenas: 0 }, [], undefined, {}),
+      {
+        semiSpaceMb: null,
+        growthPercent: null,
+        mallocArenas: null,
+      },
+    );
+  });
+
+  it('reports the malloc arenas its environment bounds', () => {
+    assert.equal(applyHeapGrowth(DEFAULTS, [], undefined, { MALLOC_ARENA_MAX: '2' }).mallocArenas, 2);
+    assert.equal(applyHeapGrowth(DEFAULTS, [], undefined, { MALLOC_ARENA_MAX: '0' }).mallocArenas, null);
+  });
+});
+
+describe('workerEnv', () => {
+  it("bounds the workers' malloc arenas, unless the operator's environment does or the setting is 0", () => {
+    assert.deepEqual(workerEnv(DEFAULTS, {}), { MALLOC_ARENA_MAX: '2' });
+    assert.deepEqual(workerEnv({ ...DEFAULTS, mallocArenas: 4 }, { PATH: '/bin' }), {
+      MALLOC_ARENA_MAX: '4',
     });
+    assert.deepEqual(workerEnv(DEFAULTS, { MALLOC_ARENA_MAX: '8' }), {});
+    assert.deepEqual(workerEnv({ ...DEFAULTS, mallocArenas: 0 }, {}), {});
   });
 });

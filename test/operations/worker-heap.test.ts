@@ -13,6 +13,8 @@ interface Started {
   heap: unknown;
   /** The worker's command line, as the kernel has it. */
   workerArgs: string[];
+  /** The worker's MALLOC_ARENA_MAX, as the kernel started it. */
+  workerArenas: string | undefined;
 }
 
 /** Starts an embedded gateway with `env`, waits for the worker's heap line, reads that worker's command line, stops it. */
@@ -28,7 +30,9 @@ async function start(env: Record<string, string>): Promise<Started> {
   try {
     const line = await waitForLog(child, (logged) => 'workerHeap' in logged, 'the worker heap line', 60_000);
     const workerArgs = readFileSync(`/proc/${line.pid}/cmdline`, 'utf8').split('\0');
-    return { heap: line.workerHeap, workerArgs };
+    const workerEnv = readFileSync(`/proc/${line.pid}/environ`, 'utf8').split('\0');
+    const arenas = workerEnv.find((entry) => entry.startsWith('MALLOC_ARENA_MAX='));
+    return { heap: line.workerHeap, workerArgs, workerArenas: arenas?.split('=')[1] };
   } finally {
     child.kill('SIGTERM');
     await once(child, 'exit');
@@ -36,24 +40,31 @@ async function start(env: Record<string, string>): Promise<Started> {
   }
 }
 
-describe('the worker heap (WORKER_SEMI_SPACE_MB, WORKER_HEAP_GROWTH_PERCENT)', () => {
-  it("runs each worker with 16 MiB semi-spaces and V8's own growth by default, and says so", async () => {
-    const { heap, workerArgs } = await start({});
+describe('the worker heap (WORKER_SEMI_SPACE_MB, WORKER_HEAP_GROWTH_PERCENT, WORKER_MALLOC_ARENAS)', () => {
+  it("runs each worker with 16 MiB semi-spaces, V8's own growth and two malloc arenas by default, and says so", async () => {
+    const { heap, workerArgs, workerArenas } = await start({});
     assert.ok(workerArgs.includes('--max-semi-space-size=16'), workerArgs.join(' '));
-    assert.deepEqual(heap, { semiSpaceMb: 16, growthPercent: null });
+    assert.equal(workerArenas, '2');
+    assert.deepEqual(heap, { semiSpaceMb: 16, growthPercent: null, mallocArenas: 2 });
   });
 
   it("takes the operator's settings, and leaves a flag set in NODE_OPTIONS to it", async () => {
-    const set = await start({ WORKER_SEMI_SPACE_MB: '8', WORKER_HEAP_GROWTH_PERCENT: '30' });
+    const set = await start({
+      WORKER_SEMI_SPACE_MB: '8',
+      WORKER_HEAP_GROWTH_PERCENT: '30',
+      WORKER_MALLOC_ARENAS: '0',
+    });
     assert.ok(set.workerArgs.includes('--max-semi-space-size=8'), set.workerArgs.join(' '));
-    assert.deepEqual(set.heap, { semiSpaceMb: 8, growthPercent: 30 });
+    assert.equal(set.workerArenas, undefined);
+    assert.deepEqual(set.heap, { semiSpaceMb: 8, growthPercent: 30, mallocArenas: null });
     // Node.js takes `--max-semi-space-size` in NODE_OPTIONS (and refuses `--heap-growing-percent` there).
-    const theirs = await start({ NODE_OPTIONS: '--max-semi-space-size=4' });
+    const theirs = await start({ NODE_OPTIONS: '--max-semi-space-size=4', MALLOC_ARENA_MAX: '4' });
     assert.ok(
       !theirs.workerArgs.some((arg) => arg.startsWith('--max-semi-space-size')),
       theirs.workerArgs.join(' '),
     );
-    assert.deepEqual(theirs.heap, { semiSpaceMb: 4, growthPercent: null });
+    assert.equal(theirs.workerArenas, '4');
+    assert.deepEqual(theirs.heap, { semiSpaceMb: 4, growthPercent: null, mallocArenas: 4 });
   });
 
   it('refuses a value out of range with a line naming the variable', async () => {
