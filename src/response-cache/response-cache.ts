@@ -99,7 +99,8 @@ export class ResponseCache {
         // Serialised once: the text stored is the text the client is sent (writeJson takes `json`).
         const json = result.json === undefined ? JSON.stringify(result.answer) : answerJsonText(result.json);
         this.#write(pending.key, json);
-        return { ...result, json };
+        // `answer` named: a passed-on answer's getter is its prototype's, which a spread leaves out.
+        return { ...result, answer: result.answer, json };
       }
       whenAssembled(ctx, (answer) => {
         if (!ctx.signal.aborted) this.#write(pending.key, JSON.stringify(answer));

@@ -150,16 +150,31 @@ function passedOnResult(input: AttemptInput, bytes: Buffer): JsonResult | null {
   const read = isUtf8(bytes) ? adapter.readPassedOn(bytes) : null;
   if (read === null) return null;
   const json = valueReplacedParts(bytes, read.model, Buffer.from(JSON.stringify(input.body.model)));
-  let answer: unknown;
-  return {
-    kind: 'json',
-    json,
-    usage: read.usage,
-    get answer() {
-      answer ??= parseUpstreamBody(answerJsonText(json));
-      return answer;
-    },
-  };
+  return new PassedOnAnswer(json, read.usage);
+}
+
+/**
+ * A passed-on answer: its parts and usage, `answer` parsed on first read. A class rather than an
+ * object literal with a getter: each literal's own getter closure put its result in dictionary
+ * mode, and those results were half of what a worker promoted (docs/decisions/hot-path.md,
+ * Passed-on answers as class instances). The getter is the prototype's, so a copy of a result
+ * names `answer` itself (response-cache.ts).
+ */
+class PassedOnAnswer {
+  readonly kind = 'json';
+  readonly json: readonly Buffer[];
+  readonly usage: Usage | null;
+  #answer: unknown;
+
+  constructor(json: readonly Buffer[], usage: Usage | null) {
+    this.json = json;
+    this.usage = usage;
+  }
+
+  get answer(): unknown {
+    this.#answer ??= parseUpstreamBody(answerJsonText(this.json));
+    return this.#answer;
+  }
 }
 
 /** A JSON answer that is an object: translated, or the upstream's own text bar the model name. */
