@@ -44,6 +44,10 @@ describe('a sampled call whose answer the response cache stored', () => {
     });
     const keyring = keyringFromJson(gw.env.ENCRYPTION_KEYRING, gw.env.ACTIVE_ENCRYPTION_KEY_ID);
     const plaintext = JSON.parse(keyring.openString('payload-sample', envelope));
-    assert.equal(plaintext.response?.answer?.choices?.[0]?.message?.content, content, JSON.stringify(plaintext));
+    assert.equal(
+      plaintext.response?.answer?.choices?.[0]?.message?.content,
+      content,
+      JSON.stringify(plaintext),
+    );
   });
 });
