@@ -4,7 +4,8 @@
  * grow to 64 MiB semi-spaces, which a long-running server holds resident; the old generation's
  * growth is V8's unless the operator sets it. Outside the V8 heap, glibc gives each thread that
  * allocates its own malloc arena (up to eight per core), and V8's helper threads keep theirs
- * resident; two arenas hold a worker about 18 MB smaller for no CPU the bench resolves.
+ * resident; two arenas hold a worker smaller for no CPU the bench resolves
+ * (docs/decisions/hot-path.md, Two malloc arenas per worker).
  */
 import { setFlagsFromString } from 'node:v8';
 import type { WorkerHeap } from '../config.ts';
