@@ -6,8 +6,9 @@
  *
  * A text is found by a fingerprint of its length and 32 of its characters, then compared whole
  * (`===`): a `Map` keyed by the text itself hashes every character of each new string, a large
- * part of the count it saved (docs/decisions/hot-path.md, Token counts remembered by text). At most BUCKET_TEXTS texts share a fingerprint, so texts made to
- * collide cost a few comparisons, not a scan of the memo.
+ * part of the count it saved (docs/decisions/hot-path.md, Token counts remembered by text). At
+ * most BUCKET_TEXTS texts share a fingerprint, so texts made to collide cost a few comparisons,
+ * not a scan of the memo.
  *
  * Bounded by the characters it holds, in two generations: texts go into the young one, and when it
  * holds half the bound the old one is dropped and the young one takes its place; a text found in

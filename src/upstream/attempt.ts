@@ -157,8 +157,8 @@ function passedOnResult(input: AttemptInput, bytes: Buffer): JsonResult | null {
  * A passed-on answer: its parts and usage, `answer` parsed on first read. A class rather than an
  * object literal with a getter: each literal's own getter closure put its result in dictionary
  * mode, and those results were a large share of what a worker promoted
- * (docs/decisions/hot-path.md, Passed-on answers as class instances). The getter is the prototype's, so a copy of a result
- * names `answer` itself (response-cache.ts).
+ * (docs/decisions/hot-path.md, Passed-on answers as class instances). The getter is the
+ * prototype's, so a copy of a result names `answer` itself (response-cache.ts).
  */
 class PassedOnAnswer {
   readonly kind = 'json';

@@ -90,8 +90,9 @@ describe('native JSON answers', () => {
         baseUrl: `http://127.0.0.1:${port}/${name}/v1`,
         pricing: CENT_A_TOKEN,
       });
-    // A sampled call's record reads its answer (docs/configuration.md, OBSERVABILITY_PAYLOAD_SAMPLE_RATE), which parses a passed-on
-    // answer: this gateway samples none, so a 1% draw cannot fail the parse-counting test.
+    // A sampled call's record reads its answer (docs/configuration.md,
+    // OBSERVABILITY_PAYLOAD_SAMPLE_RATE), which parses a passed-on answer: this gateway samples
+    // none, so a 1% draw cannot fail the parse-counting test.
     gw = await startTestGateway({ redis: false, env: { OBSERVABILITY_PAYLOAD_SAMPLE_RATE: '0' } });
     for (const name of [...Object.keys(ANSWERS), 'cut', 'pieces', 'pieces-sized']) await deploy(gw, name);
     cached = await startTestGateway({ redis: false, env: { RESPONSE_CACHE_TTL_MS: '60000' } });
