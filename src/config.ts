@@ -18,6 +18,8 @@ export type Variant = 'a' | 'b';
 export interface WorkerHeap {
   /** `--max-semi-space-size` of each worker, in MiB; 0 leaves Node's default. */
   semiSpaceMb: number;
+  /** `--initial-old-space-size` of each worker, in MiB: its old generation's limit until the first full collection; 0 leaves V8's own. */
+  initialOldSpaceMb: number;
   /** V8's `--heap-growing-percent` in each worker: the old generation's growth over what survived; 0 leaves V8's own. */
   growthPercent: number;
   /** glibc's `MALLOC_ARENA_MAX` in each worker's environment; 0 leaves the C library's own. */
@@ -316,6 +318,7 @@ export function loadConfig(env: Env = process.env): Config {
     workers: workersOf(env),
     workerHeap: {
       semiSpaceMb: integer(env, 'WORKER_SEMI_SPACE_MB', 16, 0, 1024),
+      initialOldSpaceMb: integer(env, 'WORKER_INITIAL_OLD_SPACE_MB', 64, 0, 65_536),
       growthPercent: integer(env, 'WORKER_HEAP_GROWTH_PERCENT', 0, 0, 1000),
       mallocArenas: integer(env, 'WORKER_MALLOC_ARENAS', 2, 0, 1024),
     },

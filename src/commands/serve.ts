@@ -65,6 +65,10 @@ function announceStart(logger: Logger, facts: RuntimeFacts, address: string, hea
 function describeHeap(heap: AppliedHeap): string {
   const young =
     heap.semiSpaceMb === null ? "Node.js's default young generation" : `${heap.semiSpaceMb} MiB semi-spaces`;
+  const first =
+    heap.initialOldSpaceMb === null
+      ? "V8's own first full collection"
+      : `the first full collection at ${heap.initialOldSpaceMb} MiB of old generation`;
   const growth =
     heap.growthPercent === null
       ? "V8's own growth"
@@ -73,5 +77,5 @@ function describeHeap(heap: AppliedHeap): string {
     heap.mallocArenas === null
       ? "the C library's own malloc arenas"
       : `${heap.mallocArenas} malloc arenas at most`;
-  return `${young}, ${growth}, ${arenas}`;
+  return `${young}, ${first}, ${growth}, ${arenas}`;
 }

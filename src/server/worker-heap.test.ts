@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyHeapGrowth, flagValue, workerEnv, workerExecArgv } from './worker-heap.ts';
 
-const DEFAULTS = { semiSpaceMb: 16, growthPercent: 30, mallocArenas: 2 };
+const DEFAULTS = { semiSpaceMb: 16, initialOldSpaceMb: 64, growthPercent: 30, mallocArenas: 2 };
 
 describe('flagValue', () => {
   it('reads --flag=value, --flag value and V8 underscores; the command line wins over NODE_OPTIONS', () => {
@@ -25,28 +25,38 @@ describe('flagValue', () => {
 });
 
 describe('workerExecArgv', () => {
-  it("adds the young generation's bound to the primary's own options", () => {
+  it("adds the young generation's bound and the old generation's first limit to the primary's own options", () => {
     assert.deepEqual(workerExecArgv(DEFAULTS, ['--enable-source-maps'], undefined), [
       '--enable-source-maps',
       '--max-semi-space-size=16',
+      '--initial-old-space-size=64',
     ]);
   });
 
-  it("leaves the operator's bound, on the command line or in NODE_OPTIONS, and adds none at 0", () => {
+  it("leaves the operator's values, on the command line or in NODE_OPTIONS, and adds none at 0", () => {
     assert.deepEqual(workerExecArgv(DEFAULTS, ['--max-semi-space-size=64'], undefined), [
       '--max-semi-space-size=64',
+      '--initial-old-space-size=64',
     ]);
-    assert.deepEqual(workerExecArgv(DEFAULTS, [], '--max-semi-space-size=4'), []);
-    assert.deepEqual(workerExecArgv({ ...DEFAULTS, semiSpaceMb: 0 }, ['--trace-warnings'], undefined), [
-      '--trace-warnings',
+    assert.deepEqual(workerExecArgv(DEFAULTS, ['--initial_old_space_size=200'], '--max-semi-space-size=4'), [
+      '--initial_old_space_size=200',
     ]);
+    assert.deepEqual(
+      workerExecArgv({ ...DEFAULTS, semiSpaceMb: 0, initialOldSpaceMb: 0 }, ['--trace-warnings'], undefined),
+      ['--trace-warnings'],
+    );
   });
 });
 
 describe('applyHeapGrowth', () => {
   it("reports the worker's young generation and the growth it set", () => {
+    assert.deepEqual(
+      applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=16', '--initial-old-space-size=64'], undefined, {}),
+      { semiSpaceMb: 16, initialOldSpaceMb: 64, growthPercent: 30, mallocArenas: null },
+    );
     assert.deepEqual(applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=16'], undefined, {}), {
       semiSpaceMb: 16,
+      initialOldSpaceMb: null,
       growthPercent: 30,
       mallocArenas: null,
     });
@@ -55,6 +65,7 @@ describe('applyHeapGrowth', () => {
   it("keeps the operator's growth, and reports V8's own at 0, the operator's 0 included", () => {
     assert.deepEqual(applyHeapGrowth(DEFAULTS, [], '--heap-growing-percent=50', {}), {
       semiSpaceMb: null,
+      initialOldSpaceMb: null,
       growthPercent: 50,
       mallocArenas: null,
     });
@@ -62,14 +73,21 @@ describe('applyHeapGrowth', () => {
       applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=0', '--heap-growing-percent=0'], undefined, {}),
       {
         semiSpaceMb: null,
+        initialOldSpaceMb: null,
         growthPercent: null,
         mallocArenas: null,
       },
     );
     assert.deepEqual(
-      applyHeapGrowth({ semiSpaceMb: 0, growthPercent: 0, mallocArenas: 0 }, [], undefined, {}),
+      applyHeapGrowth(
+        { semiSpaceMb: 0, initialOldSpaceMb: 0, growthPercent: 0, mallocArenas: 0 },
+        [],
+        undefined,
+        {},
+      ),
       {
         semiSpaceMb: null,
+        initialOldSpaceMb: null,
         growthPercent: null,
         mallocArenas: null,
       },

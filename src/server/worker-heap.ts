@@ -1,16 +1,20 @@
 /**
  * Each worker's V8 heap (docs/configuration.md, Memory; docs/decisions/hot-path.md, "A young
- * generation sized for a server"). With gigabytes free, Node's defaults let the young generation
- * grow to 64 MiB semi-spaces, which a long-running server holds resident; the old generation's
- * growth is V8's unless the operator sets it. Outside the V8 heap, glibc gives each thread that
- * allocates its own malloc arena (up to eight per core), and V8's helper threads keep theirs
- * resident; two arenas hold a worker smaller for no CPU the bench resolves
+ * generation sized for a server" and "The old generation's first limit set for a server"). With
+ * gigabytes free, Node's defaults let the young generation grow to 64 MiB semi-spaces, which a
+ * long-running server holds resident, and let the old generation fill under load to a first limit
+ * V8 guessed at start-up; the pages and malloc memory that first cycle takes stay resident. A
+ * first limit a worker reaches while it starts puts its first full collection there. After it, the
+ * old generation's growth is V8's unless the operator sets it. Outside the V8 heap, glibc gives
+ * each thread that allocates its own malloc arena (up to eight per core), and V8's helper threads
+ * keep theirs resident; two arenas hold a worker smaller for no CPU the bench resolves
  * (docs/decisions/hot-path.md, Two malloc arenas per worker).
  */
 import { setFlagsFromString } from 'node:v8';
 import type { WorkerHeap } from '../config.ts';
 
 const SEMI_SPACE_FLAG = '--max-semi-space-size';
+const INITIAL_OLD_SPACE_FLAG = '--initial-old-space-size';
 const GROWTH_FLAG = '--heap-growing-percent';
 
 /**
@@ -35,16 +39,27 @@ export function flagValue(
   return valueIn(execArgv) ?? valueIn((nodeOptions ?? '').split(/\s+/));
 }
 
-/** The primary's `execArgv` for the workers it forks: its own, and the young generation's bound. */
+/** V8's options read once, when the heap is made, and so given on the worker's command line. */
+function commandLineFlags(heap: WorkerHeap): [flag: string, mb: number][] {
+  return [
+    [SEMI_SPACE_FLAG, heap.semiSpaceMb],
+    [INITIAL_OLD_SPACE_FLAG, heap.initialOldSpaceMb],
+  ];
+}
+
+/**
+ * The primary's `execArgv` for the workers it forks: its own, with the young generation's bound
+ * and the old generation's first limit, each unless Node's options set it or its setting is 0.
+ */
 export function workerExecArgv(
   heap: WorkerHeap,
   execArgv: readonly string[],
   nodeOptions: string | undefined,
 ): string[] {
-  if (heap.semiSpaceMb === 0 || flagValue(SEMI_SPACE_FLAG, execArgv, nodeOptions) !== undefined) {
-    return [...execArgv];
-  }
-  return [...execArgv, `${SEMI_SPACE_FLAG}=${heap.semiSpaceMb}`];
+  const added = commandLineFlags(heap)
+    .filter(([flag, mb]) => mb > 0 && flagValue(flag, execArgv, nodeOptions) === undefined)
+    .map(([flag, mb]) => `${flag}=${mb}`);
+  return [...execArgv, ...added];
 }
 
 const ARENAS_VARIABLE = 'MALLOC_ARENA_MAX';
@@ -63,6 +78,8 @@ export function workerEnv(heap: WorkerHeap, env: NodeJS.ProcessEnv): Record<stri
 export interface AppliedHeap {
   /** MiB, or null for Node's default. */
   semiSpaceMb: number | null;
+  /** The old generation's limit until its first full collection, MiB, or null for V8's own. */
+  initialOldSpaceMb: number | null;
   /** Percent, or null for V8's own heuristic. */
   growthPercent: number | null;
   /** glibc's malloc arenas at most, or null for the C library's own. */
@@ -81,10 +98,12 @@ export function applyHeapGrowth(
   env: NodeJS.ProcessEnv,
 ): AppliedHeap {
   const semiSpace = flagValue(SEMI_SPACE_FLAG, execArgv, nodeOptions);
+  const initialOldSpace = flagValue(INITIAL_OLD_SPACE_FLAG, execArgv, nodeOptions);
   const growth = flagValue(GROWTH_FLAG, execArgv, nodeOptions);
-  // 0 (or no number) is V8's own default for either flag.
+  // 0 (or no number) is V8's own default for each flag.
   const applied = {
     semiSpaceMb: Number(semiSpace) || null,
+    initialOldSpaceMb: Number(initialOldSpace) || null,
     growthPercent: Number(growth) || null,
     mallocArenas: Number(env[ARENAS_VARIABLE]) || null,
   };

@@ -40,23 +40,34 @@ async function start(env: Record<string, string>): Promise<Started> {
   }
 }
 
-describe('the worker heap (WORKER_SEMI_SPACE_MB, WORKER_HEAP_GROWTH_PERCENT, WORKER_MALLOC_ARENAS)', () => {
-  it("runs each worker with 16 MiB semi-spaces, V8's own growth and two malloc arenas by default, and says so", async () => {
+describe('the worker heap (WORKER_SEMI_SPACE_MB, WORKER_INITIAL_OLD_SPACE_MB, WORKER_HEAP_GROWTH_PERCENT, WORKER_MALLOC_ARENAS)', () => {
+  it("runs each worker with 16 MiB semi-spaces, a 64 MiB first old-generation limit, V8's own growth and two malloc arenas by default, and says so", async () => {
     const { heap, workerArgs, workerArenas } = await start({});
     assert.ok(workerArgs.includes('--max-semi-space-size=16'), workerArgs.join(' '));
+    assert.ok(workerArgs.includes('--initial-old-space-size=64'), workerArgs.join(' '));
     assert.equal(workerArenas, '2');
-    assert.deepEqual(heap, { semiSpaceMb: 16, growthPercent: null, mallocArenas: 2 });
+    assert.deepEqual(heap, { semiSpaceMb: 16, initialOldSpaceMb: 64, growthPercent: null, mallocArenas: 2 });
   });
 
   it("takes the operator's settings, and leaves a flag set in NODE_OPTIONS to it", async () => {
     const set = await start({
       WORKER_SEMI_SPACE_MB: '8',
+      WORKER_INITIAL_OLD_SPACE_MB: '0',
       WORKER_HEAP_GROWTH_PERCENT: '30',
       WORKER_MALLOC_ARENAS: '0',
     });
     assert.ok(set.workerArgs.includes('--max-semi-space-size=8'), set.workerArgs.join(' '));
+    assert.ok(
+      !set.workerArgs.some((arg) => arg.startsWith('--initial-old-space-size')),
+      set.workerArgs.join(' '),
+    );
     assert.equal(set.workerArenas, undefined);
-    assert.deepEqual(set.heap, { semiSpaceMb: 8, growthPercent: 30, mallocArenas: null });
+    assert.deepEqual(set.heap, {
+      semiSpaceMb: 8,
+      initialOldSpaceMb: null,
+      growthPercent: 30,
+      mallocArenas: null,
+    });
     // Node.js takes `--max-semi-space-size` in NODE_OPTIONS (and refuses `--heap-growing-percent` there).
     const theirs = await start({ NODE_OPTIONS: '--max-semi-space-size=4', MALLOC_ARENA_MAX: '4' });
     assert.ok(
@@ -64,7 +75,12 @@ describe('the worker heap (WORKER_SEMI_SPACE_MB, WORKER_HEAP_GROWTH_PERCENT, WOR
       theirs.workerArgs.join(' '),
     );
     assert.equal(theirs.workerArenas, '4');
-    assert.deepEqual(theirs.heap, { semiSpaceMb: 4, growthPercent: null, mallocArenas: 4 });
+    assert.deepEqual(theirs.heap, {
+      semiSpaceMb: 4,
+      initialOldSpaceMb: 64,
+      growthPercent: null,
+      mallocArenas: 4,
+    });
   });
 
   it('refuses a value out of range with a line naming the variable', async () => {
