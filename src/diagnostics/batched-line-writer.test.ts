@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import fc from 'fast-check';
 import { waitUntil } from '../../test/helpers/eventually.ts';
 import { BatchedLineWriter } from './batched-line-writer.ts';
 
@@ -75,6 +76,43 @@ describe('BatchedLineWriter', () => {
     await flushed(writer);
     assert.equal(file.text(), lines.join(''));
     writer.flushSync();
+  });
+
+  it('writes every line once, in order, whatever their sizes and characters, the batches and the writes in flight', async () => {
+    const line = fc.oneof(
+      fc.string({ unit: 'grapheme-ascii', maxLength: 80 }),
+      fc.string({ unit: 'grapheme', maxLength: 80 }),
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.constantFrom('é'.repeat(300), '🙂'.repeat(100), 'x'.repeat(700)),
+    );
+    const step = fc.oneof(
+      { weight: 8, arbitrary: line.map((text) => ({ write: `${text}\n` })) },
+      { weight: 1, arbitrary: fc.constant({ flush: true as const }) },
+      { weight: 1, arbitrary: fc.constant({ tick: true as const }) },
+    );
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { maxLength: 120 }),
+        fc.integer({ min: 8, max: 400 }),
+        async (steps, batchChars) => {
+          const file = logFile(`property-${run++}.log`);
+          const writer = new BatchedLineWriter(file.fd, { batchChars, maxDelayMs: 1, maxQueuedChars: 1e7 });
+          const expected: string[] = [];
+          for (const next of steps) {
+            if ('write' in next) {
+              writer.write(next.write);
+              expected.push(next.write);
+            } else if ('flush' in next) await flushed(writer);
+            else await sleep(0);
+          }
+          await flushed(writer);
+          writer.flushSync();
+          assert.equal(file.text(), Buffer.from(expected.join('')).toString());
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it('drops lines past maxQueuedChars and says how many once it writes again', async () => {

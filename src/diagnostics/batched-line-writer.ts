@@ -19,18 +19,30 @@ const FULL_PIPE_RETRY_MS = 10;
 /**
  * The log destination: lines written to a file descriptor asynchronously, many per write. pino's
  * own batching destination (sonic-boom with `minLength`) measures the byte length of its whole
- * pending buffer for every line, so its cost grows with the batch (docs/decisions/hot-path.md). Here a line costs an array push; a batch is joined and encoded once.
- * Only a SIGKILL loses lines: `flush` writes what is queued, and a plain exit writes the rest
- * synchronously.
+ * pending buffer for every line, so its cost grows with the batch (docs/decisions/hot-path.md).
+ * Here a line is encoded at once into the batch's buffer, one of two that take turns (one filling
+ * while the other is written), so the line's string dies young: held until its batch went out, a
+ * line outlived two young collections under load and was promoted (docs/decisions/hot-path.md,
+ * "Log lines encoded when written"). A line that does not fit, or comes after one that did not,
+ * waits as a string. Only a SIGKILL loses lines: `flush` writes what is queued, and a plain exit
+ * writes the rest synchronously.
  */
 export class BatchedLineWriter {
   readonly #fd: number;
   readonly #options: BatchedLineWriterOptions;
+  /** The batch's buffer: its first `#filled` bytes are lines, older than any in `#queued`. */
+  #bytes: Buffer;
+  #filled = 0;
+  /** The other buffer, when no write holds it. */
+  #spare: Buffer | null;
+  /** Lines that did not fit in `#bytes`, in order. */
   #queued: string[] = [];
   #queuedChars = 0;
   #dropped = 0;
   /** What the write in flight has yet to write (null when none is). */
   #inFlight: Buffer | null = null;
+  /** The buffer of `#bytes` the write in flight holds, given back as the spare when it ends. */
+  #sending: Buffer | null = null;
   #timer: NodeJS.Timeout | null = null;
   #flushWaiters: (() => void)[] = [];
   /** Set when the descriptor failed for good (closed pipe): lines are dropped from then on. */
@@ -40,6 +52,9 @@ export class BatchedLineWriter {
   constructor(fd: number, options: BatchedLineWriterOptions) {
     this.#fd = fd;
     this.#options = options;
+    // Most lines are ASCII: a batch of `batchChars` characters fits twice over.
+    this.#bytes = Buffer.allocUnsafeSlow(options.batchChars * 2);
+    this.#spare = Buffer.allocUnsafeSlow(options.batchChars * 2);
     process.once('exit', this.#onExit);
   }
 
@@ -50,7 +65,7 @@ export class BatchedLineWriter {
       this.#dropped += 1;
       return true;
     }
-    this.#queued.push(line);
+    if (!this.#encode(line)) this.#queued.push(line);
     this.#queuedChars += line.length;
     if (this.#inFlight !== null) return true;
     if (this.#queuedChars >= this.#options.batchChars) this.#writeQueued();
@@ -60,7 +75,7 @@ export class BatchedLineWriter {
 
   /** Writes everything queued now; `done` runs once it is written (or dropped, if stdout failed). */
   flush(done: (error?: Error) => void = () => {}): void {
-    if (this.#inFlight === null && this.#queued.length === 0 && this.#dropped === 0) {
+    if (this.#inFlight === null && this.#queuedChars === 0 && this.#dropped === 0) {
       process.nextTick(done);
       return;
     }
@@ -72,8 +87,9 @@ export class BatchedLineWriter {
   flushSync(): void {
     process.removeListener('exit', this.#onExit);
     if (this.#failed) return;
+    const inFlight = this.#inFlight;
     const rest = this.#takeQueued();
-    const pending = this.#inFlight === null ? rest : Buffer.concat([this.#inFlight, rest]);
+    const pending = inFlight === null ? rest : Buffer.concat([inFlight, rest]);
     this.#inFlight = null;
     try {
       for (let offset = 0; offset < pending.length; ) offset += writeSync(this.#fd, pending, offset);
@@ -82,19 +98,50 @@ export class BatchedLineWriter {
     }
   }
 
+  /** Encodes `line` after the batch's bytes if nothing waits as a string and it fits; says whether it did. */
+  #encode(line: string): boolean {
+    if (this.#queued.length > 0) return false;
+    const room = this.#bytes.length - this.#filled;
+    // UTF-8 takes at most three bytes per UTF-16 code unit: most lines need no exact length.
+    if (line.length * 3 > room && Buffer.byteLength(line) > room) return false;
+    this.#filled += this.#bytes.write(line, this.#filled);
+    return true;
+  }
+
+  /**
+   * What is queued, in order, as one buffer: the batch's own bytes when nothing else waits (the
+   * other buffer becomes the batch's, and `#sent` gives this one back), else a copy.
+   */
   #takeQueued(): Buffer {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
-    const dropped = this.#dropped === 0 ? '' : droppedLine(this.#dropped);
-    const text = dropped + this.#queued.join('');
+    const filled = this.#bytes.subarray(0, this.#filled);
+    let taken: Buffer;
+    if (this.#dropped === 0 && this.#queued.length === 0) {
+      taken = filled;
+      this.#sending = this.#bytes;
+      this.#bytes = this.#spare ?? Buffer.allocUnsafeSlow(this.#bytes.length);
+      this.#spare = null;
+    } else {
+      const dropped = this.#dropped === 0 ? '' : droppedLine(this.#dropped);
+      taken = Buffer.concat([Buffer.from(dropped), filled, Buffer.from(this.#queued.join(''))]);
+    }
+    this.#filled = 0;
     this.#queued = [];
     this.#queuedChars = 0;
     this.#dropped = 0;
-    return Buffer.from(text, 'utf8');
+    return taken;
   }
 
   #writeQueued(): void {
     this.#send(this.#takeQueued());
+  }
+
+  /** The write in flight ended (or was taken over at exit): its buffer can be filled again. */
+  #sent(): void {
+    this.#inFlight = null;
+    if (this.#sending !== null) this.#spare ??= this.#sending;
+    this.#sending = null;
   }
 
   #send(buffer: Buffer): void {
@@ -122,6 +169,7 @@ export class BatchedLineWriter {
   }
 
   #written(): void {
+    this.#sent();
     if (this.#queuedChars >= this.#options.batchChars) this.#writeQueued();
     else this.#idle();
   }
@@ -131,8 +179,8 @@ export class BatchedLineWriter {
    * the flushes waiting are done once nothing is queued.
    */
   #idle(): void {
-    this.#inFlight = null;
-    if (this.#queued.length > 0) {
+    this.#sent();
+    if (this.#queuedChars > 0) {
       if (this.#flushWaiters.length > 0) {
         this.#writeQueued();
         return;
