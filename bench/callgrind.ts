@@ -302,9 +302,9 @@ export async function gatewayTarget(
     },
     // Under valgrind a Redis or Postgres answer can take longer than the default 1 s bound, and a
     // 503 would end the count; the bound's value does not change what a call executes. V8's own
-    // first old-generation limit: the count sees a few thousand calls, and the 64 MiB one puts
-    // full collections (about 10^9 instructions each here) in its windows, one per 200 counted
-    // calls, where under load one comes every 15,000 calls or so (docs/performance.md, line 1).
+    // first old-generation limit: the count sees a few thousand calls, and the 64 MiB limit puts
+    // full collections in its short windows far more often than load does (docs/performance.md,
+    // Memory, Stop 49).
     {
       ...storage,
       env: { ...storage.env, DEPENDENCY_TIMEOUT_MS: '60000', WORKER_INITIAL_OLD_SPACE_MB: '0' },
