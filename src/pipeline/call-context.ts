@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Deployment } from '../deployments/deployment.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { ContentFilterHit, Operation, Usage } from '../providers/types.ts';
+import type { AbortSource } from './call-signal.ts';
 import type { CallSlots } from './call-slot.ts';
 import type { Endpoint, EndpointBody } from './endpoint.ts';
 
@@ -35,7 +36,7 @@ export interface CallContext {
   readonly principal: Principal;
   readonly startedAtMs: number;
   /** Aborted when the client goes away: cancels the upstream call. */
-  readonly signal: AbortSignal;
+  readonly signal: AbortSource;
   /**
    * The validated body (an extension's `beforeUpstream` may replace it with one that validates
    * too: extensions/before-upstream-stage.ts). On a multipart endpoint: its text fields, with the single-use upload

@@ -1,37 +1,36 @@
 import { GatewayError } from '../errors/gateway-error.ts';
+import { type AbortSource, CallSignal } from '../pipeline/call-signal.ts';
 import { ClientAbortedError } from '../upstream/upstream-failure.ts';
 
 /**
  * The total timeout of one attempt (`timeouts.totalMs`), body or stream included, as a signal
  * combined with the client's: a listener on the client's signal, removed when the attempt ends,
  * rather than `AbortSignal.any`, whose weak references to every combined signal outlive the
- * call until a full GC (docs/decisions/hot-path.md). undici reports an aborted signal as the client leaving
+ * call until a full GC (docs/decisions/hot-path.md). The signal is a CallSignal, not an
+ * AbortController's. undici reports an aborted signal as the client leaving
  * (upstream-failure.ts), so `explain` tells the two apart: the client's own signal is aborted
  * only when the client left.
  */
 export class AttemptDeadline {
-  readonly signal: AbortSignal;
-  readonly #client: AbortSignal;
+  readonly signal = new CallSignal();
+  readonly #client: AbortSource;
   readonly #totalMs: number;
-  readonly #controller: AbortController;
   readonly #timer: NodeJS.Timeout;
   #onClientAbort: () => void;
   #drainTimer: NodeJS.Timeout | undefined;
   #expired = false;
 
-  constructor(client: AbortSignal, totalMs: number) {
-    const controller = new AbortController();
-    this.#controller = controller;
-    this.signal = controller.signal;
+  constructor(client: AbortSource, totalMs: number) {
+    const signal = this.signal;
     this.#client = client;
     this.#totalMs = totalMs;
     this.#timer = setTimeout(() => {
       this.#expired = true;
-      controller.abort(new Error(`attempt exceeded its total timeout of ${totalMs} ms`));
+      signal.abort(new Error(`attempt exceeded its total timeout of ${totalMs} ms`));
     }, totalMs);
     this.#timer.unref();
-    this.#onClientAbort = () => controller.abort(client.reason);
-    if (client.aborted) controller.abort(client.reason);
+    this.#onClientAbort = () => signal.abort(client.reason);
+    if (client.aborted) signal.abort(client.reason);
     else client.addEventListener('abort', this.#onClientAbort, { once: true });
   }
 
@@ -43,7 +42,7 @@ export class AttemptDeadline {
     const client = this.#client;
     client.removeEventListener('abort', this.#onClientAbort);
     this.#onClientAbort = () => {
-      this.#drainTimer = setTimeout(() => this.#controller.abort(client.reason), drainMs);
+      this.#drainTimer = setTimeout(() => this.signal.abort(client.reason), drainMs);
       this.#drainTimer.unref();
     };
     if (client.aborted) this.#onClientAbort();

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { CandidatePool } from '../deployments/candidate-pools.ts';
 import type { DeploymentDirectory } from '../deployments/deployment-directory.ts';
@@ -8,6 +7,7 @@ import { catalogCostModel } from '../limits/cost.ts';
 import { estimateCallTokens, tpmReservation } from '../limits/token-reservation.ts';
 import type { AttemptResult } from '../pipeline/attempt-result.ts';
 import { type CallContext, estimatedInputTokensOf, pacedInputTokensOf } from '../pipeline/call-context.ts';
+import { delayUnlessAborted } from '../pipeline/call-signal.ts';
 import { callSlot } from '../pipeline/call-slot.ts';
 import { multipartUploadOf } from '../pipeline/endpoint.ts';
 import type { FeatureModule } from '../pipeline/feature-module.ts';
@@ -153,7 +153,7 @@ export class Router {
       }) ?? 0;
     if (delayMs <= 0) return;
     try {
-      await sleep(delayMs, undefined, { signal: ctx.signal });
+      await delayUnlessAborted(delayMs, ctx.signal);
     } catch {
       throw new ClientAbortedError();
     }

@@ -7,6 +7,7 @@ import { isRecord } from '../formats/json.ts';
 import { valueReplacedParts } from '../formats/json-members.ts';
 import { shareRequestText } from '../formats/request-text.ts';
 import { type AttemptResult, answerJsonText } from '../pipeline/attempt-result.ts';
+import type { AbortSource } from '../pipeline/call-signal.ts';
 import { type EndpointBody, multipartUploadOf } from '../pipeline/endpoint.ts';
 import { withPublicModel } from '../pipeline/public-model.ts';
 import type { OperationPlan } from '../providers/registry.ts';
@@ -34,7 +35,7 @@ export interface AttemptInput {
   /** The client's body; its `model` is the public model the answer will name. */
   body: EndpointBody;
   stream: boolean;
-  signal: AbortSignal;
+  signal: AbortSource;
   timeouts: UpstreamTimeouts;
   /** The client's headers a provider may forward (CallContext.clientHeaders). */
   clientHeaders?: Readonly<Record<string, string>>;

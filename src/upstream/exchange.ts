@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import { heapText } from '../formats/heap-text.ts';
+import type { AbortSource } from '../pipeline/call-signal.ts';
 import type { ProviderAdapter, UpstreamRequest } from '../providers/types.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
 import { httpFailure, parseUpstreamBody, transportFailure } from './upstream-failure.ts';
@@ -12,7 +13,7 @@ import { httpFailure, parseUpstreamBody, transportFailure } from './upstream-fai
 export async function exchange(
   client: UpstreamClient,
   request: UpstreamRequest,
-  signal: AbortSignal,
+  signal: AbortSource,
   timeouts: UpstreamTimeouts,
   provider: ProviderAdapter,
   native: boolean,
@@ -36,7 +37,7 @@ export async function exchange(
  */
 export async function readAnswerText(
   response: UpstreamResponse,
-  signal: AbortSignal,
+  signal: AbortSource,
   maxBytes: number,
 ): Promise<string> {
   return heapText(await readAnswerBytes(response, signal, maxBytes));
@@ -45,7 +46,7 @@ export async function readAnswerText(
 /** The whole body's bytes, read as `readAnswerText` says. */
 export function readAnswerBytes(
   response: UpstreamResponse,
-  signal: AbortSignal,
+  signal: AbortSource,
   maxBytes: number,
 ): Promise<Buffer> {
   const body = response.body;

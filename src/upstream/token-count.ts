@@ -1,4 +1,5 @@
 import { credentialSecrets } from '../diagnostics/scrub-secrets.ts';
+import type { AbortSource } from '../pipeline/call-signal.ts';
 import type { DeploymentTarget, ProviderAdapter, TokenCountAdapter } from '../providers/types.ts';
 import { exchange, readAnswerText } from './exchange.ts';
 import type { UpstreamClient, UpstreamTimeouts } from './upstream-client.ts';
@@ -11,7 +12,7 @@ export interface TokenCountInput {
   /** The client's Messages body. */
   body: Record<string, unknown>;
   clientHeaders: Readonly<Record<string, string>>;
-  signal: AbortSignal;
+  signal: AbortSource;
   timeouts: UpstreamTimeouts;
 }
 

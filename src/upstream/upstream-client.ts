@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
+import type { AbortSource } from '../pipeline/call-signal.ts';
 import type { UpstreamRequest } from '../providers/types.ts';
 
 export interface UpstreamTimeouts {
@@ -39,7 +40,7 @@ export class UpstreamClient {
 
   async send(
     request: UpstreamRequest,
-    signal: AbortSignal,
+    signal: AbortSource,
     timeouts: UpstreamTimeouts,
   ): Promise<UpstreamResponse> {
     const url = new URL(request.url);

@@ -1,5 +1,6 @@
 import { scrubSecrets, scrubSecretText } from '../diagnostics/scrub-secrets.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { AbortSource } from '../pipeline/call-signal.ts';
 import { upstreamGatewayError } from '../providers/shared/upstream-error.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
 
@@ -15,7 +16,7 @@ export class ClientAbortedError extends Error {
 }
 
 /** A transport failure (no HTTP answer) as a classified GatewayError. */
-export function transportFailure(error: unknown, signal: AbortSignal): Error {
+export function transportFailure(error: unknown, signal: AbortSource): Error {
   if (signal.aborted) return new ClientAbortedError();
   if (error instanceof GatewayError) return error;
   const code = (error as { code?: string }).code ?? 'unknown';

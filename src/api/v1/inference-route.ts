@@ -5,6 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { errorStatus, type UpstreamErrorMessages } from '../../errors/render-error.ts';
 import { carryRequestText } from '../../formats/request-text.ts';
 import type { CallContext, CallOutcome } from '../../pipeline/call-context.ts';
+import { type AbortSource, CallSignal } from '../../pipeline/call-signal.ts';
 import { newCallSlots } from '../../pipeline/call-slot.ts';
 import { mergeTags, parseTagsHeader, TAGS_HEADER } from '../../pipeline/call-tags.ts';
 import { type Endpoint, type EndpointBody, MULTIPART_UPLOAD } from '../../pipeline/endpoint.ts';
@@ -102,7 +103,7 @@ async function createContext(
   endpoint: Endpoint,
   request: FastifyRequest,
   options: InferenceRouteOptions,
-  signal: AbortSignal,
+  signal: AbortSource,
 ): Promise<CallContext> {
   // Taken before a multipart form is read: the call's latency includes reading its fields.
   const startedAtMs = Date.now();
@@ -164,18 +165,18 @@ async function handle(
   // the call. The request timeout still bounds an upload that stalls.
   const socket = request.raw.socket;
   socket.setTimeout(0);
-  const controller = new AbortController();
+  const signal = new CallSignal();
   res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
+    if (!res.writableFinished) signal.abort();
   });
   let ctx: CallContext | undefined;
   let outcome: CallOutcome = { status: 200, error: null, streamBroken: false };
   try {
-    ctx = await createContext(endpoint, request, options, controller.signal);
+    ctx = await createContext(endpoint, request, options, signal);
     const result = await pipeline.run(ctx);
     outcome = await writeAnswer(res, ctx, result, options.upstreamErrorMessages);
   } catch (error) {
-    const cause = controller.signal.aborted ? new ClientAbortedError() : error;
+    const cause = signal.aborted ? new ClientAbortedError() : error;
     outcome = failed(res, cause, endpoint, request, options.upstreamErrorMessages, ctx?.responseHeaders);
   } finally {
     if (ctx !== undefined) pipeline.finish(ctx, outcome);
