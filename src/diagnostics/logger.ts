@@ -75,10 +75,11 @@ export function createLogger(
   format: LogFormat = 'json',
 ): Logger {
   const lines: LineDestination = destination ?? stdoutDestination();
-  return pino(
+  const written = format === 'pretty' ? prettyDestination(lines) : lines;
+  const logger = pino(
     {
       level,
-      base: { service: 'switchyard', pid: process.pid },
+      base: BASE,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       timestamp: () => `,"time":"${isoTime(Date.now())}"`,
       formatters: { level: (label) => ({ level: label }) },
@@ -86,8 +87,35 @@ export function createLogger(
       hooks: { streamWrite: scrubProcessSecrets },
     },
     // pino's own type asks for a stream; it only ever calls write and flush.
-    (format === 'pretty' ? prettyDestination(lines) : lines) as NodeJS.WritableStream,
+    written as NodeJS.WritableStream,
   );
+  DESTINATIONS.set(logger, written);
+  return logger;
+}
+
+const BASE = { service: 'switchyard', pid: process.pid };
+/** What every info line of `createLogger`'s starts with after its time, as pino writes the base. */
+const INFO_BASE = `,"service":${JSON.stringify(BASE.service)},"pid":${BASE.pid}`;
+
+/** Each logger `createLogger` made, and where it writes its lines. */
+const DESTINATIONS = new WeakMap<Logger, LineDestination>();
+
+/**
+ * A writer of one fixed-shape `info` line whose own members the caller serialized (`"name":value`
+ * pairs, comma-separated, then `msg`'s): the line is the one pino would write for them, with the
+ * same head (level, time, service, pid), to the same destination, and only when `info` is on.
+ * For the access line, written once per request: pino's serialization of an object of five
+ * fields cost more than the rest of the line's work (docs/decisions/hot-path.md, The access line
+ * written whole). The caller's values must already be clear of secrets (scrub-secrets.ts): the
+ * logger's own scrub of the whole line does not run here.
+ */
+export function infoLineWriter(logger: Logger): (members: string) => void {
+  const destination = DESTINATIONS.get(logger);
+  if (destination === undefined) throw new Error('infoLineWriter needs a logger made by createLogger');
+  return (members) => {
+    if (!logger.isLevelEnabled('info')) return;
+    destination.write(`{"level":"info","time":"${isoTime(Date.now())}"${INFO_BASE},${members}}\n`);
+  };
 }
 
 /**

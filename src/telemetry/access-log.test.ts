@@ -62,4 +62,40 @@ describe('access log', () => {
     createAccessLog(logger)(LINE);
     assert.deepEqual(lines, []);
   });
+
+  it('writes the text pino writes for the same fields, escapes and all, but its time', () => {
+    const raw: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        raw.push(String(chunk).replace(/"time":"[^"]*"/, '"time":"T"'));
+        done();
+      },
+    });
+    const logger = createLogger('info', sink);
+    const line = { ...LINE, requestId: 'req-"1\\é', url: '/v1/x?q=%22a', ms: 12.345678901 };
+    createAccessLog(logger)(line);
+    logger.info({ ...line }, 'request completed');
+    assert.equal(raw.length, 2);
+    assert.equal(raw[0], raw[1]);
+  });
+
+  it('writes a time that is not a finite number as null, as pino does', () => {
+    const { lines, logger } = capture();
+    createAccessLog(logger)({ ...LINE, ms: Number.NaN });
+    assert.equal(lines[0].ms, null);
+  });
+
+  it('goes through the pretty format when the logger has it', () => {
+    const written: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        written.push(String(chunk));
+        done();
+      },
+    });
+    createAccessLog(createLogger('info', sink, 'pretty'))(LINE);
+    assert.equal(written.length, 1);
+    assert.ok(written[0].includes('request completed') && written[0].includes('req-1'), written[0]);
+    assert.throws(() => JSON.parse(written[0]));
+  });
 });

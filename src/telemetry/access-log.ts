@@ -1,4 +1,5 @@
-import { type Logger, redactUrl } from '../diagnostics/logger.ts';
+import { infoLineWriter, type Logger, redactUrl } from '../diagnostics/logger.ts';
+import { scrubProcessSecrets } from '../diagnostics/scrub-secrets.ts';
 
 /** What the access line says about a request; nothing else can reach it. */
 export interface AccessLine {
@@ -10,29 +11,24 @@ export interface AccessLine {
   ms: number;
 }
 
-/** pino redaction with no paths: nothing to walk for any value. */
-const NO_REDACTION = { paths: [] };
-
 /**
- * Writes the one access line per request (`request completed`). The gateway's logger redacts
- * with wildcard paths (logger.ts), which makes pino walk every path for every value of a line,
- * about ten times the cost of the line itself; this line goes through a child without
- * redaction instead. That is safe because its shape is fixed: the fields are copied one by one,
- * the URL loses its credential values, and the request id is visible ASCII of our own or the
- * client's choosing (src/server/request-id.ts). Add a field only if it can never hold a secret.
+ * Writes the one access line per request (`request completed`), serialized here, not by pino
+ * (logger.ts, infoLineWriter): pino's serialization of the line's object, and its scrub of the
+ * whole line for the process's secrets, cost more than the rest of the request's logging. The
+ * line's shape is fixed, so no redaction path can apply to it: the fields are copied one by one,
+ * the URL loses its credential values (redactUrl), and the two values a client chooses, the URL
+ * and the request id, are cleared of the process's secrets (scrubProcessSecrets) before they are
+ * written; the method is one Node's HTTP parser knows. Add a field only if it can never hold a
+ * secret.
  */
 export function createAccessLog(logger: Logger): (line: AccessLine) => void {
-  const access = logger.child({}, { redact: NO_REDACTION });
+  const write = infoLineWriter(logger);
   return (line) => {
-    access.info(
-      {
-        requestId: line.requestId,
-        method: line.method,
-        url: redactUrl(line.url),
-        status: line.status,
-        ms: line.ms,
-      },
-      'request completed',
+    const requestId = JSON.stringify(scrubProcessSecrets(line.requestId));
+    const url = JSON.stringify(scrubProcessSecrets(redactUrl(line.url)));
+    const ms = Number.isFinite(line.ms) ? line.ms : null;
+    write(
+      `"requestId":${requestId},"method":${JSON.stringify(line.method)},"url":${url},"status":${line.status},"ms":${ms},"msg":"request completed"`,
     );
   };
 }

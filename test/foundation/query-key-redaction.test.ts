@@ -88,4 +88,25 @@ describe('credentials in the query string are never logged', () => {
       }
     }
   });
+
+  it('scrubs the master key from the path and from a request id the client chose (the access line is written whole)', async () => {
+    const marker = randomBytes(4).toString('hex');
+    const inPath = `/v1/models/${marker}-${masterKey}`;
+    const res = await fetch(`${gw.url}${inPath}`, { headers: { authorization: `Bearer ${masterKey}` } });
+    await res.arrayBuffer();
+    await assertNotLogged(`/v1/models/${marker}-`);
+    const requestId = `rid-${marker}-${masterKey}`;
+    const viaHeader = await fetch(`${gw.url}/v1/models`, {
+      headers: { authorization: `Bearer ${masterKey}`, 'x-request-id': requestId },
+    });
+    await viaHeader.arrayBuffer();
+    assert.equal(viaHeader.headers.get('x-request-id'), requestId, 'the client sees its own id');
+    await eventually(() => {
+      assert.ok(
+        gw.logs.some((entry) => entry.includes('request completed') && entry.includes(`rid-${marker}-`)),
+      );
+    });
+    const lines = gw.logs.filter((entry) => entry.includes(`rid-${marker}-`)).join('\n');
+    assert.ok(!lines.includes(masterKey.slice(2, 26)), `the master key was logged: ${lines}`);
+  });
 });
