@@ -22,7 +22,12 @@ import { RECORD_QUEUE_DEFAULTS } from '../src/records/queue-settings.ts';
 import { rowJson } from '../src/records/recordset-json.ts';
 import { RequestLogRecorder } from '../src/records/variant-a/request-log-recorder.ts';
 import type { RequestLogRow } from '../src/records/variant-a/request-log-row.ts';
-import type { AttemptRow, OperationRow } from '../src/records/variant-b/operation-rows.ts';
+import {
+  type AttemptRow,
+  attemptValues,
+  type OperationRow,
+  operationValues,
+} from '../src/records/variant-b/operation-rows.ts';
 import {
   type OperationRecord,
   releaseRows,
@@ -127,8 +132,8 @@ function operationRecord(run: string, i: number): OperationRecord {
   } as unknown as AttemptRow;
   return {
     id,
-    operation: heldRows.hold(rowJson(operation)),
-    attempts: [heldRows.hold(rowJson(attempt))],
+    operation: heldRows.hold(rowJson(operationValues(operation))),
+    attempts: [heldRows.hold(rowJson(attemptValues(attempt)))],
     sample: null,
     dueAtMs: 0,
   };

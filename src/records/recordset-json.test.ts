@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isoTime } from '../diagnostics/iso-time.ts';
-import { recordsetJson } from './recordset-json.ts';
+import { recordsetJson, rowJson, valuesReader } from './recordset-json.ts';
 
 describe('recordsetJson', () => {
   it('is the JSON of the rows, times as ISO text', () => {
@@ -22,5 +22,25 @@ describe('recordsetJson', () => {
   it('keeps other escapes and a literal backslash-u as they are', () => {
     const rows = [{ prompt: 'esc \u001b and \\u0041' }];
     assert.deepEqual(JSON.parse(recordsetJson(rows)), rows);
+  });
+});
+
+describe('rowJson and valuesReader', () => {
+  it("reads a row's values in the columns' order, whatever order its keys were made in", () => {
+    const read = valuesReader<Record<string, unknown>>(['id', 'prompt', 'cost', 'tags', 'extensions']);
+    const row = { prompt: 'user: hi', id: 'op_1', tags: ['a'], cost: 0.5, extensions: null };
+    assert.equal(rowJson(read(row)), '["op_1","user: hi",0.5,["a"],null]');
+  });
+
+  it('refuses a column name that is not a plain identifier', () => {
+    assert.throws(
+      () => valuesReader<Record<string, unknown>>(['id', 'x]; process.exit(1); [']),
+      /not a plain column name/,
+    );
+  });
+
+  it('removes NUL and replaces a lone surrogate as recordsetJson does', () => {
+    const text = rowJson(['a\u0000b \ud800 c', { message: 'x\udc00' }]);
+    assert.deepEqual(JSON.parse(text), ['ab \ufffd c', { message: 'x\ufffd' }]);
   });
 });

@@ -13,11 +13,62 @@ export function recordsetJson(rows: readonly object[]): string {
 }
 
 /**
- * One row's JSON, cleaned as `recordsetJson` cleans a batch, for a row serialized when it is made
- * rather than with its batch; held-rows.ts `recordsetBytes` joins such rows into the parameter.
+ * One row's JSON as the array of its values (`valuesReader`), cleaned as `recordsetJson` cleans a
+ * batch, for a row serialized when it is made rather than with its batch; held-rows.ts
+ * `recordsetBytes` joins such rows into the parameter, which `positionalRows` reads. An array,
+ * not the row object: JSON.stringify writes an object's keys with every row, which made a row
+ * cost twice the instructions (docs/decisions/hot-path.md, Record rows written as arrays).
  */
-export function rowJson(row: object): string {
-  return cleanJson(row);
+export function rowJson(values: readonly unknown[]): string {
+  return cleanJson(values);
+}
+
+const COLUMN_NAME = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * A reader of a row's values in `columns` order, made once per table as a function of one named
+ * property load per column: a loop reading each column by a computed key went through V8's
+ * megamorphic property cache and cost as much as the serialization it saved (hot-path.md, as
+ * above). The names are the table's own constants, checked to be plain identifiers.
+ */
+export function valuesReader<Row extends object>(
+  columns: readonly (keyof Row & string)[],
+): (row: Row) => unknown[] {
+  for (const column of columns) {
+    if (!COLUMN_NAME.test(column)) throw new TypeError(`not a plain column name: ${column}`);
+  }
+  return new Function('row', `return [${columns.map((column) => `row.${column}`).join(', ')}];`) as (
+    row: Row,
+  ) => unknown[];
+}
+
+/** The Postgres type of a column a positional row carries: what its value is cast to. */
+export type ColumnType = 'text' | 'integer' | 'numeric' | 'boolean' | 'timestamptz' | 'jsonb' | 'text[]';
+
+/** The column names of a `{ column: type }` table, in its order. */
+export function columnsOf<Column extends string>(types: Readonly<Record<Column, ColumnType>>): Column[] {
+  return Object.keys(types) as Column[];
+}
+
+/** Value `index` of the row as `type`, with a JSON null as NULL, as `json_populate_record` reads it. */
+function castValue(index: number, type: ColumnType): string {
+  if (type === 'jsonb') return `nullif(row_values->${index}, 'null'::jsonb)`;
+  if (type === 'text[]') {
+    return `case when jsonb_typeof(row_values->${index}) = 'array' then array(select jsonb_array_elements_text(row_values->${index})) end`;
+  }
+  return `(row_values->>${index})::${type}`;
+}
+
+/**
+ * `select <each column cast from its value> from <the rowJson arrays of parameter $n>`: the rows'
+ * columns in `types`' order. The parameter is read as `jsonb` and each value cast to its column's
+ * type: Postgres reads a batch of arrays this way in a third of the time `json_populate_recordset`
+ * took for the same rows as objects, where building each row's object for `json_populate_record`
+ * took five times as long (docs/decisions/hot-path.md, Record rows written as arrays).
+ */
+export function positionalRows(types: Readonly<Record<string, ColumnType>>, parameter: number): string {
+  const casts = Object.entries(types).map(([, type], index) => castValue(index, type));
+  return `select ${casts.join(', ')} from jsonb_array_elements($${parameter}::text::jsonb) as batch(row_values)`;
 }
 
 function cleanJson(value: object): string {

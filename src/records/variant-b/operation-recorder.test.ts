@@ -9,12 +9,26 @@ import type { CallContext } from '../../pipeline/call-context.ts';
 import type { Db } from '../../store/database.ts';
 import { RECORD_QUEUE_DEFAULTS } from '../queue-settings.ts';
 import { OperationRecorder } from './operation-recorder.ts';
+import { ATTEMPT_COLUMNS, OPERATION_COLUMNS } from './operation-rows.ts';
 import { PayloadSampler } from './payload-sampler.ts';
 
 interface Statement {
   text: string;
-  /** The parameters: operations, attempts and samples, each a JSON array. */
+  /** The parameters: operations, attempts and samples, each a JSON array of rows, read as objects. */
   rows: Record<string, unknown>[][];
+}
+
+/** The columns of the operations' and the attempts' rows, which go as arrays of values (rowJson). */
+const POSITIONAL_COLUMNS: readonly (readonly string[] | null)[] = [OPERATION_COLUMNS, ATTEMPT_COLUMNS, null];
+
+function rowsOf(json: unknown, index: number): Record<string, unknown>[] {
+  const rows = JSON.parse(String(json)) as unknown[];
+  const columns = POSITIONAL_COLUMNS[index];
+  if (columns === null) return rows as Record<string, unknown>[];
+  return rows.map((row) => {
+    assert.ok(Array.isArray(row) && row.length === columns.length, `a row of ${columns.length} values`);
+    return Object.fromEntries(columns.map((column, at) => [column, row[at]]));
+  });
 }
 
 /** A database that records each statement it is sent: the unit of cost the queue saves. */
@@ -22,7 +36,7 @@ function recorderWithStatementLog(sampleFraction = 0) {
   const statements: Statement[] = [];
   const db = {
     executeQuery: async (query: CompiledQuery) => {
-      statements.push({ text: query.sql, rows: query.parameters.map((json) => JSON.parse(json as string)) });
+      statements.push({ text: query.sql, rows: query.parameters.map(rowsOf) });
       return { rows: [] };
     },
   } as unknown as Db;

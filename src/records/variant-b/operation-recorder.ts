@@ -16,8 +16,10 @@ import { rowJson } from '../recordset-json.ts';
 import { capturedResponse, requestCapture } from '../response-capture.ts';
 import {
   attemptRows,
+  attemptValues,
   finishedOperationRow,
   type OperationStart,
+  operationValues,
   startedOperationRow,
 } from './operation-rows.ts';
 import {
@@ -112,8 +114,8 @@ export class OperationRecorder implements CallObserver {
       const call = summarizeCall(ctx, outcome);
       this.#queue.push({
         id: state.id,
-        operation: this.#rows.hold(rowJson(finishedOperationRow(state, call))),
-        attempts: attemptRows(state.id, call).map((row) => this.#rows.hold(rowJson(row))),
+        operation: this.#rows.hold(rowJson(operationValues(finishedOperationRow(state, call)))),
+        attempts: attemptRows(state.id, call).map((row) => this.#rows.hold(rowJson(attemptValues(row)))),
         sample: this.#sample(ctx, call, state),
         dueAtMs: 0,
       });

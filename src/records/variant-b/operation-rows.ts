@@ -4,59 +4,81 @@ import type { GatewayOperationsTable, UpstreamAttemptsTable } from '../../store/
 import { type CallSummary, keyIdOf, teamIdOf } from '../call-summary.ts';
 import { jsonForDb, storedError } from '../error-detail.ts';
 import { storedExtensionRuns } from '../extension-runs.ts';
-import type { RecordsetRow, Timestamp } from '../recordset-json.ts';
+import {
+  type ColumnType,
+  columnsOf,
+  type RecordsetRow,
+  type Timestamp,
+  valuesReader,
+} from '../recordset-json.ts';
 
 /** A `gateway_operations` row (column names as in migration 0003). */
 export type OperationRow = RecordsetRow<GatewayOperationsTable>;
 
-export const OPERATION_COLUMNS = [
-  'id',
-  'request_id',
-  'started_at',
-  'finished_at',
-  'status',
-  'http_status',
-  'error_code',
-  'error_class',
-  'operation',
-  'key_id',
-  'public_model',
-  'deployment_id',
-  'stream',
-  'input_tokens',
-  'output_tokens',
-  'cached_input_tokens',
-  'cost_cents',
-  'latency_ms',
-  'attempt_count',
-  'prompt',
-  'cache_hit',
-  'tags',
-  'extensions',
-  'team_id',
-  'content_filter',
-] as const satisfies readonly (keyof OperationRow)[];
+/**
+ * Each column of a `gateway_operations` row and its Postgres type, in the order a row's values
+ * are written (`rowJson`) and cast back (`positionalRows`); test/records/column-types.test.ts
+ * checks the types against the migrated table.
+ */
+export const OPERATION_COLUMN_TYPES = {
+  id: 'text',
+  request_id: 'text',
+  started_at: 'timestamptz',
+  finished_at: 'timestamptz',
+  status: 'text',
+  http_status: 'integer',
+  error_code: 'text',
+  error_class: 'text',
+  operation: 'text',
+  key_id: 'text',
+  public_model: 'text',
+  deployment_id: 'text',
+  stream: 'boolean',
+  input_tokens: 'integer',
+  output_tokens: 'integer',
+  cached_input_tokens: 'integer',
+  cost_cents: 'numeric',
+  latency_ms: 'integer',
+  attempt_count: 'integer',
+  prompt: 'text',
+  cache_hit: 'boolean',
+  tags: 'text[]',
+  extensions: 'jsonb',
+  team_id: 'text',
+  content_filter: 'jsonb',
+} as const satisfies Record<keyof OperationRow, ColumnType>;
+
+export const OPERATION_COLUMNS = columnsOf(OPERATION_COLUMN_TYPES);
+
+/** A `gateway_operations` row's values in `OPERATION_COLUMNS` order, for `rowJson`. */
+export const operationValues = valuesReader<OperationRow>(OPERATION_COLUMNS);
 
 /** An `upstream_attempts` row. */
 export type AttemptRow = RecordsetRow<UpstreamAttemptsTable>;
 
-export const ATTEMPT_COLUMNS = [
-  'operation_id',
-  'attempt_index',
-  'request_id',
-  'deployment_id',
-  'provider',
-  'upstream_model',
-  'public_model',
-  'started_at',
-  'outcome',
-  'latency_ms',
-  'first_byte_ms',
-  'http_status',
-  'error_class',
-  'error_code',
-  'error_detail',
-] as const satisfies readonly (keyof AttemptRow)[];
+/** Each column of an `upstream_attempts` row and its Postgres type, as `OPERATION_COLUMN_TYPES`. */
+export const ATTEMPT_COLUMN_TYPES = {
+  operation_id: 'text',
+  attempt_index: 'integer',
+  request_id: 'text',
+  deployment_id: 'text',
+  provider: 'text',
+  upstream_model: 'text',
+  public_model: 'text',
+  started_at: 'timestamptz',
+  outcome: 'text',
+  latency_ms: 'integer',
+  first_byte_ms: 'integer',
+  http_status: 'integer',
+  error_class: 'text',
+  error_code: 'text',
+  error_detail: 'jsonb',
+} as const satisfies Record<keyof AttemptRow, ColumnType>;
+
+export const ATTEMPT_COLUMNS = columnsOf(ATTEMPT_COLUMN_TYPES);
+
+/** An `upstream_attempts` row's values in `ATTEMPT_COLUMNS` order, for `rowJson`. */
+export const attemptValues = valuesReader<AttemptRow>(ATTEMPT_COLUMNS);
 
 /** What every row of a call takes from its start, made once per call; the prompt is set when it ends. */
 export interface OperationStart {

@@ -1,8 +1,20 @@
 import type { Keyring } from '../../crypto/index.ts';
 import { type Db, execute } from '../../store/database.ts';
 import { HeldRow, type HeldRows, recordsetBytes } from '../held-rows.ts';
-import { recordsetJson, rowJson, type Timestamp } from '../recordset-json.ts';
-import { ATTEMPT_COLUMNS, OPERATION_COLUMNS, type OperationRow } from './operation-rows.ts';
+import {
+  type ColumnType,
+  positionalRows,
+  recordsetJson,
+  rowJson,
+  type Timestamp,
+} from '../recordset-json.ts';
+import {
+  ATTEMPT_COLUMN_TYPES,
+  OPERATION_COLUMN_TYPES,
+  OPERATION_COLUMNS,
+  type OperationRow,
+  operationValues,
+} from './operation-rows.ts';
 import type { SampleReason } from './payload-sampler.ts';
 
 /**
@@ -55,11 +67,21 @@ const SAMPLE_COLUMNS = [
   'size_bytes',
 ] as const;
 
-/** `insert into <table> (<columns>) select <columns> from <the rows of parameter $n>`. */
+/** `insert into <table> (<columns>) select <columns> from <the keyed rows of parameter $n>`. */
 function insertRows(table: string, columns: readonly string[], parameter: number): string {
   const list = columns.join(', ');
   return `insert into ${table} (${list})
     select ${list} from json_populate_recordset(null::${table}, $${parameter}::text::json)`;
+}
+
+/** The same, from the `rowJson` arrays of parameter $n. */
+function insertPositionalRows(
+  table: string,
+  types: Readonly<Record<string, ColumnType>>,
+  parameter: number,
+): string {
+  return `insert into ${table} (${Object.keys(types).join(', ')})
+    ${positionalRows(types, parameter)}`;
 }
 
 /**
@@ -71,13 +93,13 @@ function insertRows(table: string, columns: readonly string[], parameter: number
  * once.
  */
 const WRITE_BATCH = `with operations as (
-  ${insertRows('gateway_operations', OPERATION_COLUMNS, 1)}
+  ${insertPositionalRows('gateway_operations', OPERATION_COLUMN_TYPES, 1)}
     on conflict (id) do update set ${OPERATION_COLUMNS.filter((column) => column !== 'id')
       .map((column) => `${column} = excluded.${column}`)
       .join(', ')}
     where excluded.status <> 'in_progress'
 ), attempts as (
-  ${insertRows('upstream_attempts', ATTEMPT_COLUMNS, 2)}
+  ${insertPositionalRows('upstream_attempts', ATTEMPT_COLUMN_TYPES, 2)}
     on conflict do nothing
 )
 ${insertRows('payload_samples', SAMPLE_COLUMNS, 3)}
@@ -97,7 +119,8 @@ export async function writeOperations(
   const samples: object[] = [];
   for (let index = 0; index < records.length; index += 1) {
     const record = records[index];
-    operations[index] = record.operation instanceof HeldRow ? record.operation : rowJson(record.operation);
+    operations[index] =
+      record.operation instanceof HeldRow ? record.operation : rowJson(operationValues(record.operation));
     for (const attempt of record.attempts) attempts.push(attempt);
     if (record.sample !== null) samples.push(sealedSample(keyring, record.id, record.sample));
   }
