@@ -20,9 +20,9 @@ import {
   callAdmission,
   ignoreReply,
   isOk,
+  packedScriptArgs,
   remainingTtl,
   scopesOf,
-  scriptArgs,
   windowDecision,
 } from './redis-replies.ts';
 import { REDIS_SCRIPTS, type RedisScript } from './redis-scripts.ts';
@@ -225,7 +225,9 @@ export class RedisCacheStore implements CacheStore {
       );
     }
     const script = REDIS_SCRIPTS.admitCall;
-    return this.#eval(script, scriptArgs(script, keys, argv)).then((reply) => callAdmission(reply, request));
+    return this.#eval(script, packedScriptArgs(script, keys, argv)).then((reply) =>
+      callAdmission(reply, request),
+    );
   }
 
   settleCalls(settlement: CallsSettlement): Promise<void> {
@@ -248,7 +250,7 @@ export class RedisCacheStore implements CacheStore {
       argv.push(...release);
     }
     const script = REDIS_SCRIPTS.settleCalls;
-    return this.#eval(script, scriptArgs(script, keys, argv)).then(ignoreReply);
+    return this.#eval(script, packedScriptArgs(script, keys, argv)).then(ignoreReply);
   }
 
   renewReservations(renewal: ReservationRenewal): Promise<void> {

@@ -220,7 +220,8 @@ end
 
 /**
  * One call's admission against the limits of one or more scopes (a key, then its team) in one
- * step. ARGV: id, windowMs, scopeCount, then nine per scope: hasRequests, requestLimit,
+ * step. ARGV[1]: the JSON array of its arguments, all strings (`packedArgv`): id, windowMs,
+ * scopeCount, then nine per scope: hasRequests, requestLimit,
  * hasTokens, tokenLimit, tokenCost, hasBudget, budgetLimit, budgetAmount, leaseMs. KEYS, scope
  * after scope: the request count's log when it has one, the token window's three keys, then the
  * budget's spend counter and its reservation log's three keys. The reservation log is a sliding
@@ -230,23 +231,24 @@ end
  * limit of every scope admits.
  */
 const ADMIT_CALL = `${WINDOW_PRELUDE}${COUNT_PRELUDE}
-local id, window = ARGV[1], tonumber(ARGV[2])
+local args = cjson.decode(ARGV[1])
+local id, window = args[1], tonumber(args[2])
 local now = now_ms()
 local next_key = 1
 local admitted = true
 local scopes = {}
-for s = 0, tonumber(ARGV[3]) - 1 do
+for s = 0, tonumber(args[3]) - 1 do
   local a = 4 + s * 9
   local scope = {}
-  if ARGV[a] == '1' then
-    scope.requests = count_check(KEYS[next_key], now, window, id, tonumber(ARGV[a + 1]))
+  if args[a] == '1' then
+    scope.requests = count_check(KEYS[next_key], now, window, id, tonumber(args[a + 1]))
     next_key = next_key + 1
     admitted = scope.requests.fits and admitted
   end
-  if ARGV[a + 2] == '1' then
+  if args[a + 2] == '1' then
     local w = window_at(next_key)
     next_key = next_key + 3
-    local cost_text, limit = ARGV[a + 4], tonumber(ARGV[a + 3])
+    local cost_text, limit = args[a + 4], tonumber(args[a + 3])
     local cost = tonumber(cost_text)
     local used = prune(w, now, window)
     local previous = held(w, id)
@@ -254,16 +256,16 @@ for s = 0, tonumber(ARGV[3]) - 1 do
     scope.tokens.fits = used - previous + cost <= limit
     admitted = scope.tokens.fits and admitted
   end
-  if ARGV[a + 5] == '1' then
+  if args[a + 5] == '1' then
     scope.has_budget = true
-    scope.amount = ARGV[a + 7]
+    scope.amount = args[a + 7]
     local spent = redis.call('GET', KEYS[next_key])
     if spent then
-      local w, lease = window_at(next_key + 1), tonumber(ARGV[a + 8])
+      local w, lease = window_at(next_key + 1), tonumber(args[a + 8])
       local used = prune(w, now, lease)
       local budget = {w = w, lease = lease, spent = spent, used = used, previous = held(w, id)}
       -- Admitted while budget - spent - held > 0 (DESIGN.md section 5), whatever this call's amount.
-      budget.fits = tonumber(ARGV[a + 6]) - tonumber(spent) - (used - budget.previous) > 0
+      budget.fits = tonumber(args[a + 6]) - tonumber(spent) - (used - budget.previous) > 0
       scope.budget = budget
     end
     next_key = next_key + 4
@@ -305,27 +307,28 @@ return reply
 `;
 
 /**
- * Finished calls of one key (and its team) settled in one step. ARGV: windowMs, scopeCount, then
- * per scope: hasTokens, hasBudget, costCents, leaseMs, tokenEntryCount, releaseCount, the id and
+ * Finished calls of one key (and its team) settled in one step. ARGV[1]: the JSON array of its
+ * arguments, all strings (`packedArgv`): windowMs, scopeCount, then per scope: hasTokens, hasBudget, costCents, leaseMs, tokenEntryCount, releaseCount, the id and
  * cost of each token entry, the ids of the budget reservations to release. KEYS, scope after
  * scope: the token window's three keys, the budget's spend counter and reservation log's three.
  * Each token entry is adjusted as by WINDOW_ADJUST; the cost is added to the spend counter only
  * when it exists (a missing one is seeded from the database, which the spend reaches too).
  */
 const SETTLE_CALLS = `${WINDOW_PRELUDE}
-local window = tonumber(ARGV[1])
+local args = cjson.decode(ARGV[1])
+local window = tonumber(args[1])
 local next_key = 1
 local a = 3
-for s = 1, tonumber(ARGV[2]) do
-  local has_tokens, has_budget, cost, lease = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
-  local entries_end = a + 5 + 2 * tonumber(ARGV[a + 4])
-  local releases_end = entries_end + tonumber(ARGV[a + 5])
+for s = 1, tonumber(args[2]) do
+  local has_tokens, has_budget, cost, lease = args[a], args[a + 1], args[a + 2], tonumber(args[a + 3])
+  local entries_end = a + 5 + 2 * tonumber(args[a + 4])
+  local releases_end = entries_end + tonumber(args[a + 5])
   if has_tokens == '1' then
     local w = window_at(next_key)
     next_key = next_key + 3
     local used = prune(w, now_ms(), window)
     for i = a + 6, entries_end, 2 do
-      used = adjust(w, ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 1], used)
+      used = adjust(w, args[i], tonumber(args[i + 1]), args[i + 1], used)
     end
     persist(w, used, window)
   end
@@ -337,7 +340,7 @@ for s = 1, tonumber(ARGV[2]) do
     next_key = next_key + 4
     local used = prune(w, now_ms(), lease)
     for i = entries_end + 1, releases_end do
-      used = adjust(w, ARGV[i], 0, '0', used)
+      used = adjust(w, args[i], 0, '0', used)
     end
     persist(w, used, lease)
   end

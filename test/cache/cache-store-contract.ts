@@ -545,6 +545,31 @@ export function describeCacheStoreContract(name: string, create: () => Promise<C
         assert.equal(await store.get(k.budget), null, 'a counter that is gone stays gone');
       });
 
+      test('carries any call id exactly: quotes, backslashes and non-ASCII name the same entry when it is settled', async () => {
+        const k = limitsOf();
+        const ids = ['q"uote', 'back\\slash\\', 'é 中 🙂', '[1,"2"]', 'null'];
+        for (const id of ids) {
+          const decision = await call(k, id, { tpm: 1000, cost: 100 });
+          assert.equal(decision.admitted, true, id);
+        }
+        assert.equal((await store.windowState(k.tpm, 1000, 60_000)).used, 500);
+        assert.equal(
+          (await call(k, ids[0], { tpm: 1000, cost: 100 })).tokens?.used,
+          500,
+          'the same id, counted once',
+        );
+        await store.settleCalls({
+          windowMs: 60_000,
+          tokens: { key: k.tpm, entries: ids.map((id) => ({ id, cost: 1 })) },
+          budget: null,
+        });
+        assert.equal(
+          (await store.windowState(k.tpm, 1000, 60_000)).used,
+          5,
+          'each entry replaced, none added',
+        );
+      });
+
       test('decides a key and its team in one step: either admits, each takes its share, and settles together', async () => {
         const tag = randomUUID();
         const team = { rpm: `test:{${tag}}:rpm`, budget: `test:{${tag}}:spent`, held: `test:{${tag}}:held` };
