@@ -16,12 +16,23 @@ export function rateLimitHeaders(
   return headers;
 }
 
+/**
+ * The header names of each unit, written once: names built per call were new strings that each
+ * store into the headers had to look up in V8's string table (docs/decisions/hot-path.md,
+ * Rate-limit header names written once).
+ */
+const HEADER_NAMES = {
+  requests: ['x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests'],
+  tokens: ['x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens'],
+} as const;
+
 function addWindow(
   headers: Record<string, string>,
   unit: 'requests' | 'tokens',
   window: WindowDecision,
 ): void {
-  headers[`x-ratelimit-limit-${unit}`] = String(window.limit);
-  headers[`x-ratelimit-remaining-${unit}`] = String(Math.max(0, Math.floor(window.remaining)));
-  headers[`x-ratelimit-reset-${unit}`] = formatResetDuration(window.resetMs);
+  const [limit, remaining, reset] = HEADER_NAMES[unit];
+  headers[limit] = String(window.limit);
+  headers[remaining] = String(Math.max(0, Math.floor(window.remaining)));
+  headers[reset] = formatResetDuration(window.resetMs);
 }
