@@ -19,12 +19,27 @@ export interface UpstreamResponse {
 
 const POOL_CONNECTIONS = 128;
 
+/** How many upstream URLs keep their parsed origin and path: a deployment's few URLs each. */
+const PARSED_URLS = 10_000;
+
+/** An upstream URL as undici's `request` takes it. */
+interface UrlTarget {
+  origin: string;
+  path: string;
+}
+
 /**
  * One undici `Agent` (a keep-alive `Pool` per upstream origin, kept by undici itself), pipelining
  * 1 (DESIGN.md section 1); never `fetch` on the hot path.
  */
 export class UpstreamClient {
   readonly #agent: Agent;
+  /**
+   * Each URL sent to, parsed once: a WHATWG parse per call cost more than the rest of the send
+   * (docs/decisions/hot-path.md, Upstream URLs parsed once). A deployment's URLs are few (one per
+   * operation and stream mode); the map is emptied when it holds PARSED_URLS.
+   */
+  readonly #targets = new Map<string, UrlTarget>();
   /** The largest answer body read whole (UPSTREAM_MAX_ANSWER_BYTES); streams are read event by event. */
   readonly maxAnswerBytes: number;
 
@@ -43,11 +58,11 @@ export class UpstreamClient {
     signal: AbortSource,
     timeouts: UpstreamTimeouts,
   ): Promise<UpstreamResponse> {
-    const url = new URL(request.url);
+    const target = this.#targetOf(request.url);
     const response = await this.#agent.request({
-      origin: url.origin,
+      origin: target.origin,
       method: request.method,
-      path: url.pathname + url.search,
+      path: target.path,
       ...wireBody(request),
       signal,
       headersTimeout: timeouts.firstByteMs,
@@ -58,6 +73,17 @@ export class UpstreamClient {
 
   close(): Promise<void> {
     return this.#agent.close();
+  }
+
+  #targetOf(url: string): UrlTarget {
+    let target = this.#targets.get(url);
+    if (target === undefined) {
+      const parsed = new URL(url);
+      target = { origin: parsed.origin, path: parsed.pathname + parsed.search };
+      if (this.#targets.size >= PARSED_URLS) this.#targets.clear();
+      this.#targets.set(url, target);
+    }
+    return target;
   }
 }
 
