@@ -25,7 +25,7 @@ function skipSpace(text: Buffer, at: number): number {
  * or a request (keys, ids, roles) are short (docs/decisions/hot-path.md, Member keys compared as
  * bytes).
  */
-const SCANNED_BYTES = 32;
+const SCANNED_BYTES = 128;
 
 /**
  * Index just past the JSON string whose opening quote is at `at`, or -1 (unterminated). Bytes, not
