@@ -8,7 +8,7 @@ import { runReconcile } from '../jobs/reconcile-job.ts';
 import { runRetention } from '../jobs/retention-job.ts';
 import type { FeatureModule } from '../pipeline/feature-module.ts';
 import type { CallObserver } from '../pipeline/pipeline.ts';
-import type { Database } from '../store/database.ts';
+import { type Database, withTimeout } from '../store/database.ts';
 import type { BatchQueue } from './batch-queue.ts';
 import { RECORD_QUEUE_DEFAULTS, type RecordQueueSettings } from './queue-settings.ts';
 import { captureResponse } from './response-capture.ts';
@@ -142,11 +142,7 @@ function assemble(
     for (const queue of queues) queue.start();
     for (const job of jobs) job.start();
   };
-  const flush = async (deadlineMs: number) => {
-    const deadline = Date.now() + deadlineMs;
-    await Promise.all(jobs.map((job) => job.stop()));
-    for (const queue of queues) await queue.stop(Math.max(0, deadline - Date.now()));
-  };
+  const flush = (deadlineMs: number) => stopRecords(queues, jobs, deadlineMs);
   return {
     observers,
     queues,
@@ -163,4 +159,21 @@ function assemble(
       shutdown: [{ phase: 'flush', name: 'request records', run: flush }],
     },
   };
+}
+
+/**
+ * The records' shutdown step: the jobs stopped and the queues flushed within `deadlineMs`.
+ * Stopping a job waits for its run in progress, which a database that stopped answering holds
+ * past any deadline: the queues are flushed meanwhile, so what they could not write is reported
+ * lost within the deadline, and the jobs are waited for only until it (then DependencyTimeoutError).
+ */
+export async function stopRecords(
+  queues: readonly Pick<BatchQueue<unknown>, 'stop'>[],
+  jobs: readonly Pick<PeriodicJob, 'stop'>[],
+  deadlineMs: number,
+): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  const jobsStopped = Promise.all(jobs.map((job) => job.stop()));
+  for (const queue of queues) await queue.stop(Math.max(0, deadline - Date.now()));
+  await withTimeout(jobsStopped, Math.max(0, deadline - Date.now()), 'record jobs');
 }
