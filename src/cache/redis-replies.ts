@@ -59,8 +59,8 @@ export function scopesOf<Scope>(request: Scope & { team?: Scope | null }): Scope
 /**
  * EVALSHA arguments of a script that reads its arguments as one JSON array of strings (ADMIT_CALL
  * and SETTLE_CALLS decode it with cjson): node-redis encodes every argument by concatenation and
- * measures its UTF-8 length, so a call's two scripts cost a tenth of its instructions in the
- * client's encoding (docs/decisions/hot-path.md, Per-call scripts' arguments as one JSON array).
+ * measures its UTF-8 length, the largest part of a virtual-key call's cost in the client
+ * (docs/decisions/hot-path.md, Per-call scripts' arguments as one JSON array).
  */
 export function packedScriptArgs(
   script: RedisScript,

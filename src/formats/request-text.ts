@@ -78,7 +78,7 @@ export function shareRequestText(copy: object, source: object): void {
 /**
  * Equal as parsed JSON values; strings the schema passed on are the same values, compared at once.
  * Arrays by index and objects by `for…in` with a count: `Object.keys` of both sides made two
- * arrays per object (and index strings per array), twice the instructions of the walk
+ * arrays per object (and index strings per array) that the walk does not need
  * (docs/decisions/hot-path.md, Client text sent with the model edited). Parsed JSON and the
  * schema's copies are plain objects, with nothing enumerable inherited.
  */

@@ -16,8 +16,8 @@ export function recordsetJson(rows: readonly object[]): string {
  * One row's JSON as the array of its values (`valuesReader`), cleaned as `recordsetJson` cleans a
  * batch, for a row serialized when it is made rather than with its batch; held-rows.ts
  * `recordsetBytes` joins such rows into the parameter, which `positionalRows` reads. An array,
- * not the row object: JSON.stringify writes an object's keys with every row, which made a row
- * cost twice the instructions (docs/decisions/hot-path.md, Record rows written as arrays).
+ * not the row object: JSON.stringify writes an object's keys with every row, most of a row's cost
+ * (docs/decisions/hot-path.md, Record rows written as arrays).
  */
 export function rowJson(values: readonly unknown[]): string {
   return cleanJson(values);
@@ -28,7 +28,7 @@ const COLUMN_NAME = /^[a-z_][a-z0-9_]*$/;
 /**
  * A reader of a row's values in `columns` order, made once per table as a function of one named
  * property load per column: a loop reading each column by a computed key went through V8's
- * megamorphic property cache and cost as much as the serialization it saved (hot-path.md, as
+ * megamorphic property cache and gave back much of what the arrays saved (hot-path.md, as
  * above). The names are the table's own constants, checked to be plain identifiers.
  */
 export function valuesReader<Row extends object>(
@@ -62,9 +62,9 @@ function castValue(index: number, type: ColumnType): string {
 /**
  * `select <each column cast from its value> from <the rowJson arrays of parameter $n>`: the rows'
  * columns in `types`' order. The parameter is read as `jsonb` and each value cast to its column's
- * type: Postgres reads a batch of arrays this way in a third of the time `json_populate_recordset`
- * took for the same rows as objects, where building each row's object for `json_populate_record`
- * took five times as long (docs/decisions/hot-path.md, Record rows written as arrays).
+ * type: Postgres reads a batch of arrays this way faster than `json_populate_recordset` read the
+ * same rows as objects, where building each row's object for `json_populate_record` was far
+ * slower (docs/decisions/hot-path.md, Record rows written as arrays).
  */
 export function positionalRows(types: Readonly<Record<string, ColumnType>>, parameter: number): string {
   const casts = Object.entries(types).map(([, type], index) => castValue(index, type));
