@@ -220,9 +220,9 @@ end
 
 /**
  * One call's admission against the limits of one or more scopes (a key, then its team) in one
- * step. ARGV[1]: the JSON array of its arguments, all strings (`packedArgv`): id, windowMs,
- * scopeCount, then nine per scope: hasRequests, requestLimit,
- * hasTokens, tokenLimit, tokenCost, hasBudget, budgetLimit, budgetAmount, leaseMs. KEYS, scope
+ * step. ARGV[1]: the JSON array of its arguments, all strings (`packedScriptArgs`): id,
+ * windowMs, scopeCount, then nine per scope: hasRequests, requestLimit, hasTokens, tokenLimit,
+ * tokenCost, hasBudget, budgetLimit, budgetAmount, leaseMs. KEYS, scope
  * after scope: the request count's log when it has one, the token window's three keys, then the
  * budget's spend counter and its reservation log's three keys. The reservation log is a sliding
  * log whose window is the lease: a reservation not renewed within it leaves by itself. Answers
@@ -308,9 +308,10 @@ return reply
 
 /**
  * Finished calls of one key (and its team) settled in one step. ARGV[1]: the JSON array of its
- * arguments, all strings (`packedArgv`): windowMs, scopeCount, then per scope: hasTokens, hasBudget, costCents, leaseMs, tokenEntryCount, releaseCount, the id and
- * cost of each token entry, the ids of the budget reservations to release. KEYS, scope after
- * scope: the token window's three keys, the budget's spend counter and reservation log's three.
+ * arguments, all strings (`packedScriptArgs`): windowMs, scopeCount, then per scope: hasTokens,
+ * hasBudget, costCents, leaseMs, tokenEntryCount, releaseCount, the id and cost of each token
+ * entry, the ids of the budget reservations to release. KEYS, scope after scope: the token
+ * window's three keys, the budget's spend counter and reservation log's three.
  * Each token entry is adjusted as by WINDOW_ADJUST; the cost is added to the spend counter only
  * when it exists (a missing one is seeded from the database, which the spend reaches too).
  */

@@ -6,11 +6,6 @@ import { DependencyTimeoutError } from '../store/database.ts';
 import { BatchQueue } from './batch-queue.ts';
 import { stopRecords } from './index.ts';
 
-/**
- * The flaky `database-blackhole` run of stop 50: a maintenance job's run waited on a database
- * that had stopped answering, the shutdown step waited for the job before flushing the queues,
- * and the step's deadline passed with the records never counted as lost.
- */
 /** A queue of variant B's name whose batches go to `write`, checked every minute only. */
 function operationsQueue(write: (items: readonly number[]) => Promise<void>, logger: Logger) {
   return new BatchQueue<number>({
@@ -25,6 +20,11 @@ function operationsQueue(write: (items: readonly number[]) => Promise<void>, log
   });
 }
 
+/**
+ * The flaky `database-blackhole` run of stop 50: a maintenance job's run waited on a database
+ * that had stopped answering, the shutdown step waited for the job before flushing the queues,
+ * and the step's deadline passed with the records never counted as lost.
+ */
 describe('stopRecords with a job stuck on a silent database', () => {
   it('reports the records it could not write within the deadline, then gives up on the job', async () => {
     const lines: Record<string, unknown>[] = [];

@@ -3,6 +3,7 @@ import { type Db, execute } from '../../store/database.ts';
 import { HeldRow, type HeldRows, recordsetBytes } from '../held-rows.ts';
 import {
   type ColumnType,
+  columnsOf,
   positionalRows,
   recordsetJson,
   rowJson,
@@ -80,7 +81,7 @@ function insertPositionalRows(
   types: Readonly<Record<string, ColumnType>>,
   parameter: number,
 ): string {
-  return `insert into ${table} (${Object.keys(types).join(', ')})
+  return `insert into ${table} (${columnsOf(types).join(', ')})
     ${positionalRows(types, parameter)}`;
 }
 
