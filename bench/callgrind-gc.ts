@@ -99,6 +99,11 @@ function gcContext(graph: CallGraph): Set<string> {
   return gc;
 }
 
+/** Each function's self cost in one dump's text, by the name callgrind gives it. */
+export function selfCosts(text: string): Map<string, number> {
+  return readGraph(text).self;
+}
+
 /** Reads one callgrind dump's text (one event, `Ir`, as callgrind counts by default). */
 export function countDump(text: string): DumpCounts {
   const graph = readGraph(text);
