@@ -2,11 +2,12 @@ import type { Selectable } from 'kysely';
 import { cleanText } from './prompt.ts';
 
 /**
- * A batch of rows as the one JSON parameter of an `INSERT … SELECT … FROM json_populate_recordset`:
- * one parameter per statement instead of one per row and column, a statement text that does not
- * change with the batch size (so it is prepared once per connection), and `JSON.stringify` doing
- * the serialization natively; serializing rows as parameters cost far more (docs/decisions/hot-path.md).
- * Row fields are named after their columns.
+ * A batch of rows as the one JSON parameter of an `INSERT … SELECT`: one parameter per statement
+ * instead of one per row and column, a statement text that does not change with the batch size
+ * (so it is prepared once per connection), and `JSON.stringify` doing the serialization natively;
+ * serializing rows as parameters cost far more (docs/decisions/hot-path.md). Each row is the array
+ * of its values (`valuesReader`, read by `positionalRows`) or, for a payload sample, an object
+ * whose fields are named after its columns (read by `json_populate_recordset`).
  */
 export function recordsetJson(rows: readonly object[]): string {
   return cleanJson(rows);
@@ -69,6 +70,16 @@ function castValue(index: number, type: ColumnType): string {
 export function positionalRows(types: Readonly<Record<string, ColumnType>>, parameter: number): string {
   const casts = Object.entries(types).map(([, type], index) => castValue(index, type));
   return `select ${casts.join(', ')} from jsonb_array_elements($${parameter}::text::jsonb) as batch(row_values)`;
+}
+
+/** `insert into <table> (<columns>) <positionalRows of parameter $n>`, the columns in `types`' order. */
+export function insertPositionalRows(
+  table: string,
+  types: Readonly<Record<string, ColumnType>>,
+  parameter: number,
+): string {
+  return `insert into ${table} (${columnsOf(types).join(', ')})
+    ${positionalRows(types, parameter)}`;
 }
 
 function cleanJson(value: object): string {

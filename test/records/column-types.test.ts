@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ColumnType, positionalRows, rowJson, valuesReader } from '../../src/records/recordset-json.ts';
+import { REQUEST_LOG_COLUMN_TYPES } from '../../src/records/variant-a/request-log-row.ts';
 import { ATTEMPT_COLUMN_TYPES, OPERATION_COLUMN_TYPES } from '../../src/records/variant-b/operation-rows.ts';
 import { createTestDatabase, migrateTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { connectSql, type TestSql } from '../helpers/sql.ts';
 
 /**
- * Variant B's final rows go to Postgres as arrays of values (rowJson), cast back by the types
- * written in operation-rows.ts. A migration that changes a column's type must change them too:
+ * The record rows go to Postgres as arrays of values (rowJson), cast back by the types written in
+ * operation-rows.ts (variant B) and request-log-row.ts (variant A). A migration that changes a column's type must change them too:
  * a value cast to the wrong type would fail every batch, or store something else.
  */
 const POSTGRES_TYPE: Record<ColumnType, string> = {
@@ -43,6 +44,7 @@ describe('the column types of positional record rows', () => {
   for (const [table, types] of [
     ['gateway_operations', OPERATION_COLUMN_TYPES],
     ['upstream_attempts', ATTEMPT_COLUMN_TYPES],
+    ['request_logs', REQUEST_LOG_COLUMN_TYPES],
   ] as const) {
     it(`are ${table}'s columns, each with its migrated type`, async () => {
       const expected = Object.fromEntries(

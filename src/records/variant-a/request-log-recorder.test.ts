@@ -6,14 +6,25 @@ import { createLogger } from '../../diagnostics/logger.ts';
 import { testContext } from '../../limits/test-support.ts';
 import type { Db } from '../../store/database.ts';
 import { RECORD_QUEUE_DEFAULTS } from '../queue-settings.ts';
+import { columnsOf } from '../recordset-json.ts';
 import { RequestLogRecorder } from './request-log-recorder.ts';
+import { REQUEST_LOG_COLUMN_TYPES } from './request-log-row.ts';
+
+/** A batch's rows, each the array of its values in the columns' order, as objects by column. */
+function rowsOf(parameter: string): Record<string, unknown>[] {
+  const columns = columnsOf(REQUEST_LOG_COLUMN_TYPES);
+  return (JSON.parse(parameter) as unknown[][]).map((values) => {
+    assert.equal(values.length, columns.length);
+    return Object.fromEntries(columns.map((column, index) => [column, values[index]]));
+  });
+}
 
 describe('RequestLogRecorder writes', () => {
   it('writes each call once, a batch in one statement', async () => {
     const statements: { text: string; rows: Record<string, unknown>[] }[] = [];
     const db = {
       executeQuery: async (query: CompiledQuery) => {
-        statements.push({ text: query.sql, rows: JSON.parse(query.parameters[0] as string) });
+        statements.push({ text: query.sql, rows: rowsOf(query.parameters[0] as string) });
         return { rows: [] };
       },
     } as unknown as Db;

@@ -6,8 +6,13 @@ import { BatchQueue } from '../batch-queue.ts';
 import { summarizeCall } from '../call-summary.ts';
 import { promptOf } from '../prompt.ts';
 import type { RecordQueueSettings } from '../queue-settings.ts';
-import { recordsetJson } from '../recordset-json.ts';
-import { REQUEST_LOG_COLUMNS, type RequestLogRow, requestLogRow } from './request-log-row.ts';
+import { insertPositionalRows, recordsetJson } from '../recordset-json.ts';
+import {
+  REQUEST_LOG_COLUMN_TYPES,
+  type RequestLogRow,
+  requestLogRow,
+  requestLogValues,
+} from './request-log-row.ts';
 
 export interface RequestLogRecorderOptions {
   /** The background view: a batch's write is not bound to a call's dependency timeout. */
@@ -18,11 +23,13 @@ export interface RequestLogRecorderOptions {
 }
 
 /**
- * A batch of rows in one statement (recordset-json.ts). Written once per call; `do nothing` makes a
- * batch retried after a write that timed out but landed anyway a no-op instead of a key violation.
+ * A batch of rows in one statement, each row the array of its values (recordset-json.ts
+ * `positionalRows`: without the column names in every row, and read by Postgres faster than
+ * `json_populate_recordset` reads objects; docs/decisions/hot-path.md, Record rows written as
+ * arrays). Written once per call; `do nothing` makes a batch retried after a write that timed out
+ * but landed anyway a no-op instead of a key violation.
  */
-const INSERT_REQUEST_LOGS = `insert into request_logs (${REQUEST_LOG_COLUMNS.join(', ')})
-  select ${REQUEST_LOG_COLUMNS.join(', ')} from json_populate_recordset(null::request_logs, $1::text::json)
+const INSERT_REQUEST_LOGS = `${insertPositionalRows('request_logs', REQUEST_LOG_COLUMN_TYPES, 1)}
   on conflict do nothing`;
 
 /**
@@ -43,7 +50,7 @@ export class RequestLogRecorder implements CallObserver {
       name: 'request_logs',
       logger: options.logger,
       write: async (rows) => {
-        await execute(db, INSERT_REQUEST_LOGS, [recordsetJson(rows)]);
+        await execute(db, INSERT_REQUEST_LOGS, [recordsetJson(rows.map(requestLogValues))]);
       },
     });
   }

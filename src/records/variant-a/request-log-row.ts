@@ -4,33 +4,41 @@ import type { CallSummary } from '../call-summary.ts';
 import { jsonForDb, storedError } from '../error-detail.ts';
 import { storedExtensionRuns } from '../extension-runs.ts';
 import { recordId } from '../record-id.ts';
-import type { RecordsetRow } from '../recordset-json.ts';
+import { type ColumnType, columnsOf, type RecordsetRow, valuesReader } from '../recordset-json.ts';
 
-/** One `request_logs` row, in column order of REQUEST_LOG_COLUMNS. */
+/** One `request_logs` row. */
 export type RequestLogRow = RecordsetRow<RequestLogsTable>;
 
-export const REQUEST_LOG_COLUMNS = [
-  'id',
-  'request_id',
-  'created_at',
-  'key_id',
-  'operation',
-  'public_model',
-  'deployment_id',
-  'status',
-  'error_code',
-  'input_tokens',
-  'output_tokens',
-  'cost_cents',
-  'latency_ms',
-  'prompt',
-  'error_detail',
-  'cache_hit',
-  'tags',
-  'extensions',
-  'team_id',
-  'content_filter',
-] as const satisfies readonly (keyof RequestLogRow)[];
+/**
+ * Each column of a `request_logs` row and its Postgres type, in the order a batch writes its
+ * values (`requestLogValues`, cast back by `positionalRows`); test/records/column-types.test.ts
+ * checks the types against the migrated table.
+ */
+export const REQUEST_LOG_COLUMN_TYPES = {
+  id: 'text',
+  request_id: 'text',
+  created_at: 'timestamptz',
+  key_id: 'text',
+  operation: 'text',
+  public_model: 'text',
+  deployment_id: 'text',
+  status: 'integer',
+  error_code: 'text',
+  input_tokens: 'integer',
+  output_tokens: 'integer',
+  cost_cents: 'numeric',
+  latency_ms: 'integer',
+  prompt: 'text',
+  error_detail: 'jsonb',
+  cache_hit: 'boolean',
+  tags: 'text[]',
+  extensions: 'jsonb',
+  team_id: 'text',
+  content_filter: 'jsonb',
+} as const satisfies Record<keyof RequestLogRow, ColumnType>;
+
+/** A `request_logs` row's values in its columns' order, as a batch writes them. */
+export const requestLogValues = valuesReader<RequestLogRow>(columnsOf(REQUEST_LOG_COLUMN_TYPES));
 
 /**
  * Variant A keeps one row per call with the full provider error detail, correlated by request id

@@ -1,14 +1,7 @@
 import type { Keyring } from '../../crypto/index.ts';
 import { type Db, execute } from '../../store/database.ts';
 import { HeldRow, type HeldRows, recordsetBytes } from '../held-rows.ts';
-import {
-  type ColumnType,
-  columnsOf,
-  positionalRows,
-  recordsetJson,
-  rowJson,
-  type Timestamp,
-} from '../recordset-json.ts';
+import { insertPositionalRows, recordsetJson, rowJson, type Timestamp } from '../recordset-json.ts';
 import {
   ATTEMPT_COLUMN_TYPES,
   OPERATION_COLUMN_TYPES,
@@ -73,16 +66,6 @@ function insertRows(table: string, columns: readonly string[], parameter: number
   const list = columns.join(', ');
   return `insert into ${table} (${list})
     select ${list} from json_populate_recordset(null::${table}, $${parameter}::text::json)`;
-}
-
-/** The same, from the `rowJson` arrays of parameter $n. */
-function insertPositionalRows(
-  table: string,
-  types: Readonly<Record<string, ColumnType>>,
-  parameter: number,
-): string {
-  return `insert into ${table} (${columnsOf(types).join(', ')})
-    ${positionalRows(types, parameter)}`;
 }
 
 /**
