@@ -18,7 +18,7 @@ export async function serveCommand(config: Config): Promise<void> {
 
 async function serveWorker(config: Config, logger: Logger): Promise<void> {
   const guards = guardServingProcess(logger);
-  const heap = applyHeapGrowth(config.workerHeap, process.execArgv, process.env.NODE_OPTIONS, process.env);
+  const heap = applyHeapGrowth(config.workerHeap, process.execArgv, process.env);
   // Imported here, not at the top: the primary only supervises, and loading the gateway's modules
   // (database drivers, providers, catalog data) would more than double its memory
   // (docs/decisions/hot-path.md, Modules loaded only where used).

@@ -51,10 +51,10 @@ describe('workerExecArgv', () => {
 describe('applyHeapGrowth', () => {
   it("reports the worker's young generation and the growth it set", () => {
     assert.deepEqual(
-      applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=16', '--initial-old-space-size=64'], undefined, {}),
+      applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=16', '--initial-old-space-size=64'], {}),
       { semiSpaceMb: 16, initialOldSpaceMb: 64, growthPercent: 30, mallocArenas: null },
     );
-    assert.deepEqual(applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=16'], undefined, {}), {
+    assert.deepEqual(applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=16'], {}), {
       semiSpaceMb: 16,
       initialOldSpaceMb: null,
       growthPercent: 30,
@@ -63,28 +63,20 @@ describe('applyHeapGrowth', () => {
   });
 
   it("keeps the operator's growth, and reports V8's own at 0, the operator's 0 included", () => {
-    assert.deepEqual(applyHeapGrowth(DEFAULTS, [], '--heap-growing-percent=50', {}), {
+    assert.deepEqual(applyHeapGrowth(DEFAULTS, [], { NODE_OPTIONS: '--heap-growing-percent=50' }), {
       semiSpaceMb: null,
       initialOldSpaceMb: null,
       growthPercent: 50,
       mallocArenas: null,
     });
+    assert.deepEqual(applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=0', '--heap-growing-percent=0'], {}), {
+      semiSpaceMb: null,
+      initialOldSpaceMb: null,
+      growthPercent: null,
+      mallocArenas: null,
+    });
     assert.deepEqual(
-      applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=0', '--heap-growing-percent=0'], undefined, {}),
-      {
-        semiSpaceMb: null,
-        initialOldSpaceMb: null,
-        growthPercent: null,
-        mallocArenas: null,
-      },
-    );
-    assert.deepEqual(
-      applyHeapGrowth(
-        { semiSpaceMb: 0, initialOldSpaceMb: 0, growthPercent: 0, mallocArenas: 0 },
-        [],
-        undefined,
-        {},
-      ),
+      applyHeapGrowth({ semiSpaceMb: 0, initialOldSpaceMb: 0, growthPercent: 0, mallocArenas: 0 }, [], {}),
       {
         semiSpaceMb: null,
         initialOldSpaceMb: null,
@@ -95,8 +87,8 @@ describe('applyHeapGrowth', () => {
   });
 
   it('reports the malloc arenas its environment bounds', () => {
-    assert.equal(applyHeapGrowth(DEFAULTS, [], undefined, { MALLOC_ARENA_MAX: '2' }).mallocArenas, 2);
-    assert.equal(applyHeapGrowth(DEFAULTS, [], undefined, { MALLOC_ARENA_MAX: '0' }).mallocArenas, null);
+    assert.equal(applyHeapGrowth(DEFAULTS, [], { MALLOC_ARENA_MAX: '2' }).mallocArenas, 2);
+    assert.equal(applyHeapGrowth(DEFAULTS, [], { MALLOC_ARENA_MAX: '0' }).mallocArenas, null);
   });
 });
 

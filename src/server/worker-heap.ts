@@ -89,14 +89,15 @@ export interface AppliedHeap {
 /**
  * In a worker, before it serves: sets the old generation's growth, unless Node's options set it.
  * It is a V8 flag read at every full collection, so it is set here rather than on the command
- * line, where a Node.js without it would refuse to start. Returns what the heap runs with.
+ * line, where a Node.js without it would refuse to start. `execArgv` and `env`'s NODE_OPTIONS are
+ * the process's own flags. Returns what the heap runs with.
  */
 export function applyHeapGrowth(
   heap: WorkerHeap,
   execArgv: readonly string[],
-  nodeOptions: string | undefined,
   env: NodeJS.ProcessEnv,
 ): AppliedHeap {
+  const nodeOptions = env.NODE_OPTIONS;
   const semiSpace = flagValue(SEMI_SPACE_FLAG, execArgv, nodeOptions);
   const initialOldSpace = flagValue(INITIAL_OLD_SPACE_FLAG, execArgv, nodeOptions);
   const growth = flagValue(GROWTH_FLAG, execArgv, nodeOptions);
