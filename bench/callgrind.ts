@@ -406,11 +406,17 @@ async function runCallgrind(resultsDir: string): Promise<EntryReport> {
       figures.push(await measure('d', target, keyCall, run.outDir));
     });
     return {
-      text: `${render(figures)}\n(callgrind files in ${run.outDir})`,
+      text: `${render(figures)}\n(callgrind files in ${run.outDir})${attributionHint(run.outDir)}`,
       budget: budget(figures),
       figures,
     };
   });
+}
+
+/** With V8's perf map written, how to read where the instructions went (docs/performance.md, Profiling). */
+function attributionHint(outDir: string): string {
+  if (!measuredNodeArgs().includes('--perf-basic-prof')) return '';
+  return `\n(by origin and function: node bench/callgrind-attribution.ts ${outDir} c; b and d alike)`;
 }
 
 export const callgrindEntry: BenchEntry = {
