@@ -81,7 +81,7 @@ export function createLogger(
       level,
       base: BASE,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      timestamp: () => `,"time":"${isoTime(Date.now())}"`,
+      timestamp: timeMember,
       formatters: { level: (label) => ({ level: label }) },
       // The master key's value, wherever a line holds it (scrub-secrets.ts, rememberProcessSecret).
       hooks: { streamWrite: scrubProcessSecrets },
@@ -94,6 +94,12 @@ export function createLogger(
 }
 
 const BASE = { service: 'switchyard', pid: process.pid };
+
+/** A line's time member, as every line of `createLogger`'s writes it after its level. */
+function timeMember(): string {
+  return `,"time":"${isoTime(Date.now())}"`;
+}
+
 /** What every info line of `createLogger`'s starts with after its time, as pino writes the base. */
 const INFO_BASE = `,"service":${JSON.stringify(BASE.service)},"pid":${BASE.pid}`;
 
@@ -114,7 +120,7 @@ export function infoLineWriter(logger: Logger): (members: string) => void {
   if (destination === undefined) throw new Error('infoLineWriter needs a logger made by createLogger');
   return (members) => {
     if (!logger.isLevelEnabled('info')) return;
-    destination.write(`{"level":"info","time":"${isoTime(Date.now())}"${INFO_BASE},${members}}\n`);
+    destination.write(`{"level":"info"${timeMember()}${INFO_BASE},${members}}\n`);
   };
 }
 
