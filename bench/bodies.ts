@@ -4,8 +4,10 @@
  * JSON answers of 64 KiB, 1 MiB and 4 MiB (a short request, the fake's `chat.completion` of that
  * many bytes of content), on the native route with the virtual key, one call at a time.
  *
- * Per size: the serving process's CPU per call (/proc) and the longest main-thread stall over the
- * window, read inside the gateway by a preload (bench/stall-monitor.ts, reported on SIGUSR2): the
+ * Per size: the serving process's CPU per call and the longest main-thread stall over the
+ * window, read inside the gateway by a preload (bench/stall-monitor.ts, reported on SIGUSR2): its
+ * CPU to the microsecond (/proc's 10 ms ticks were a quarter of a window's CPU once a 1 MiB answer
+ * cost about a millisecond), the
  * longest stretch of main-thread CPU between two turns of the loop, held to the budget, and the
  * event loop's wall-clock delay, shown (on a shared machine it counts waits for a core). A
  * preload, because the gateway exposes no event-loop lag of its own and bench code stays out of
@@ -21,7 +23,7 @@ import { Pool } from 'undici';
 import { callsInTurn } from './callgrind.ts';
 import type { BudgetCheck } from './derived.ts';
 import { type BenchEntry, budgetLine, type EntryReport } from './entries.ts';
-import { cpuPerCall, type EntryRig, startEntryRig } from './entry-rig.ts';
+import { type EntryRig, startEntryRig } from './entry-rig.ts';
 import { machineInfo } from './machine.ts';
 import { monotonicUs } from './profile-run.ts';
 import { type BenchRequest, chatRequest } from './requests.ts';
@@ -31,8 +33,11 @@ const MIB = 1_048_576;
 const PROMPT_SIZES = [64 * 1024, MIB, 4 * MIB, 16 * MIB] as const;
 const ANSWER_SIZES = [64 * 1024, MIB, 4 * MIB] as const;
 const BUDGET = { stallMs: 10, stallMsPerMib: 10, cpuGrowth: 1.25 };
-/** Bytes moved per window: enough calls that a 10 ms clock tick is small against their CPU. */
-const WINDOW_BYTES = 32 * MIB;
+/**
+ * Bytes moved per window: enough calls that one full collection more or less (10-20 ms) is small
+ * against the window's CPU, which a window of 8 calls of 4 MiB was not.
+ */
+const WINDOW_BYTES = 256 * MIB;
 const SMALL_MODEL = 'bench-body-small';
 
 interface Figure {
@@ -90,7 +95,7 @@ class StallReader {
   }
 
   /** The longest stall since the last reading (ms); the monitor starts a new window. */
-  async read(): Promise<{ cpuMaxMs: number; maxMs: number }> {
+  async read(): Promise<{ cpuMaxMs: number; maxMs: number; cpuMs: number }> {
     process.kill(this.#pid, 'SIGUSR2');
     const wanted = ++this.#window;
     for (let i = 0; i < 200; i++) {
@@ -99,6 +104,7 @@ class StallReader {
           window: number;
           maxMs: number;
           cpuMaxMs: number;
+          cpuMs: number;
         };
         if (seen.window === wanted) return seen;
       }
@@ -121,14 +127,14 @@ async function measure(
     await callsInTurn(pool, call, 3);
     await stalls.read();
     const fromUs = monotonicUs();
-    const cpu = await cpuPerCall(pool, call, rig.servingPid, count);
+    await callsInTurn(pool, call, count);
     const toUs = monotonicUs();
     const stall = await stalls.read();
     const figure = {
       kind,
       bytes,
       calls: count,
-      cpuMsPerCall: cpu * 1e3,
+      cpuMsPerCall: stall.cpuMs / count,
       maxStallMs: stall.cpuMaxMs,
       maxDelayMs: stall.maxMs,
       fromUs,
