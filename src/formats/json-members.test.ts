@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MemberKeys, topLevelMembers, valueReplaced, valueReplacedParts, writtenAs } from './json-members.ts';
+import {
+  bytesAt,
+  chunkedMembers,
+  MemberKeys,
+  membersFollow,
+  topLevelMembers,
+  valueReplaced,
+  valueReplacedParts,
+  writtenAs,
+  writtenExactly,
+} from './json-members.ts';
+import { chunksOf, cutsIn } from './test-support.ts';
 
 /** The keys a parser reads at the top level of `text`, or a few when it does not parse. */
 function parsedKeys(text: string): string[] {
@@ -154,5 +165,98 @@ describe('valueReplacedParts and valueReplaced', () => {
     assert.equal(after.buffer, bytes.buffer);
     assert.equal(value.toString(), '"public"');
     assert.equal(after.byteOffset + after.length, bytes.byteOffset + bytes.length);
+  });
+});
+
+/** Texts a scan must read right or refuse: objects in three spellings, strings full of escapes, and their prefixes. */
+const scannedTexts = fc.oneof(
+  fc
+    .tuple(fc.dictionary(fc.string({ unit: 'binary' }), fc.jsonValue(), { maxKeys: 6 }), fc.nat({ max: 2 }))
+    .map(([value, spelling]) => spellings(value)[spelling]),
+  fc
+    .string({ unit: fc.constantFrom('a', '"', '\\', 'é', '𝄞', '\n', '{', ']'), maxLength: 60 })
+    .map((tricky) => JSON.stringify({ [tricky.slice(0, 3)]: tricky, model: [tricky, { tricky }], n: 1 })),
+  fc.string({ unit: fc.constantFrom('{', '}', '[', ']', '"', '\\', ':', ',', ' ', 'a', '1'), maxLength: 30 }),
+);
+
+describe('chunkedMembers: the text as the chunks it arrived in', () => {
+  it('finds what topLevelMembers finds in the joined text, wherever the chunks are cut', () => {
+    fc.assert(
+      fc.property(scannedTexts, cutsIn(400), fc.boolean(), (text, cuts, truncate) => {
+        const whole = Buffer.from(truncate ? text.slice(0, text.length >> 1) : text);
+        const keys = new MemberKeys([...parsedKeys(text), 'model', 'n']);
+        const expected = topLevelMembers(whole, keys);
+        assert.deepEqual(chunkedMembers(chunksOf(whole, cuts), keys), expected, `${text} cut at ${cuts}`);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reads a string whose escape is cut from what it escapes, and a key cut in two', () => {
+    const whole = Buffer.from('{"ab":"x\\\\","model":"m\\"q\\\\","ke":1}');
+    for (let cut = 0; cut <= whole.length; cut++) {
+      for (const chunks of [chunksOf(whole, [cut]), chunksOf(whole, [cut, cut, cut + 1])]) {
+        const members = chunkedMembers(chunks, new MemberKeys(['model', 'ke']));
+        assert.deepEqual(members, topLevelMembers(whole, new MemberKeys(['model', 'ke'])), `cut at ${cut}`);
+        assert.equal(bytesAt(chunks, ...members!.get('model')!).toString(), '"m\\"q\\\\"');
+      }
+    }
+  });
+
+  it('checks members against their rules as in the joined text', () => {
+    const rules = {
+      id: 'string',
+      object: writtenExactly('"chat.completion"'),
+      created: 'number',
+      list: 'array',
+    } as const;
+    const value = fc.record({
+      id: fc.oneof(fc.string(), fc.integer()),
+      object: fc.constantFrom('chat.completion', 'chat.completion.chunk', 'list'),
+      created: fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string()),
+      list: fc.oneof(fc.array(fc.nat()), fc.dictionary(fc.string(), fc.nat())),
+    });
+    fc.assert(
+      fc.property(value, cutsIn(120), (answer, cuts) => {
+        const whole = Buffer.from(JSON.stringify(answer));
+        const keys = new MemberKeys(Object.keys(rules));
+        const chunks = chunksOf(whole, cuts);
+        const expected = membersFollow([whole], topLevelMembers(whole, keys)!, rules);
+        assert.equal(membersFollow(chunks, chunkedMembers(chunks, keys)!, rules), expected);
+      }),
+    );
+  });
+
+  it('gives the bytes of any span, a view where one chunk holds them', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), cutsIn(64), fc.nat(), fc.nat(), (array, cuts, a, b) => {
+        const whole = Buffer.from(array);
+        const [start, end] = [a % (whole.length + 1), b % (whole.length + 1)].sort((x, y) => x - y);
+        const chunks = chunksOf(whole, cuts);
+        const bytes = bytesAt(chunks, start, end);
+        assert.deepEqual(bytes, whole.subarray(start, end));
+        const holder = chunks.find(
+          (chunk) =>
+            chunk.byteOffset - whole.byteOffset <= start &&
+            chunk.byteOffset - whole.byteOffset + chunk.length >= end,
+        );
+        if (holder !== undefined && end > start) assert.equal(bytes.buffer, whole.buffer);
+      }),
+    );
+  });
+
+  it('replaces a value across chunks with views of them, the join what the joined text gives', () => {
+    fc.assert(
+      fc.property(scannedTexts, cutsIn(400), fc.string(), (text, cuts, renamed) => {
+        const whole = Buffer.from(text);
+        const span = topLevelMembers(whole, MODEL)?.get('model');
+        if (span === undefined) return;
+        const written = Buffer.from(JSON.stringify(renamed));
+        const parts = valueReplacedParts(chunksOf(whole, cuts), span, written);
+        assert.deepEqual(Buffer.concat(parts), valueReplaced(whole, span, written));
+        assert.equal(parts.filter((part) => part === written).length, 1);
+        for (const part of parts) if (part !== written) assert.equal(part.buffer, whole.buffer);
+      }),
+    );
   });
 });

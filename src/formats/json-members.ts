@@ -1,7 +1,10 @@
 import { isJsonSpace } from './answer-text.ts';
 import { isJsonNumber } from './json-number.ts';
 
-/** Where a value is written in a JSON text: [start, end) in bytes, brackets or quotes included. */
+/**
+ * Where a value is written in a JSON text: [start, end) in bytes, brackets or quotes included,
+ * counted from the text's first byte across the chunks it was received in.
+ */
 export type Span = readonly [number, number];
 
 const QUOTE = 34;
@@ -12,12 +15,8 @@ const OPEN_OBJECT = 123;
 const CLOSE_OBJECT = 125;
 const OPEN_ARRAY = 91;
 const CLOSE_ARRAY = 93;
-
-function skipSpace(text: Buffer, at: number): number {
-  let i = at;
-  while (isJsonSpace(text[i])) i++;
-  return i;
-}
+/** What `Cursor.byte` reads past the text's last byte. */
+const END = -1;
 
 /**
  * Bytes of a string looked at one by one before the search is handed to indexOf: a call into
@@ -27,51 +26,42 @@ function skipSpace(text: Buffer, at: number): number {
  */
 const SCANNED_BYTES = 128;
 
+/** `closingQuote` found no closing quote, and the chunk's last byte escapes nothing. */
+const OPEN = -1;
+/** `closingQuote` found no closing quote, and the chunk's last byte escapes the next chunk's first. */
+const OPEN_ESCAPING = -2;
+
 /**
- * Index just past the JSON string whose opening quote is at `at`, or -1 (unterminated). Bytes, not
+ * Index just past the quote that closes a string continued at `from` (a byte that nothing before
+ * it in `text` escapes), or OPEN / OPEN_ESCAPING when `text` ends inside it. Bytes, not
  * characters: a quote or a backslash is never part of a longer UTF-8 sequence. Past its first
  * SCANNED_BYTES it jumps with indexOf, so a megabyte of text costs no byte loop.
  */
-function stringEnd(text: Buffer, at: number): number {
-  const scannedEnd = Math.min(text.length, at + 1 + SCANNED_BYTES);
-  let i = at + 1;
+function closingQuote(text: Buffer, from: number): number {
+  const scannedEnd = Math.min(text.length, from + SCANNED_BYTES);
+  let i = from;
   for (; i < scannedEnd; i++) {
     const code = text[i];
     if (code === QUOTE) return i + 1;
     if (code === BACKSLASH) i++;
   }
+  if (i > text.length) return OPEN_ESCAPING;
   for (let quote = text.indexOf(QUOTE, i); quote !== -1; quote = text.indexOf(QUOTE, quote + 1)) {
-    let backslashes = 0;
-    while (text[quote - 1 - backslashes] === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return quote + 1;
+    if (backslashesBefore(text, from, quote) % 2 === 0) return quote + 1;
   }
-  return -1;
+  return backslashesBefore(text, from, text.length) % 2 === 0 ? OPEN : OPEN_ESCAPING;
+}
+
+/** How many backslashes are written just before `at`, not counting back past `from`. */
+function backslashesBefore(text: Buffer, from: number, at: number): number {
+  let i = at;
+  while (i > from && text[i - 1] === BACKSLASH) i--;
+  return at - i;
 }
 
 function hasBackslash(text: Buffer, from: number, to: number): boolean {
   for (let i = from; i < to; i++) if (text[i] === BACKSLASH) return true;
   return false;
-}
-
-/** Index just past the object or array opened at `at`, its strings jumped; -1 when unbalanced. */
-function containerEnd(text: Buffer, at: number): number {
-  let depth = 0;
-  let i = at;
-  while (i < text.length) {
-    const code = text[i];
-    if (code === QUOTE) {
-      i = stringEnd(text, i);
-      if (i === -1) return -1;
-      continue;
-    }
-    if (code === OPEN_OBJECT || code === OPEN_ARRAY) depth++;
-    else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-    i++;
-  }
-  return -1;
 }
 
 /** A byte that ends a bare word or number: compared, not looked up, as it runs once per byte. */
@@ -88,16 +78,6 @@ function endsAWord(code: number): boolean {
   );
 }
 
-/** Index just past the value starting at `at` (a string, a container, or a bare word or number); -1 when there is none. */
-function valueEnd(text: Buffer, at: number): number {
-  const code = text[at];
-  if (code === QUOTE) return stringEnd(text, at);
-  if (code === OPEN_OBJECT || code === OPEN_ARRAY) return containerEnd(text, at);
-  let i = at;
-  while (i < text.length && !endsAWord(text[i])) i++;
-  return i === at ? -1 : i;
-}
-
 /**
  * True when `a` from `aFrom` and `b` from `bFrom` hold the same `length` bytes: a loop, as the
  * keys compared are a few bytes long (docs/decisions/hot-path.md, Member keys compared as bytes).
@@ -107,16 +87,156 @@ function sameBytes(a: Buffer, aFrom: number, b: Buffer, bFrom: number, length: n
   return true;
 }
 
+const EMPTY = Buffer.alloc(0);
+
 /**
- * True when the key written at [start, end) (quotes included) was written before, at one of
- * `spans` (start and end pairs): its bytes compared, as an object has few top-level keys.
+ * A place in a text received as chunks, read without joining them: each loop runs over one
+ * chunk's bytes and moves to the next at its end, so an answer of a megabyte in many chunks is
+ * scanned in place (docs/decisions/hot-path.md, Answer chunks never joined), and a text in one
+ * chunk is read as a plain buffer.
  */
-function writtenBefore(text: Buffer, spans: readonly number[], start: number, end: number): boolean {
-  const length = end - start;
-  for (let s = 0; s < spans.length; s += 2) {
-    if (spans[s + 1] - spans[s] === length && sameBytes(text, spans[s], text, start, length)) return true;
+class Cursor {
+  readonly #chunks: readonly Buffer[];
+  /** The chunk being read (`index` of the chunks), `at` in it, which starts `base` bytes into the text. */
+  index = 0;
+  chunk: Buffer;
+  at = 0;
+  base = 0;
+
+  constructor(chunks: readonly Buffer[]) {
+    this.#chunks = chunks;
+    this.chunk = chunks.length === 0 ? EMPTY : chunks[0];
   }
-  return false;
+
+  /** Where the cursor is, counted from the text's first byte. */
+  offset(): number {
+    return this.base + this.at;
+  }
+
+  /** The byte at the cursor, moving past the ends of chunks; END past the text's last. */
+  byte(): number {
+    while (this.at >= this.chunk.length) {
+      if (!this.#next()) return END;
+    }
+    return this.chunk[this.at];
+  }
+
+  /** The first byte at or after the cursor that is not JSON whitespace (END past the text). */
+  skipSpace(): number {
+    for (;;) {
+      const chunk = this.chunk;
+      let i = this.at;
+      while (i < chunk.length && isJsonSpace(chunk[i])) i++;
+      this.at = i;
+      if (i < chunk.length) return chunk[i];
+      if (!this.#next()) return END;
+    }
+  }
+
+  /** Moves past the string whose opening quote is the byte at the cursor; false when the text ends inside it. */
+  skipString(): boolean {
+    let from = this.at + 1;
+    for (;;) {
+      const end = closingQuote(this.chunk, from);
+      if (end >= 0) {
+        this.at = end;
+        return true;
+      }
+      // The chunk ended inside the string: it goes on at the next one's first byte, or its second
+      // when the last backslash here escapes that one.
+      this.at = this.chunk.length;
+      if (!this.#next()) return false;
+      from = end === OPEN_ESCAPING ? 1 : 0;
+      while (from > this.chunk.length) {
+        from -= this.chunk.length;
+        if (!this.#next()) return false;
+      }
+    }
+  }
+
+  /** Moves past the object or array opened at the cursor, its strings jumped; false when unbalanced. */
+  skipContainer(): boolean {
+    let depth = 0;
+    for (;;) {
+      const chunk = this.chunk;
+      let i = this.at;
+      while (i < chunk.length) {
+        const code = chunk[i];
+        if (code === QUOTE) {
+          const end = closingQuote(chunk, i + 1);
+          if (end >= 0) {
+            i = end;
+            continue;
+          }
+          this.at = i;
+          if (!this.skipString()) return false;
+          break;
+        }
+        if (code === OPEN_OBJECT || code === OPEN_ARRAY) depth++;
+        else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
+          depth--;
+          if (depth === 0) {
+            this.at = i + 1;
+            return true;
+          }
+        }
+        i++;
+      }
+      if (i === chunk.length) {
+        this.at = i;
+        if (!this.#next()) return false;
+      }
+    }
+  }
+
+  /** Moves past a bare word or number; false when there is none at the cursor. */
+  skipWord(): boolean {
+    const start = this.offset();
+    for (;;) {
+      const chunk = this.chunk;
+      let i = this.at;
+      while (i < chunk.length && !endsAWord(chunk[i])) i++;
+      this.at = i;
+      if (i < chunk.length || !this.#next()) return this.offset() !== start;
+    }
+  }
+
+  /** Moves past the value at the cursor (a string, a container, or a bare word or number); false when there is none. */
+  skipValue(code: number): boolean {
+    if (code === QUOTE) return this.skipString();
+    if (code === OPEN_OBJECT || code === OPEN_ARRAY) return this.skipContainer();
+    return code !== END && this.skipWord();
+  }
+
+  #next(): boolean {
+    if (this.index + 1 >= this.#chunks.length) return false;
+    this.base += this.chunk.length;
+    this.index += 1;
+    this.chunk = this.#chunks[this.index];
+    this.at = 0;
+    return true;
+  }
+}
+
+/** Bytes [start, end) of the text in `chunks`: a view when one chunk holds them, else a copy. */
+export function bytesAt(chunks: readonly Buffer[], start: number, end: number): Buffer {
+  let base = 0;
+  let index = 0;
+  while (index < chunks.length && base + chunks[index].length <= start) base += chunks[index++].length;
+  const first = chunks[index] ?? EMPTY;
+  if (end - base <= first.length) return first.subarray(start - base, end - base);
+  const joined = Buffer.allocUnsafe(end - start);
+  let written = 0;
+  for (let i = index; written < joined.length; i++) {
+    const from = i === index ? start - base : 0;
+    written += chunks[i].copy(
+      joined,
+      written,
+      from,
+      Math.min(chunks[i].length, from + joined.length - written),
+    );
+  }
+  return joined;
 }
 
 /**
@@ -145,6 +265,28 @@ export class MemberKeys {
 }
 
 /**
+ * The keys met so far in an object, each as the buffer that holds it and where: compared byte by
+ * byte, as an object has few top-level keys.
+ */
+class KeysMet {
+  readonly #texts: Buffer[] = [];
+  readonly #spans: number[] = [];
+
+  /** Adds the key at [start, end) of `text`; false when it was met before. */
+  add(text: Buffer, start: number, end: number): boolean {
+    const length = end - start;
+    for (let k = 0; k < this.#texts.length; k++) {
+      const from = this.#spans[2 * k];
+      if (this.#spans[2 * k + 1] - from === length && sameBytes(this.#texts[k], from, text, start, length))
+        return false;
+    }
+    this.#texts.push(text);
+    this.#spans.push(start, end);
+    return true;
+  }
+}
+
+/**
  * The top-level members of a JSON object's text that `keys` names, each with where its value is,
  * found without parsing: strings are jumped, brackets counted, nothing else is checked. Null
  * unless the text is one object of `"key": value` members: a key written with an escape (an
@@ -153,39 +295,90 @@ export class MemberKeys {
  * that another parser could read otherwise than the gateway did (JSON.parse keeps the last).
  */
 export function topLevelMembers(text: Buffer, keys: MemberKeys): Map<string, Span> | null {
-  let i = skipSpace(text, 0);
-  if (text[i] !== OPEN_OBJECT) return null;
+  return chunkedMembers([text], keys);
+}
+
+/** `topLevelMembers` of the text `chunks` make one after the other, read in place. */
+export function chunkedMembers(chunks: readonly Buffer[], keys: MemberKeys): Map<string, Span> | null {
+  const cursor = new Cursor(chunks);
+  if (cursor.skipSpace() !== OPEN_OBJECT) return null;
+  cursor.at++;
   const members = new Map<string, Span>();
-  const keySpans: number[] = [];
-  i = skipSpace(text, i + 1);
-  if (text[i] === CLOSE_OBJECT) return skipSpace(text, i + 1) === text.length ? members : null;
+  const met = new KeysMet();
+  let code = cursor.skipSpace();
+  if (code === CLOSE_OBJECT) return endsAfter(cursor) ? members : null;
   for (;;) {
-    if (text[i] !== QUOTE) return null;
-    const keyEnd = stringEnd(text, i);
-    if (keyEnd === -1 || hasBackslash(text, i, keyEnd) || writtenBefore(text, keySpans, i, keyEnd))
-      return null;
-    keySpans.push(i, keyEnd);
-    const key = keys.at(text, i + 1, keyEnd - 1);
-    const colon = skipSpace(text, keyEnd);
-    if (text[colon] !== COLON) return null;
-    const start = skipSpace(text, colon + 1);
-    const end = valueEnd(text, start);
-    if (end === -1) return null;
-    if (key !== undefined) members.set(key, [start, end]);
-    i = skipSpace(text, end);
-    if (text[i] === CLOSE_OBJECT) return skipSpace(text, i + 1) === text.length ? members : null;
-    if (text[i] !== COMMA) return null;
-    i = skipSpace(text, i + 1);
+    if (code !== QUOTE) return null;
+    const key = memberKey(cursor, chunks, keys, met);
+    if (key === null || cursor.skipSpace() !== COLON) return null;
+    cursor.at++;
+    code = cursor.skipSpace();
+    const start = cursor.offset();
+    if (!cursor.skipValue(code)) return null;
+    if (key !== undefined) members.set(key, [start, cursor.offset()]);
+    code = cursor.skipSpace();
+    if (code === CLOSE_OBJECT) return endsAfter(cursor) ? members : null;
+    if (code !== COMMA) return null;
+    cursor.at++;
+    code = cursor.skipSpace();
   }
 }
 
 /**
- * `text` with the value at `span` replaced by `written` (the new value's JSON bytes), as three
- * parts to be written one after the other: views of `text` around the new value's bytes, nothing
- * copied (docs/decisions/hot-path.md, Answer bytes written in parts).
+ * Moves past the key at the cursor: the one of `keys` it is, undefined when it is none of them,
+ * null when it cannot be read as written (unterminated, escaped, or met before). A key split
+ * between chunks is copied out whole; every other is compared where it is.
  */
-export function valueReplacedParts(text: Buffer, span: Span, written: Buffer): Buffer[] {
-  return [text.subarray(0, span[0]), written, text.subarray(span[1])];
+function memberKey(
+  cursor: Cursor,
+  chunks: readonly Buffer[],
+  keys: MemberKeys,
+  met: KeysMet,
+): string | undefined | null {
+  const { index, at } = cursor;
+  const start = cursor.offset();
+  if (!cursor.skipString()) return null;
+  if (cursor.index === index) return keyWritten(cursor.chunk, at, cursor.at, keys, met);
+  const copy = bytesAt(chunks, start, cursor.offset());
+  return keyWritten(copy, 0, copy.length, keys, met);
+}
+
+/** The key written at [from, to) of `text`, quotes included, as `memberKey` reads it. */
+function keyWritten(
+  text: Buffer,
+  from: number,
+  to: number,
+  keys: MemberKeys,
+  met: KeysMet,
+): string | undefined | null {
+  if (hasBackslash(text, from, to) || !met.add(text, from, to)) return null;
+  return keys.at(text, from + 1, to - 1);
+}
+
+/** Whether nothing but whitespace follows the closing brace at the cursor. */
+function endsAfter(cursor: Cursor): boolean {
+  cursor.at++;
+  return cursor.skipSpace() === END;
+}
+
+/**
+ * `text` with the value at `span` replaced by `written` (the new value's JSON bytes), as parts to
+ * be written one after the other: views of `text`'s chunks around the new value's bytes, nothing
+ * copied (docs/decisions/hot-path.md, Answer bytes written in parts; Answer chunks never joined).
+ */
+export function valueReplacedParts(text: Buffer | readonly Buffer[], span: Span, written: Buffer): Buffer[] {
+  const chunks = Buffer.isBuffer(text) ? [text] : text;
+  const parts: Buffer[] = [];
+  let base = 0;
+  for (const chunk of chunks) {
+    const end = base + chunk.length;
+    if (base < span[0]) parts.push(end <= span[0] ? chunk : chunk.subarray(0, span[0] - base));
+    if (base <= span[0] && span[0] < end) parts.push(written);
+    if (end > span[1]) parts.push(base >= span[1] ? chunk : chunk.subarray(span[1] - base));
+    base = end;
+  }
+  if (span[0] >= base) parts.push(written);
+  return parts;
 }
 
 /**
@@ -203,13 +396,21 @@ export function valueReplaced(text: Buffer, span: Span, written: Buffer): Buffer
 
 /** Whether the value at `span` is written exactly as `bytes`. */
 export function writtenAs(text: Buffer, span: Span, bytes: Buffer): boolean {
-  const [start, end] = span;
+  return writtenAsAt(text, span[0], span[1], bytes);
+}
+
+function writtenAsAt(text: Buffer, start: number, end: number, bytes: Buffer): boolean {
   return end - start === bytes.length && sameBytes(bytes, 0, text, start, bytes.length);
 }
 
+type ValueKind = 'string' | 'object' | 'array' | 'other';
+
 /** The kind of value written at `span`, read from its first byte. */
-export function writtenKind(text: Buffer, span: Span): 'string' | 'object' | 'array' | 'other' {
-  const code = text[span[0]];
+export function writtenKind(text: Buffer, span: Span): ValueKind {
+  return kindLedBy(text[span[0]]);
+}
+
+function kindLedBy(code: number): ValueKind {
   if (code === QUOTE) return 'string';
   if (code === OPEN_OBJECT) return 'object';
   return code === OPEN_ARRAY ? 'array' : 'other';
@@ -226,22 +427,36 @@ export function writtenExactly(json: string): MemberRule {
   return { bytes: Buffer.from(json) };
 }
 
-/** Compared in place: an answer passed on is checked on every call, and a string made of its bytes cost more than the check. */
-function follows(text: Buffer, span: Span, rule: MemberRule): boolean {
-  if (typeof rule === 'object') return writtenAs(text, span, rule.bytes);
-  if (rule === 'number') return isJsonNumber(text, span[0], span[1]);
-  return writtenKind(text, span) === rule;
+/**
+ * Compared in place, in the chunk that holds the value (copied out only when it is split between
+ * two): an answer passed on is checked on every call, and a string made of its bytes cost more
+ * than the check.
+ */
+function follows(chunks: readonly Buffer[], span: Span, rule: MemberRule): boolean {
+  const [start, end] = span;
+  let base = 0;
+  let index = 0;
+  while (index < chunks.length - 1 && base + chunks[index].length <= start) base += chunks[index++].length;
+  const chunk = chunks[index];
+  if (typeof rule === 'string' && rule !== 'number') return kindLedBy(chunk[start - base]) === rule;
+  if (end - base > chunk.length) return followsAt(bytesAt(chunks, start, end), 0, end - start, rule);
+  return followsAt(chunk, start - base, end - base, rule);
 }
 
-/** Every member `rules` names is there and written as its rule says. */
+function followsAt(text: Buffer, start: number, end: number, rule: MemberRule): boolean {
+  if (typeof rule === 'object') return writtenAsAt(text, start, end, rule.bytes);
+  return rule === 'number' ? isJsonNumber(text, start, end) : kindLedBy(text[start]) === rule;
+}
+
+/** Every member `rules` names is there and written as its rule says, in the text `chunks` make. */
 export function membersFollow(
-  text: Buffer,
+  chunks: readonly Buffer[],
   members: ReadonlyMap<string, Span>,
   rules: Readonly<Record<string, MemberRule>>,
 ): boolean {
   for (const key in rules) {
     const span = members.get(key);
-    if (span === undefined || !follows(text, span, rules[key])) return false;
+    if (span === undefined || !follows(chunks, span, rules[key])) return false;
   }
   return true;
 }

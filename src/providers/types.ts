@@ -161,9 +161,10 @@ export interface OperationAdapter<Body = unknown, Answer = unknown> {
    * What the gateway reads of a native JSON answer it passes on unparsed (docs/decisions/hot-path.md,
    * Native answers not parsed): its usage and where its top-level model is written. Null when the
    * answer's bytes are not provably of the operation's shape at their top level: the answer is then
-   * parsed and checked whole, as it always is without this.
+   * parsed and checked whole, as it always is without this. The answer is given as the chunks it
+   * was received in, never joined (docs/decisions/hot-path.md, Answer chunks never joined).
    */
-  readPassedOn?(bytes: Buffer): PassedOnAnswer | null;
+  readPassedOn?(chunks: readonly Buffer[]): PassedOnAnswer | null;
   /**
    * Present when the upstream can stream this operation. `body` is the body given to
    * buildRequest: a decoder reads the client's own stream options from it (chat: whether the

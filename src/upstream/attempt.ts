@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import type { Deployment } from '../deployments/deployment.ts';
 import { catalogEntryOf } from '../deployments/deployment-catalog.ts';
 import { answerBytesWithModel } from '../formats/answer-text.ts';
@@ -6,6 +5,7 @@ import { heapText } from '../formats/heap-text.ts';
 import { isRecord } from '../formats/json.ts';
 import { valueReplacedParts } from '../formats/json-members.ts';
 import { shareRequestText } from '../formats/request-text.ts';
+import { isUtf8Chunks } from '../formats/utf8-chunks.ts';
 import { type AttemptResult, answerJsonText } from '../pipeline/attempt-result.ts';
 import type { AbortSource } from '../pipeline/call-signal.ts';
 import { type EndpointBody, multipartUploadOf } from '../pipeline/endpoint.ts';
@@ -20,7 +20,7 @@ import type {
   Usage,
 } from '../providers/types.ts';
 import { eventReaderOf } from './event-reader.ts';
-import { exchange, readAnswerBytes } from './exchange.ts';
+import { exchange, joined, readAnswerChunks } from './exchange.ts';
 import { endOfFirstEvent } from './first-event.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
 import { parseUpstreamBody, transportFailure } from './upstream-failure.ts';
@@ -111,12 +111,13 @@ async function jsonResult(
   sentBody: Record<string, unknown>,
   maxAnswerBytes: number,
 ): Promise<AttemptResult> {
-  const bytes = await readAnswerBytes(response, input.signal, maxAnswerBytes);
+  const chunks = await readAnswerChunks(response, input.signal, maxAnswerBytes);
   // A text answer (transcription text, srt, vtt) is never JSON-parsed: "42" is a transcript.
   // The adapter decides whether its operation may answer text (image answers may not).
   const contentType = textType(response.headers['content-type']);
-  const passed = contentType === null ? passedOnResult(input, bytes) : null;
+  const passed = contentType === null ? passedOnResult(input, chunks) : null;
   if (passed !== null) return passed;
+  const bytes = joined(chunks);
   const text = heapText(bytes);
   const upstreamAnswer = contentType === null ? parseUpstreamBody(text) : text;
   const parsed = input.plan.adapter.parseResponse(upstreamAnswer, input.target, sentBody);
@@ -143,14 +144,14 @@ async function jsonResult(
  * allow it: a translated route, an upstream with a content filter to read, an operation with no
  * way to read its answers unparsed, bytes that are not UTF-8 or not provably of its shape.
  */
-function passedOnResult(input: AttemptInput, bytes: Buffer): JsonResult | null {
+function passedOnResult(input: AttemptInput, chunks: readonly Buffer[]): JsonResult | null {
   const { adapter, kind } = input.plan;
   if (kind !== 'native' || adapter.readPassedOn === undefined || adapter.contentFilterOf !== undefined) {
     return null;
   }
-  const read = isUtf8(bytes) ? adapter.readPassedOn(bytes) : null;
+  const read = isUtf8Chunks(chunks) ? adapter.readPassedOn(chunks) : null;
   if (read === null) return null;
-  const json = valueReplacedParts(bytes, read.model, Buffer.from(JSON.stringify(input.body.model)));
+  const json = valueReplacedParts(chunks, read.model, Buffer.from(JSON.stringify(input.body.model)));
   return new PassedOnAnswer(json, read.usage);
 }
 

@@ -44,11 +44,29 @@ export async function readAnswerText(
 }
 
 /** The whole body's bytes, read as `readAnswerText` says. */
-export function readAnswerBytes(
+export async function readAnswerBytes(
   response: UpstreamResponse,
   signal: AbortSource,
   maxBytes: number,
 ): Promise<Buffer> {
+  return joined(await readAnswerChunks(response, signal, maxBytes));
+}
+
+/** The bytes `chunks` make one after the other, as one buffer (the chunk itself when there is one). */
+export function joined(chunks: readonly Buffer[]): Buffer {
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
+/**
+ * The whole body as the chunks it arrived in, read as `readAnswerText` says: an answer passed on
+ * is read and written in place, so a megabyte answer makes no second buffer of its size outside
+ * the V8 heap (docs/decisions/hot-path.md, Answer chunks never joined).
+ */
+export function readAnswerChunks(
+  response: UpstreamResponse,
+  signal: AbortSource,
+  maxBytes: number,
+): Promise<Buffer[]> {
   const body = response.body;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -69,7 +87,7 @@ export function readAnswerBytes(
     });
     body.once('end', () => {
       ended = true;
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      resolve(chunks);
     });
     body.once('error', (error) => reject(transportFailure(error, signal)));
     body.once('close', () => {

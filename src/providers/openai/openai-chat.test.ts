@@ -8,6 +8,7 @@ import { chatCompletionsFormat } from '../../formats/chat-completions/index.ts';
 import type { ChatCompletionRequest } from '../../formats/chat-completions/wire.ts';
 import { formatSseEvent, SSE_DONE, UnparsedEvent } from '../../formats/sse.ts';
 import type { StreamEvent } from '../../formats/stream-event.ts';
+import { chunksOf, cutsIn } from '../../formats/test-support.ts';
 import { eventReaderOf } from '../../upstream/event-reader.ts';
 import type { DeploymentTarget } from '../types.ts';
 import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
@@ -125,11 +126,11 @@ describe('openai chat.completions: answers read unparsed', () => {
     extra: fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
   });
 
-  test('reads the usage and the model a parser reads, for any answer and spelling', () => {
+  test('reads the usage and the model a parser reads, for any answer, spelling and chunks it arrived in', () => {
     fc.assert(
-      fc.property(completion, fc.boolean(), (answer, indented) => {
+      fc.property(completion, fc.boolean(), cutsIn(2048), (answer, indented, cuts) => {
         const bytes = Buffer.from(JSON.stringify(answer, null, indented ? 2 : undefined));
-        const read = chat.readPassedOn!(bytes);
+        const read = chat.readPassedOn!(chunksOf(bytes, cuts));
         assert.notEqual(read, null);
         assert.deepEqual(read!.usage, chat.usageOf(chat.parseResponse(JSON.parse(bytes.toString()), target)));
         assert.equal(JSON.parse(bytes.toString('utf8', read!.model[0], read!.model[1])), answer.model);
@@ -150,9 +151,9 @@ describe('openai chat.completions: answers read unparsed', () => {
       { ...recorded, usage: { prompt_tokens: 'many' } },
       { ...recorded, model: 7 },
     ]) {
-      assert.equal(chat.readPassedOn!(Buffer.from(JSON.stringify(answer))), null, JSON.stringify(answer));
+      assert.equal(chat.readPassedOn!([Buffer.from(JSON.stringify(answer))]), null, JSON.stringify(answer));
     }
-    assert.notEqual(chat.readPassedOn!(Buffer.from(JSON.stringify(recorded))), null);
+    assert.notEqual(chat.readPassedOn!([Buffer.from(JSON.stringify(recorded))]), null);
   });
 });
 

@@ -1,6 +1,12 @@
 import type { z } from 'zod';
 import { parseJson } from '../../formats/json.ts';
-import { MemberKeys, type MemberRule, membersFollow, topLevelMembers } from '../../formats/json-members.ts';
+import {
+  bytesAt,
+  chunkedMembers,
+  MemberKeys,
+  type MemberRule,
+  membersFollow,
+} from '../../formats/json-members.ts';
 import { upstreamJson } from '../../formats/request-text.ts';
 import { malformedAnswerError } from '../shared/upstream-error.ts';
 import type {
@@ -71,7 +77,7 @@ export function openAIJsonAdapter<Body extends object, Answer>(
   const { passedOn } = operation;
   if (passedOn) {
     const keys = new MemberKeys([...new Set([...Object.keys(passedOn.members), 'model', 'usage'])]);
-    adapter.readPassedOn = (bytes) => readPassedOn(bytes, passedOn, keys);
+    adapter.readPassedOn = (chunks) => readPassedOn(chunks, passedOn, keys);
   }
   if (operation.createStreamDecoder) adapter.createStreamDecoder = operation.createStreamDecoder;
   if (operation.contentFilterOf) adapter.contentFilterOf = operation.contentFilterOf;
@@ -80,15 +86,15 @@ export function openAIJsonAdapter<Body extends object, Answer>(
 
 /** The answer's usage and model span, read without parsing it (OperationAdapter.readPassedOn). */
 function readPassedOn(
-  bytes: Buffer,
+  chunks: readonly Buffer[],
   shape: NonNullable<OpenAIJsonOperation<unknown, unknown>['passedOn']>,
   keys: MemberKeys,
 ): PassedOnAnswer | null {
-  const members = topLevelMembers(bytes, keys);
-  if (members === null || !membersFollow(bytes, members, shape.members)) return null;
+  const members = chunkedMembers(chunks, keys);
+  if (members === null || !membersFollow(chunks, members, shape.members)) return null;
   const model = members.get('model');
   const usageAt = members.get('usage');
   if (model === undefined || usageAt === undefined) return null;
-  const usage = shape.usageOf(parseJson(bytes.toString('utf8', usageAt[0], usageAt[1])));
+  const usage = shape.usageOf(parseJson(bytesAt(chunks, usageAt[0], usageAt[1]).toString('utf8')));
   return usage === null ? null : { usage, model };
 }
