@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { heapText } from './heap-text.ts';
+import { chunksText, heapText } from './heap-text.ts';
+import { chunksOf, cutsIn } from './test-support.ts';
 
 /** Bytes that are mostly UTF-8 of every length, with stray continuation and lead bytes among them. */
 const utf8ish = fc
@@ -42,5 +43,24 @@ describe('heapText', () => {
       'toString decodes outside the heap',
     );
     assert.ok(externalGrowth(heapText) < bytes.length);
+  });
+});
+
+describe('chunksText', () => {
+  it('decodes the chunks as toString decodes their join, whatever the cuts and the bytes', () => {
+    fc.assert(
+      fc.property(utf8ish, cutsIn(160), (bytes, cuts) => {
+        assert.equal(chunksText(chunksOf(bytes, cuts)), bytes.toString('utf8'));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('finishes a character with the next chunks, one byte each, and not with a byte that starts another', () => {
+    const clef = Buffer.from('a𝄞b');
+    assert.equal(chunksText(chunksOf(clef, [1, 2, 3, 4, 5])), 'a𝄞b');
+    const broken = Buffer.from([0x61, 0xf0, 0x9d, 0xf0, 0x9d, 0x84, 0x9e]);
+    assert.equal(chunksText(chunksOf(broken, [2])), broken.toString('utf8'));
+    assert.equal(chunksText(chunksOf(broken, [2, 3, 4])), 'a\ufffd𝄞');
   });
 });

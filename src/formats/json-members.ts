@@ -428,11 +428,12 @@ export function writtenExactly(json: string): MemberRule {
 }
 
 /**
- * Compared in place, in the chunk that holds the value (copied out only when it is split between
- * two): an answer passed on is checked on every call, and a string made of its bytes cost more
- * than the check.
+ * Whether the value at `span` of the text `chunks` make is written as `rule` says. Compared in
+ * place, in the chunk that holds the value (copied out only when it is split between two): an
+ * answer passed on is checked on every call, and a string made of its bytes cost more than the
+ * check.
  */
-function follows(chunks: readonly Buffer[], span: Span, rule: MemberRule): boolean {
+export function spanFollows(chunks: readonly Buffer[], span: Span, rule: MemberRule): boolean {
   const [start, end] = span;
   let base = 0;
   let index = 0;
@@ -456,7 +457,7 @@ export function membersFollow(
 ): boolean {
   for (const key in rules) {
     const span = members.get(key);
-    if (span === undefined || !follows(chunks, span, rules[key])) return false;
+    if (span === undefined || !spanFollows(chunks, span, rules[key])) return false;
   }
   return true;
 }

@@ -10,6 +10,7 @@ import {
   shareRequestText,
   upstreamJson,
 } from './request-text.ts';
+import { chunksOf, cutsIn } from './test-support.ts';
 
 /** What a client could send: JavaScript's spelling, indented, or Python's ASCII-only escapes. */
 function spellings(body: unknown): string[] {
@@ -29,9 +30,9 @@ function joined(sent: string | Buffer | BodyParts): string {
   return (Buffer.isBuffer(sent) ? sent : Buffer.concat(sent.parts)).toString('utf8');
 }
 
-/** The edit on the text's UTF-8 bytes, back as text. */
-function requestTextWithModel(text: string, model: string): string | null {
-  const edited = editBytes(Buffer.from(text), model);
+/** The edit on the text's UTF-8 bytes, received in chunks cut at `cuts`, back as text. */
+function requestTextWithModel(text: string, model: string, cuts: readonly number[] = []): string | null {
+  const edited = editBytes(chunksOf(Buffer.from(text), cuts), model);
   return edited === null ? null : joined(edited);
 }
 
@@ -51,12 +52,12 @@ describe('requestTextWithModel', () => {
       extra: fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 4 }),
     });
     fc.assert(
-      fc.property(body, fc.string(), fc.boolean(), (value, model, modelLast) => {
+      fc.property(body, fc.string(), fc.boolean(), cutsIn(300), (value, model, modelLast, cuts) => {
         const source = modelLast
           ? { messages: value.messages, extra: value.extra, model: value.model }
           : value;
         for (const text of spellings(source)) {
-          const edited = requestTextWithModel(text, model);
+          const edited = requestTextWithModel(text, model, cuts);
           assert.notEqual(edited, null, text);
           assert.deepEqual(JSON.parse(edited!), withModel(text, model));
         }
@@ -70,9 +71,9 @@ describe('requestTextWithModel', () => {
       fc.jsonValue(),
     );
     fc.assert(
-      fc.property(body, fc.string(), (value, model) => {
+      fc.property(body, fc.string(), cutsIn(200), (value, model, cuts) => {
         for (const text of spellings(value)) {
-          const edited = requestTextWithModel(text, model);
+          const edited = requestTextWithModel(text, model, cuts);
           if (edited !== null) assert.deepEqual(JSON.parse(edited), withModel(text, model));
         }
       }),
@@ -103,8 +104,13 @@ describe('requestTextWithModel', () => {
 
   it('is the text itself, not a copy, when it already names the model', () => {
     const text = Buffer.from('{"model":"same","messages":[]}');
-    assert.equal(editBytes(text, 'same'), text);
-    assert.notEqual(editBytes(text, 'other'), text);
+    assert.equal(editBytes([text], 'same'), text);
+    assert.notEqual(editBytes([text], 'other'), text);
+    const large = chunksOf(
+      Buffer.from(JSON.stringify({ model: 'same', text: 'x'.repeat(70_000) })),
+      [20, 40_000],
+    );
+    assert.deepEqual(editBytes(large, 'same'), { kind: 'parts', parts: large });
   });
 
   it("sends a large text as views of the client's bytes around the new model, not joined", () => {
@@ -112,13 +118,31 @@ describe('requestTextWithModel', () => {
     const text = Buffer.from(
       JSON.stringify({ messages: [{ role: 'user', content: prompt }], model: 'public' }),
     );
-    const edited = editBytes(text, 'up');
+    const edited = editBytes([text], 'up');
     assert.ok(edited !== null && !Buffer.isBuffer(edited), 'a 96 KiB text is sent in parts');
     assert.deepEqual(JSON.parse(joined(edited)), withModel(text.toString(), 'up'));
     const [head, model, tail] = edited.parts;
     assert.equal(head.buffer, text.buffer);
     assert.equal(tail.buffer, text.buffer);
     assert.equal(model.toString(), '"up"');
+  });
+
+  it('sends a large text received in chunks as the chunks themselves around the new model', () => {
+    const text = Buffer.from(
+      JSON.stringify({ messages: [{ role: 'user', content: 'é'.repeat(60_000) }], model: 'public' }),
+    );
+    const chunks = chunksOf(text, [1_000, 65_536, 100_000, text.length - 5]);
+    const edited = editBytes(chunks, 'up');
+    assert.ok(edited !== null && !Buffer.isBuffer(edited));
+    assert.deepEqual(JSON.parse(joined(edited)), withModel(text.toString(), 'up'));
+    for (const part of edited.parts) assert.ok(part.buffer === text.buffer || part.toString() === '"up"');
+  });
+
+  it('joins a small text received in chunks, with the new model', () => {
+    const text = Buffer.from('{"model":"public","messages":[{"role":"user","content":"hi"}]}');
+    const edited = editBytes(chunksOf(text, [5, 12, 30]), 'up');
+    assert.ok(Buffer.isBuffer(edited));
+    assert.deepEqual(JSON.parse(edited.toString()), withModel(text.toString(), 'up'));
   });
 });
 
@@ -128,7 +152,7 @@ describe('upstreamJson', () => {
   /** The body as the route has it: parsed with its bytes, then copied by its schema. */
   const remembered = () => {
     const parsed = JSON.parse(text) as Record<string, unknown>;
-    rememberClientBytes(parsed, Buffer.from(text));
+    rememberClientBytes(parsed, [Buffer.from(text)]);
     const body = { ...parsed };
     carryRequestText(body, parsed);
     return body;
@@ -187,7 +211,7 @@ describe('carryRequestText', () => {
   const text = '{"model":"m","messages":[{"role":"user","content":"hi"}],"extra":{"a":[1,2]}}';
   const parsedWithText = () => {
     const parsed = JSON.parse(text) as object;
-    rememberClientBytes(parsed, Buffer.from(text));
+    rememberClientBytes(parsed, [Buffer.from(text)]);
     return parsed;
   };
   const sentFor = (copy: Record<string, unknown>) => joined(upstreamJson({ ...copy, model: 'up' }, copy));
@@ -245,7 +269,7 @@ describe('carryRequestText', () => {
         const body = { ...fields, model: 'm' };
         const text = JSON.stringify(body);
         const parsed = JSON.parse(text) as object;
-        rememberClientBytes(parsed, Buffer.from(text));
+        rememberClientBytes(parsed, [Buffer.from(text)]);
         const copy = { ...(changed(rebuilt(parsed), how) as Record<string, unknown>), model: 'm' };
         carryRequestText(copy, parsed);
         const sent = sentFor(copy);

@@ -1,10 +1,9 @@
 import {
+  chunkedMembers,
   MemberKeys,
-  topLevelMembers,
-  valueReplaced,
+  type MemberRule,
+  spanFollows,
   valueReplacedParts,
-  writtenAs,
-  writtenKind,
 } from './json-members.ts';
 
 /**
@@ -23,7 +22,8 @@ import {
  * below its top level in place.
  */
 interface RequestText {
-  bytes: Buffer;
+  /** The client's bytes, as the chunks they were received in. */
+  bytes: readonly Buffer[];
   /** A shallow copy of the body's fields when the text was remembered with it. */
   fields: Readonly<Record<string, unknown>>;
   /** How many fields it has. */
@@ -40,7 +40,7 @@ const CLIENT_BYTES = Symbol('clientBytes');
 const REQUEST_TEXT = Symbol('requestText');
 
 interface Carrier {
-  [CLIENT_BYTES]?: Buffer;
+  [CLIENT_BYTES]?: readonly Buffer[];
   [REQUEST_TEXT]?: RequestText;
 }
 
@@ -56,13 +56,14 @@ function hold<K extends keyof Carrier>(body: object, key: K, value: Carrier[K]):
 }
 
 const MODEL_KEY = new MemberKeys(['model']);
+const A_STRING: MemberRule = 'string';
 
-/** `parsed` was parsed from `bytes` (valid UTF-8). */
-export function rememberClientBytes(parsed: object, bytes: Buffer): void {
+/** `parsed` was parsed from `bytes` (valid UTF-8, as the chunks it was received in). */
+export function rememberClientBytes(parsed: object, bytes: readonly Buffer[]): void {
   hold(parsed, CLIENT_BYTES, bytes);
 }
 
-function requestText(body: object, bytes: Buffer, parsed: object): RequestText {
+function requestText(body: object, bytes: readonly Buffer[], parsed: object): RequestText {
   const fields = { ...body } as Record<string, unknown>;
   let size = 0;
   for (const _ in fields) size++;
@@ -138,33 +139,37 @@ export interface BodyParts {
 const PARTS_FROM_BYTES = 64 * 1024;
 
 /**
- * `text` with its top-level `model` set to `model`, or null when the edit cannot be proven right:
- * the text is an object whose one top-level `model` key, written plainly, has a string value
- * (topLevelMembers says when a key found is the one a parser reads). When the text already
- * names `model`, as JSON.stringify writes it, it is `text` itself: a megabyte body sent to a
- * deployment whose upstream model is the public one is not copied. A large text is its parts.
+ * The text `text`'s chunks make, with its top-level `model` set to `model`, or null when the edit
+ * cannot be proven right: the text is an object whose one top-level `model` key, written plainly,
+ * has a string value (chunkedMembers says when a key found is the one a parser reads). When the
+ * text already names `model`, as JSON.stringify writes it, it is the chunks themselves: a
+ * megabyte body sent to a deployment whose upstream model is the public one is not copied. A
+ * large text is its parts, views of the chunks (docs/decisions/hot-path.md, Request chunks never
+ * joined).
  */
-export function requestTextWithModel(text: Buffer, model: string): Buffer | BodyParts | null {
-  const value = topLevelMembers(text, MODEL_KEY)?.get('model');
-  if (value === undefined || writtenKind(text, value) !== 'string') return null;
+export function requestTextWithModel(text: readonly Buffer[], model: string): Buffer | BodyParts | null {
+  const value = chunkedMembers(text, MODEL_KEY)?.get('model');
+  if (value === undefined || !spanFollows(text, value, A_STRING)) return null;
   const written = writtenModel(model);
-  if (writtenAs(text, value, written)) return text;
-  if (text.length < PARTS_FROM_BYTES) return valueReplaced(text, value, written);
-  return { kind: 'parts', parts: valueReplacedParts(text, value, written) };
+  const parts = spanFollows(text, value, written) ? text : valueReplacedParts(text, value, written.bytes);
+  if (parts.length === 1) return parts[0];
+  let length = 0;
+  for (const part of parts) length += part.length;
+  return length < PARTS_FROM_BYTES ? Buffer.concat(parts, length) : { kind: 'parts', parts };
 }
 
 /**
  * Upstream model names as JSON bytes, made once: a gateway sends to a few of them. Bounded, as a
  * deployment may pass a client's model name on.
  */
-const writtenModels = new Map<string, Buffer>();
+const writtenModels = new Map<string, { bytes: Buffer }>();
 const WRITTEN_MODELS_KEPT = 256;
 
-function writtenModel(model: string): Buffer {
+function writtenModel(model: string): { bytes: Buffer } {
   let written = writtenModels.get(model);
   if (written === undefined) {
     if (writtenModels.size === WRITTEN_MODELS_KEPT) writtenModels.clear();
-    written = Buffer.from(JSON.stringify(model));
+    written = { bytes: Buffer.from(JSON.stringify(model)) };
     writtenModels.set(model, written);
   }
   return written;

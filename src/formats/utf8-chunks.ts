@@ -1,7 +1,12 @@
 import { isUtf8 } from 'node:buffer';
 
+/** Whether `byte` continues a UTF-8 sequence (10xxxxxx) rather than starting one. */
+export function isContinuation(byte: number): boolean {
+  return (byte & 0xc0) === 0x80;
+}
+
 /** How many bytes the UTF-8 sequence led by `byte` takes; 1 for a byte that leads none (isUtf8 then judges it). */
-function sequenceLength(byte: number): number {
+export function sequenceLength(byte: number): number {
   if (byte >= 0xf8) return 1;
   if (byte >= 0xf0) return 4;
   if (byte >= 0xe0) return 3;
@@ -12,11 +17,11 @@ function sequenceLength(byte: number): number {
  * Where the character that `text` ends in the middle of starts, looked for at or after `from`;
  * `text.length` when its last character is whole.
  */
-function cutCharacterAt(text: Buffer, from: number): number {
+export function cutCharacterAt(text: Buffer, from: number): number {
   const last = Math.max(from, text.length - 3);
   for (let i = text.length - 1; i >= last; i--) {
     const byte = text[i];
-    if ((byte & 0xc0) !== 0x80) return i + sequenceLength(byte) > text.length ? i : text.length;
+    if (!isContinuation(byte)) return i + sequenceLength(byte) > text.length ? i : text.length;
   }
   return text.length;
 }

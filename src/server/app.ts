@@ -97,7 +97,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
   deferRequestLoggers(app.log as Logger);
   app.decorateRequest('principal', null as never);
-  registerJsonBodyParser(app);
+  registerJsonBodyParser(app, options.bodyLimitBytes);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) options.routes?.push({ method, url: route.url });
   });

@@ -287,6 +287,25 @@ describe("the gateway's own body limit", () => {
     assert.equal(fake.requests.length, 0, 'nothing went upstream');
   });
 
+  it('answers 413 to a JSON body sent in chunks past the limit, with no length declared', async () => {
+    const request = http.request(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await createKey(gw)}`, 'content-type': 'application/json' },
+    });
+    request.on('error', () => {});
+    const answered = once(request, 'response') as Promise<[http.IncomingMessage]>;
+    // Chunked transfer: the gateway learns the size only by reading it, 1 KiB at a time.
+    request.write('{"model":"whisper","messages":[{"role":"user","content":"');
+    for (let i = 0; i < 4; i++) request.write('x'.repeat(1024));
+    request.end('"}]}');
+    const [response] = await answered;
+    let text = '';
+    for await (const chunk of response) text += String(chunk);
+    assert.equal(response.statusCode, 413, text);
+    assert.equal((JSON.parse(text) as { error: { code: string } }).error.code, 'request_too_large');
+    assert.equal(fake.requests.length, 0, 'nothing went upstream');
+  });
+
   it('answers 413 request_too_large in both shapes', async () => {
     const key = await createKey(gw);
     const big = [{ role: 'user' as const, content: 'x'.repeat(4096) }];

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
-import { type ClientRequest, request } from 'node:http';
+import { once } from 'node:events';
+import { type ClientRequest, type IncomingMessage, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { OpenAIFake } from '../fakes/openai-fake.ts';
 import { createOpenAIDeployment } from '../helpers/admin-api.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -161,5 +163,52 @@ describe('a prompt of more than a megabyte', () => {
     const user = messages.find((message) => message.role === 'user');
     const sent = typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content);
     assert.ok(sent.includes(content), 'the prompt reaches the upstream unaltered');
+  });
+
+  /**
+   * The body written in `pieces`, a pause after each so that the gateway reads them as separate
+   * chunks; what the upstream received.
+   */
+  async function sendInPieces(path: string, pieces: readonly Buffer[]) {
+    const call = request(`${gw.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.masterKey}`, 'content-type': 'application/json' },
+    });
+    const answered = once(call, 'response') as Promise<[IncomingMessage]>;
+    for (const piece of pieces) {
+      call.write(piece);
+      await delay(20);
+    }
+    call.end();
+    const [response] = await answered;
+    let text = '';
+    for await (const chunk of response) text += String(chunk);
+    assert.equal(response.statusCode, 200, text);
+    assert.ok(fake.lastRequest);
+    return fake.lastRequest;
+  }
+
+  /** A body of emoji, cut one, two and three bytes into a character, and in the model's key. */
+  function piecesCutInsideCharacters(head: string, tail: string): { text: string; pieces: Buffer[] } {
+    const text = `${head}${'😀'.repeat(100_000)} café${tail}`;
+    const bytes = Buffer.from(text);
+    const start = Buffer.byteLength(head);
+    const cuts = [4, start + 65_537, start + 200_002, start + 300_003, bytes.length - 2];
+    const at = [0, ...cuts, bytes.length];
+    return { text, pieces: cuts.concat(bytes.length).map((end, i) => bytes.subarray(at[i], end)) };
+  }
+
+  it("reads a body received in chunks cut inside characters and inside the model's key, on both routes", async () => {
+    const native = piecesCutInsideCharacters('{"model":"big","messages":[{"role":"user","content":"', '"}]}');
+    const received = await sendInPieces('/v1/chat/completions', native.pieces);
+    assert.equal(received.rawBody, native.text.replace('"big"', '"big-unlisted"'));
+    const translated = piecesCutInsideCharacters(
+      '{"model":"big","max_tokens":5,"messages":[{"role":"user","content":"',
+      '"}]}',
+    );
+    const sent = await sendInPieces('/v1/messages', translated.pieces);
+    const content = JSON.parse(translated.text).messages[0].content as string;
+    assert.ok(!JSON.stringify(sent.body).includes('\ufffd'), 'no character was cut in two');
+    assert.ok(JSON.stringify(sent.body).includes(content), 'the prompt reaches the upstream unaltered');
   });
 });
