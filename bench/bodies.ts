@@ -49,6 +49,11 @@ interface Figure {
   maxStallMs: number;
   /** The event loop's longest delay by the wall clock, time waiting for a core included. */
   maxDelayMs: number;
+  /** Full collections in the window, and the longest one's pause (wall clock). */
+  fullGcs: number;
+  fullGcMaxMs: number;
+  /** The largest resident set of the serving process in the window (MB). */
+  rssMaxMb: number;
   /** The measured calls on the monotonic clock, to cut a profile (BENCH_BODIES_PROFILE) into windows. */
   fromUs: number;
   toUs: number;
@@ -84,6 +89,16 @@ function promptCall(key: string, bytes: number): BenchRequest {
   return { ...call, body: JSON.stringify(body) };
 }
 
+/** What bench/stall-monitor.ts writes for a window of calls. */
+interface StallWindow {
+  maxMs: number;
+  cpuMaxMs: number;
+  cpuMs: number;
+  fullGcs: number;
+  fullGcMaxMs: number;
+  rssMaxMb: number;
+}
+
 class StallReader {
   readonly #file: string;
   readonly #pid: number;
@@ -95,17 +110,12 @@ class StallReader {
   }
 
   /** The longest stall since the last reading (ms); the monitor starts a new window. */
-  async read(): Promise<{ cpuMaxMs: number; maxMs: number; cpuMs: number }> {
+  async read(): Promise<StallWindow> {
     process.kill(this.#pid, 'SIGUSR2');
     const wanted = ++this.#window;
     for (let i = 0; i < 200; i++) {
       if (existsSync(this.#file)) {
-        const seen = JSON.parse(readFileSync(this.#file, 'utf8')) as {
-          window: number;
-          maxMs: number;
-          cpuMaxMs: number;
-          cpuMs: number;
-        };
+        const seen = JSON.parse(readFileSync(this.#file, 'utf8')) as StallWindow & { window: number };
         if (seen.window === wanted) return seen;
       }
       await delay(25);
@@ -137,6 +147,9 @@ async function measure(
       cpuMsPerCall: stall.cpuMs / count,
       maxStallMs: stall.cpuMaxMs,
       maxDelayMs: stall.maxMs,
+      fullGcs: stall.fullGcs,
+      fullGcMaxMs: stall.fullGcMaxMs,
+      rssMaxMb: stall.rssMaxMb,
       fromUs,
       toUs,
     };
@@ -154,11 +167,11 @@ function render(figures: readonly Figure[]): string {
   return [
     'Large bodies, native route, virtual key, one call at a time: CPU of the serving process and its longest main-thread stall',
     `machine: ${machine.cores} cores, ${machine.cpuModel}, Node ${machine.node}, commit ${machine.commit}`,
-    '| body | size | calls | CPU ms per call | CPU ms per MiB | longest stall ms (main-thread CPU) | longest loop delay ms (wall clock) |',
-    '|---|---|---|---|---|---|---|',
+    '| body | size | calls | CPU ms per call | CPU ms per MiB | longest stall ms (main-thread CPU) | longest loop delay ms (wall clock) | full collections, longest ms | largest RSS MB |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...figures.map(
       (f) =>
-        `| ${f.kind} | ${sizeText(f.bytes)} | ${f.calls} | ${f.cpuMsPerCall.toFixed(1)} | ${(f.cpuMsPerCall / (f.bytes / MIB)).toFixed(1)} | ${f.maxStallMs.toFixed(1)} | ${f.maxDelayMs.toFixed(1)} |`,
+        `| ${f.kind} | ${sizeText(f.bytes)} | ${f.calls} | ${f.cpuMsPerCall.toFixed(1)} | ${(f.cpuMsPerCall / (f.bytes / MIB)).toFixed(1)} | ${f.maxStallMs.toFixed(1)} | ${f.maxDelayMs.toFixed(1)} | ${f.fullGcs}, ${f.fullGcMaxMs.toFixed(1)} | ${f.rssMaxMb.toFixed(0)} |`,
     ),
   ].join('\n');
 }
