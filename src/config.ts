@@ -24,6 +24,12 @@ export interface WorkerHeap {
   growthPercent: number;
   /** glibc's `MALLOC_ARENA_MAX` in each worker's environment; 0 leaves the C library's own. */
   mallocArenas: number;
+  /**
+   * V8's `--external-memory-accounted-in-global-limit` in each worker: memory outside the heap
+   * (buffers, sockets' reads) counts against the heap's limit instead of starting a full
+   * collection every 64 MB of its own.
+   */
+  externalMemoryInHeapLimit: boolean;
 }
 
 export interface Config {
@@ -321,6 +327,7 @@ export function loadConfig(env: Env = process.env): Config {
       initialOldSpaceMb: integer(env, 'WORKER_INITIAL_OLD_SPACE_MB', 64, 0, 65_536),
       growthPercent: integer(env, 'WORKER_HEAP_GROWTH_PERCENT', 0, 0, 1000),
       mallocArenas: integer(env, 'WORKER_MALLOC_ARENAS', 2, 0, 1024),
+      externalMemoryInHeapLimit: boolean(env, 'WORKER_EXTERNAL_MEMORY_IN_HEAP_LIMIT', true),
     },
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
     dependencyTimeoutMs: integer(env, 'DEPENDENCY_TIMEOUT_MS', 1000, 50, 60_000),

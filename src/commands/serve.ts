@@ -77,5 +77,8 @@ function describeHeap(heap: AppliedHeap): string {
     heap.mallocArenas === null
       ? "the C library's own malloc arenas"
       : `${heap.mallocArenas} malloc arenas at most`;
-  return `${young}, ${first}, ${growth}, ${arenas}`;
+  const external = heap.externalMemoryInHeapLimit
+    ? 'memory outside the heap counted against its limit'
+    : 'memory outside the heap collected every 64 MB of its own';
+  return `${young}, ${first}, ${growth}, ${arenas}, ${external}`;
 }

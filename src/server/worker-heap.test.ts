@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyHeapGrowth, flagValue, workerEnv, workerExecArgv } from './worker-heap.ts';
 
-const DEFAULTS = { semiSpaceMb: 16, initialOldSpaceMb: 64, growthPercent: 30, mallocArenas: 2 };
+const DEFAULTS = {
+  semiSpaceMb: 16,
+  initialOldSpaceMb: 64,
+  growthPercent: 30,
+  mallocArenas: 2,
+  externalMemoryInHeapLimit: true,
+};
 
 describe('flagValue', () => {
   it('reads --flag=value, --flag value and V8 underscores; the command line wins over NODE_OPTIONS', () => {
@@ -52,13 +58,20 @@ describe('applyHeapGrowth', () => {
   it("reports the worker's young generation and the growth it set", () => {
     assert.deepEqual(
       applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=16', '--initial-old-space-size=64'], {}),
-      { semiSpaceMb: 16, initialOldSpaceMb: 64, growthPercent: 30, mallocArenas: null },
+      {
+        semiSpaceMb: 16,
+        initialOldSpaceMb: 64,
+        growthPercent: 30,
+        mallocArenas: null,
+        externalMemoryInHeapLimit: true,
+      },
     );
     assert.deepEqual(applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=16'], {}), {
       semiSpaceMb: 16,
       initialOldSpaceMb: null,
       growthPercent: 30,
       mallocArenas: null,
+      externalMemoryInHeapLimit: true,
     });
   });
 
@@ -68,21 +81,54 @@ describe('applyHeapGrowth', () => {
       initialOldSpaceMb: null,
       growthPercent: 50,
       mallocArenas: null,
+      externalMemoryInHeapLimit: true,
     });
     assert.deepEqual(applyHeapGrowth(DEFAULTS, ['--max-semi-space-size=0', '--heap-growing-percent=0'], {}), {
       semiSpaceMb: null,
       initialOldSpaceMb: null,
       growthPercent: null,
       mallocArenas: null,
+      externalMemoryInHeapLimit: true,
     });
     assert.deepEqual(
-      applyHeapGrowth({ semiSpaceMb: 0, initialOldSpaceMb: 0, growthPercent: 0, mallocArenas: 0 }, [], {}),
+      applyHeapGrowth(
+        {
+          semiSpaceMb: 0,
+          initialOldSpaceMb: 0,
+          growthPercent: 0,
+          mallocArenas: 0,
+          externalMemoryInHeapLimit: false,
+        },
+        [],
+        {},
+      ),
       {
         semiSpaceMb: null,
         initialOldSpaceMb: null,
         growthPercent: null,
         mallocArenas: null,
+        externalMemoryInHeapLimit: false,
       },
+    );
+  });
+
+  it("counts memory outside the heap against its limit unless the setting or the worker's command line says not", () => {
+    assert.equal(applyHeapGrowth(DEFAULTS, [], {}).externalMemoryInHeapLimit, true);
+    const off = { ...DEFAULTS, externalMemoryInHeapLimit: false };
+    assert.equal(applyHeapGrowth(off, [], {}).externalMemoryInHeapLimit, false);
+    assert.equal(
+      applyHeapGrowth(off, ['--external_memory_accounted_in_global_limit'], {}).externalMemoryInHeapLimit,
+      true,
+    );
+    assert.equal(
+      applyHeapGrowth(DEFAULTS, ['--no-external-memory-accounted-in-global-limit'], {})
+        .externalMemoryInHeapLimit,
+      false,
+    );
+    assert.equal(
+      applyHeapGrowth(DEFAULTS, ['--external-memory-accounted-in-global-limit=false'], {})
+        .externalMemoryInHeapLimit,
+      false,
     );
   });
 

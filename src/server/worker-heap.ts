@@ -16,6 +16,8 @@ import type { WorkerHeap } from '../config.ts';
 const SEMI_SPACE_FLAG = '--max-semi-space-size';
 const INITIAL_OLD_SPACE_FLAG = '--initial-old-space-size';
 const GROWTH_FLAG = '--heap-growing-percent';
+const EXTERNAL_MEMORY_FLAG = '--external-memory-accounted-in-global-limit';
+const NO_EXTERNAL_MEMORY_FLAG = '--no-external-memory-accounted-in-global-limit';
 
 /**
  * The value `flag` is given in Node's options, or undefined: the command line's last one, else
@@ -84,13 +86,16 @@ export interface AppliedHeap {
   growthPercent: number | null;
   /** glibc's malloc arenas at most, or null for the C library's own. */
   mallocArenas: number | null;
+  /** Whether memory outside the heap counts against the heap's limit (WorkerHeap.externalMemoryInHeapLimit). */
+  externalMemoryInHeapLimit: boolean;
 }
 
 /**
- * In a worker, before it serves: sets the old generation's growth, unless Node's options set it.
- * It is a V8 flag read at every full collection, so it is set here rather than on the command
- * line, where a Node.js without it would refuse to start. `execArgv` and `env`'s NODE_OPTIONS are
- * the process's own flags. Returns what the heap runs with.
+ * In a worker, before it serves: sets the old generation's growth and whether memory outside the
+ * heap counts against its limit, each unless Node's options set it. They are V8 flags read when
+ * V8 decides on a collection, so they are set here rather than on the command line, where a
+ * Node.js without them would refuse to start. `execArgv` and `env`'s NODE_OPTIONS are the
+ * process's own flags. Returns what the heap runs with.
  */
 export function applyHeapGrowth(
   heap: WorkerHeap,
@@ -107,10 +112,29 @@ export function applyHeapGrowth(
     initialOldSpaceMb: Number(initialOldSpace) || null,
     growthPercent: Number(growth) || null,
     mallocArenas: Number(env[ARENAS_VARIABLE]) || null,
+    externalMemoryInHeapLimit: externalMemoryFlag(execArgv) ?? heap.externalMemoryInHeapLimit,
   };
   if (growth === undefined && heap.growthPercent > 0) {
     setFlagsFromString(`${GROWTH_FLAG}=${heap.growthPercent}`);
     applied.growthPercent = heap.growthPercent;
   }
+  if (externalMemoryFlag(execArgv) === undefined) {
+    setFlagsFromString(heap.externalMemoryInHeapLimit ? EXTERNAL_MEMORY_FLAG : NO_EXTERNAL_MEMORY_FLAG);
+  }
   return applied;
+}
+
+/**
+ * Whether the worker's command line turns the external-memory flag on or off, its last mention
+ * winning, or undefined when it does not mention it (Node.js refuses it in NODE_OPTIONS). A boolean
+ * V8 flag: `--flag`, `--flag=false` or `--no-flag`, underscores read as dashes.
+ */
+function externalMemoryFlag(execArgv: readonly string[]): boolean | undefined {
+  let set: boolean | undefined;
+  for (const arg of execArgv) {
+    const [name, value] = arg.replaceAll('_', '-').split('=', 2);
+    if (name === EXTERNAL_MEMORY_FLAG) set = value === undefined || value === 'true';
+    else if (name === NO_EXTERNAL_MEMORY_FLAG) set = false;
+  }
+  return set;
 }

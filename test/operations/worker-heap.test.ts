@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { spawnMain } from '../helpers/child.ts';
 import { waitForLog } from '../helpers/child-logs.ts';
 
@@ -40,13 +42,19 @@ async function start(env: Record<string, string>): Promise<Started> {
   }
 }
 
-describe('the worker heap (WORKER_SEMI_SPACE_MB, WORKER_INITIAL_OLD_SPACE_MB, WORKER_HEAP_GROWTH_PERCENT, WORKER_MALLOC_ARENAS)', () => {
-  it("runs each worker with 16 MiB semi-spaces, a 64 MiB first old-generation limit, V8's own growth and two malloc arenas by default, and says so", async () => {
+describe('the worker heap (WORKER_SEMI_SPACE_MB, WORKER_INITIAL_OLD_SPACE_MB, WORKER_HEAP_GROWTH_PERCENT, WORKER_MALLOC_ARENAS, WORKER_EXTERNAL_MEMORY_IN_HEAP_LIMIT)', () => {
+  it("runs each worker with 16 MiB semi-spaces, a 64 MiB first old-generation limit, V8's own growth, two malloc arenas and memory outside the heap counted against its limit by default, and says so", async () => {
     const { heap, workerArgs, workerArenas } = await start({});
     assert.ok(workerArgs.includes('--max-semi-space-size=16'), workerArgs.join(' '));
     assert.ok(workerArgs.includes('--initial-old-space-size=64'), workerArgs.join(' '));
     assert.equal(workerArenas, '2');
-    assert.deepEqual(heap, { semiSpaceMb: 16, initialOldSpaceMb: 64, growthPercent: null, mallocArenas: 2 });
+    assert.deepEqual(heap, {
+      semiSpaceMb: 16,
+      initialOldSpaceMb: 64,
+      growthPercent: null,
+      mallocArenas: 2,
+      externalMemoryInHeapLimit: true,
+    });
   });
 
   it("takes the operator's settings, and leaves a flag set in NODE_OPTIONS to it", async () => {
@@ -55,6 +63,7 @@ describe('the worker heap (WORKER_SEMI_SPACE_MB, WORKER_INITIAL_OLD_SPACE_MB, WO
       WORKER_INITIAL_OLD_SPACE_MB: '0',
       WORKER_HEAP_GROWTH_PERCENT: '30',
       WORKER_MALLOC_ARENAS: '0',
+      WORKER_EXTERNAL_MEMORY_IN_HEAP_LIMIT: 'false',
     });
     assert.ok(set.workerArgs.includes('--max-semi-space-size=8'), set.workerArgs.join(' '));
     assert.ok(
@@ -67,6 +76,7 @@ describe('the worker heap (WORKER_SEMI_SPACE_MB, WORKER_INITIAL_OLD_SPACE_MB, WO
       initialOldSpaceMb: null,
       growthPercent: 30,
       mallocArenas: null,
+      externalMemoryInHeapLimit: false,
     });
     // Node.js takes `--max-semi-space-size` in NODE_OPTIONS (and refuses `--heap-growing-percent` there).
     const theirs = await start({ NODE_OPTIONS: '--max-semi-space-size=4', MALLOC_ARENA_MAX: '4' });
@@ -80,7 +90,35 @@ describe('the worker heap (WORKER_SEMI_SPACE_MB, WORKER_INITIAL_OLD_SPACE_MB, WO
       initialOldSpaceMb: 64,
       growthPercent: null,
       mallocArenas: 4,
+      externalMemoryInHeapLimit: true,
     });
+  });
+
+  it('sets a flag V8 still knows, with which dropped buffers outside the heap start no full collection', async () => {
+    // What a worker does at start (server/worker-heap.ts), then 256 buffers of 1 MiB dropped one by one.
+    const script = `
+      import { setFlagsFromString } from 'node:v8';
+      import { constants, PerformanceObserver } from 'node:perf_hooks';
+      if (process.argv[1] === 'on') setFlagsFromString('--external-memory-accounted-in-global-limit');
+      let full = 0;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) full++;
+      }).observe({ entryTypes: ['gc'] });
+      for (let i = 0; i < 256; i++) {
+        Buffer.allocUnsafeSlow(1 << 20)[0] = i;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      console.log(full);`;
+    const run = promisify(execFile);
+    const collections = async (flag: 'on' | 'off') => {
+      const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script, flag]);
+      assert.equal(stderr, '', 'V8 knows the flag');
+      return Number(stdout);
+    };
+    const [on, off] = [await collections('on'), await collections('off')];
+    assert.ok(off >= 2, `without the flag, external memory starts full collections (${off})`);
+    assert.ok(on < off, `with it, fewer: ${on} against ${off}`);
   });
 
   it('refuses a value out of range with a line naming the variable', async () => {
