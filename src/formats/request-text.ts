@@ -3,6 +3,7 @@ import {
   MemberKeys,
   type MemberRule,
   spanFollows,
+  valueReplaced,
   valueReplacedParts,
 } from './json-members.ts';
 
@@ -151,8 +152,15 @@ export function requestTextWithModel(text: readonly Buffer[], model: string): Bu
   const value = chunkedMembers(text, MODEL_KEY)?.get('model');
   if (value === undefined || !spanFollows(text, value, A_STRING)) return null;
   const written = writtenModel(model);
-  const parts = spanFollows(text, value, written) ? text : valueReplacedParts(text, value, written.bytes);
-  if (parts.length === 1) return parts[0];
+  if (spanFollows(text, value, written)) return text.length === 1 ? text[0] : joinedIfSmall(text);
+  // One copy of a small text costs less than the views of its parts and their join.
+  if (text.length === 1 && text[0].length < PARTS_FROM_BYTES)
+    return valueReplaced(text[0], value, written.bytes);
+  return joinedIfSmall(valueReplacedParts(text, value, written.bytes));
+}
+
+/** `parts` joined when they come to less than PARTS_FROM_BYTES, else the parts themselves. */
+function joinedIfSmall(parts: readonly Buffer[]): Buffer | BodyParts {
   let length = 0;
   for (const part of parts) length += part.length;
   return length < PARTS_FROM_BYTES ? Buffer.concat(parts, length) : { kind: 'parts', parts };
