@@ -141,7 +141,7 @@ describe('valueReplacedParts and valueReplaced', () => {
           const bytes = Buffer.from(text);
           const span = topLevelMembers(bytes, MODEL)!.get('model')!;
           const written = Buffer.from(JSON.stringify(renamed));
-          const joined = Buffer.concat(valueReplacedParts(bytes, span, written));
+          const joined = Buffer.concat(valueReplacedParts([bytes], span, written));
           assert.deepEqual(JSON.parse(joined.toString()), { ...JSON.parse(text), model: renamed });
           assert.deepEqual(valueReplaced(bytes, span, written), joined);
           assert.equal(writtenAs(joined, [span[0], span[0] + written.length], written), true);
@@ -157,7 +157,7 @@ describe('valueReplacedParts and valueReplaced', () => {
   it('copies none of the text: the parts around the new value are views of it', () => {
     const bytes = Buffer.from(`{"model":"upstream","content":"${'é€𝄞'.repeat(1000)}"}`);
     const [before, value, after] = valueReplacedParts(
-      bytes,
+      [bytes],
       topLevelMembers(bytes, MODEL)!.get('model')!,
       Buffer.from('"public"'),
     );

@@ -15,7 +15,7 @@ const OPEN_OBJECT = 123;
 const CLOSE_OBJECT = 125;
 const OPEN_ARRAY = 91;
 const CLOSE_ARRAY = 93;
-/** What `Cursor.byte` reads past the text's last byte. */
+/** What `Cursor.skipSpace` reads past the text's last byte. */
 const END = -1;
 
 /**
@@ -111,14 +111,6 @@ class Cursor {
   /** Where the cursor is, counted from the text's first byte. */
   offset(): number {
     return this.base + this.at;
-  }
-
-  /** The byte at the cursor, moving past the ends of chunks; END past the text's last. */
-  byte(): number {
-    while (this.at >= this.chunk.length) {
-      if (!this.#next()) return END;
-    }
-    return this.chunk[this.at];
   }
 
   /** The first byte at or after the cursor that is not JSON whitespace (END past the text). */
@@ -362,12 +354,11 @@ function endsAfter(cursor: Cursor): boolean {
 }
 
 /**
- * `text` with the value at `span` replaced by `written` (the new value's JSON bytes), as parts to
- * be written one after the other: views of `text`'s chunks around the new value's bytes, nothing
+ * The text `chunks` make, with the value at `span` replaced by `written` (the new value's JSON
+ * bytes), as parts to be written one after the other: views of the chunks around the new value's bytes, nothing
  * copied (docs/decisions/hot-path.md, Answer bytes written in parts; Answer chunks never joined).
  */
-export function valueReplacedParts(text: Buffer | readonly Buffer[], span: Span, written: Buffer): Buffer[] {
-  const chunks = Buffer.isBuffer(text) ? [text] : text;
+export function valueReplacedParts(chunks: readonly Buffer[], span: Span, written: Buffer): Buffer[] {
   const parts: Buffer[] = [];
   let base = 0;
   for (const chunk of chunks) {
