@@ -126,6 +126,17 @@ describe('topLevelMembers', () => {
     }
   });
 
+  it('refuses a key written twice among thousands, wherever the two are, and reads thousands of distinct ones', () => {
+    const keys = Array.from({ length: 20_000 }, (_, i) => `k${i}`);
+    const text = (extra: string) => `{${keys.map((key) => `"${key}":1`).join(',')},"model":"m"${extra}}`;
+    assert.deepEqual(membersOf(text(''), ['model', 'k19999']), { model: '"m"', k19999: '1' });
+    for (const repeated of ['k0', 'k15', 'k16', 'k17', 'k19999', 'model']) {
+      assert.equal(membersOf(text(`,"${repeated}":2`), ['model']), null, repeated);
+    }
+    const bytes = Buffer.from(text(',"k9999":2'));
+    assert.equal(chunkedMembers(chunksOf(bytes, [100, 70_001, 150_000]), MODEL), null);
+  });
+
   it('reads an empty object as no members', () => {
     assert.deepEqual(membersOf(' {} '), {});
   });
