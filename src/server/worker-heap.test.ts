@@ -126,9 +126,17 @@ describe('applyHeapGrowth', () => {
       false,
     );
     assert.equal(
-      applyHeapGrowth(DEFAULTS, ['--external-memory-accounted-in-global-limit=false'], {})
+      applyHeapGrowth(DEFAULTS, ['--noexternal_memory_accounted_in_global_limit'], {})
         .externalMemoryInHeapLimit,
       false,
+    );
+    assert.equal(
+      applyHeapGrowth(
+        DEFAULTS,
+        ['--no-external-memory-accounted-in-global-limit', '--external-memory-accounted-in-global-limit'],
+        {},
+      ).externalMemoryInHeapLimit,
+      true,
     );
   });
 

@@ -126,15 +126,16 @@ export function applyHeapGrowth(
 
 /**
  * Whether the worker's command line turns the external-memory flag on or off, its last mention
- * winning, or undefined when it does not mention it (Node.js refuses it in NODE_OPTIONS). A boolean
- * V8 flag: `--flag`, `--flag=false` or `--no-flag`, underscores read as dashes.
+ * winning, or undefined when it does not mention it (Node.js refuses it in NODE_OPTIONS). V8 reads
+ * a boolean flag's negation as `--no-flag` or `--noflag`, and underscores as dashes.
  */
 function externalMemoryFlag(execArgv: readonly string[]): boolean | undefined {
   let set: boolean | undefined;
   for (const arg of execArgv) {
-    const [name, value] = arg.replaceAll('_', '-').split('=', 2);
-    if (name === EXTERNAL_MEMORY_FLAG) set = value === undefined || value === 'true';
-    else if (name === NO_EXTERNAL_MEMORY_FLAG) set = false;
+    const name = arg.replaceAll('_', '-');
+    if (name === EXTERNAL_MEMORY_FLAG) set = true;
+    else if (name === NO_EXTERNAL_MEMORY_FLAG || name === NO_EXTERNAL_MEMORY_FLAG.replace('--no-', '--no'))
+      set = false;
   }
   return set;
 }
