@@ -63,7 +63,8 @@ function parseJsonChunks(chunks: readonly Buffer[]): unknown {
  * The body's chunks, with the checks fastify makes of a body it reads whole: a body that declares
  * or reaches more than `limit` bytes is refused as too large (413) as soon as it does, one whose
  * length is not the one it declared as a bad content-length (400), and a stream error keeps its
- * status or is a 400. fastify's own errors, so they are answered as its were.
+ * status or is a 400. fastify's own errors, so they are answered as its were. The limit is the
+ * app's: no route sets a `bodyLimit` of its own, and no preParsing hook replaces the stream.
  */
 function readBodyChunks(
   payload: Readable,
