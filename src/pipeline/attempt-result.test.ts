@@ -10,7 +10,7 @@ describe('answerJsonText', () => {
     assert.equal(answerJsonText(Buffer.from(text)), text);
   });
 
-  it('joins parts before decoding: a character cut between two parts is read whole', () => {
+  it('decodes parts as their join: a character cut between two parts is read whole', () => {
     const bytes = Buffer.from(text);
     // Every cut, the 2-, 3- and 4-byte characters' inner bytes among them.
     for (let cut = 0; cut <= bytes.length; cut++) {

@@ -1,4 +1,4 @@
-import { heapText } from '../formats/heap-text.ts';
+import { chunksText, heapText } from '../formats/heap-text.ts';
 import type { ContentFilterHit, StreamEvent, Usage } from '../providers/types.ts';
 
 /**
@@ -8,10 +8,10 @@ import type { ContentFilterHit, StreamEvent, Usage } from '../providers/types.ts
  */
 export type AnswerJson = string | Buffer | readonly Buffer[];
 
-/** The JSON as one string, for the readers that need it whole (a parse, the response cache). */
+/** The JSON as one string, for the readers that need it whole (a parse, the response cache); parts are decoded without a join. */
 export function answerJsonText(json: AnswerJson): string {
   if (typeof json === 'string') return json;
-  return heapText(Buffer.isBuffer(json) ? json : Buffer.concat(json));
+  return Buffer.isBuffer(json) ? heapText(json) : chunksText(json);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.ts';
-import { heapText } from '../formats/heap-text.ts';
+import { chunksText } from '../formats/heap-text.ts';
 import type { AbortSource } from '../pipeline/call-signal.ts';
 import type { ProviderAdapter, UpstreamRequest } from '../providers/types.ts';
 import type { UpstreamClient, UpstreamResponse, UpstreamTimeouts } from './upstream-client.ts';
@@ -40,16 +40,7 @@ export async function readAnswerText(
   signal: AbortSource,
   maxBytes: number,
 ): Promise<string> {
-  return heapText(await readAnswerBytes(response, signal, maxBytes));
-}
-
-/** The whole body's bytes, read as `readAnswerText` says. */
-export async function readAnswerBytes(
-  response: UpstreamResponse,
-  signal: AbortSource,
-  maxBytes: number,
-): Promise<Buffer> {
-  return joined(await readAnswerChunks(response, signal, maxBytes));
+  return chunksText(await readAnswerChunks(response, signal, maxBytes));
 }
 
 /** The bytes `chunks` make one after the other, as one buffer (the chunk itself when there is one). */
