@@ -18,6 +18,7 @@ const INITIAL_OLD_SPACE_FLAG = '--initial-old-space-size';
 const GROWTH_FLAG = '--heap-growing-percent';
 const EXTERNAL_MEMORY_FLAG = '--external-memory-accounted-in-global-limit';
 const NO_EXTERNAL_MEMORY_FLAG = '--no-external-memory-accounted-in-global-limit';
+const NO_EXTERNAL_MEMORY_FLAG_UNDASHED = '--noexternal-memory-accounted-in-global-limit';
 
 /**
  * The value `flag` is given in Node's options, or undefined: the command line's last one, else
@@ -106,19 +107,20 @@ export function applyHeapGrowth(
   const semiSpace = flagValue(SEMI_SPACE_FLAG, execArgv, nodeOptions);
   const initialOldSpace = flagValue(INITIAL_OLD_SPACE_FLAG, execArgv, nodeOptions);
   const growth = flagValue(GROWTH_FLAG, execArgv, nodeOptions);
+  const externalMemory = externalMemoryFlag(execArgv);
   // 0 (or no number) is V8's own default for each flag.
   const applied = {
     semiSpaceMb: Number(semiSpace) || null,
     initialOldSpaceMb: Number(initialOldSpace) || null,
     growthPercent: Number(growth) || null,
     mallocArenas: Number(env[ARENAS_VARIABLE]) || null,
-    externalMemoryInHeapLimit: externalMemoryFlag(execArgv) ?? heap.externalMemoryInHeapLimit,
+    externalMemoryInHeapLimit: externalMemory ?? heap.externalMemoryInHeapLimit,
   };
   if (growth === undefined && heap.growthPercent > 0) {
     setFlagsFromString(`${GROWTH_FLAG}=${heap.growthPercent}`);
     applied.growthPercent = heap.growthPercent;
   }
-  if (externalMemoryFlag(execArgv) === undefined) {
+  if (externalMemory === undefined) {
     setFlagsFromString(heap.externalMemoryInHeapLimit ? EXTERNAL_MEMORY_FLAG : NO_EXTERNAL_MEMORY_FLAG);
   }
   return applied;
@@ -134,8 +136,7 @@ function externalMemoryFlag(execArgv: readonly string[]): boolean | undefined {
   for (const arg of execArgv) {
     const name = arg.replaceAll('_', '-');
     if (name === EXTERNAL_MEMORY_FLAG) set = true;
-    else if (name === NO_EXTERNAL_MEMORY_FLAG || name === NO_EXTERNAL_MEMORY_FLAG.replace('--no-', '--no'))
-      set = false;
+    else if (name === NO_EXTERNAL_MEMORY_FLAG || name === NO_EXTERNAL_MEMORY_FLAG_UNDASHED) set = false;
   }
   return set;
 }
