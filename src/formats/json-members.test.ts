@@ -6,10 +6,10 @@ import {
   chunkedMembers,
   MemberKeys,
   membersFollow,
+  spanFollows,
   topLevelMembers,
   valueReplaced,
   valueReplacedParts,
-  writtenAs,
   writtenExactly,
 } from './json-members.ts';
 import { chunksOf, cutsIn } from './test-support.ts';
@@ -155,8 +155,11 @@ describe('valueReplacedParts and valueReplaced', () => {
           const joined = Buffer.concat(valueReplacedParts([bytes], span, written));
           assert.deepEqual(JSON.parse(joined.toString()), { ...JSON.parse(text), model: renamed });
           assert.deepEqual(valueReplaced(bytes, span, written), joined);
-          assert.equal(writtenAs(joined, [span[0], span[0] + written.length], written), true);
-          assert.equal(writtenAs(bytes, span, written), bytes.subarray(span[0], span[1]).equals(written));
+          assert.equal(spanFollows([joined], [span[0], span[0] + written.length], { bytes: written }), true);
+          assert.equal(
+            spanFollows([bytes], span, { bytes: written }),
+            bytes.subarray(span[0], span[1]).equals(written),
+          );
           const kept = bytes.length - span[1];
           assert.deepEqual(joined.subarray(0, span[0]), bytes.subarray(0, span[0]));
           assert.deepEqual(joined.subarray(joined.length - kept), bytes.subarray(span[1]));

@@ -407,22 +407,14 @@ export function valueReplaced(text: Buffer, span: Span, written: Buffer): Buffer
   return joined;
 }
 
-/** Whether the value at `span` is written exactly as `bytes`. */
-export function writtenAs(text: Buffer, span: Span, bytes: Buffer): boolean {
-  return writtenAsAt(text, span[0], span[1], bytes);
-}
-
+/** Whether bytes [start, end) of `text` are exactly `bytes`. */
 function writtenAsAt(text: Buffer, start: number, end: number, bytes: Buffer): boolean {
   return end - start === bytes.length && sameBytes(bytes, 0, text, start, bytes.length);
 }
 
 type ValueKind = 'string' | 'object' | 'array' | 'other';
 
-/** The kind of value written at `span`, read from its first byte. */
-export function writtenKind(text: Buffer, span: Span): ValueKind {
-  return kindLedBy(text[span[0]]);
-}
-
+/** The kind of value whose first byte is `code`. */
 function kindLedBy(code: number): ValueKind {
   if (code === QUOTE) return 'string';
   if (code === OPEN_OBJECT) return 'object';
