@@ -62,6 +62,10 @@ export class ExtensionRuntime {
   /** Loads run one after another: each must see the last one's isolates and breakers to carry them over. */
   #loads: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
+  /** The isolates of replaced extensions, being freed: `close` waits for them. */
+  #retired: Promise<unknown> = Promise.resolve();
+  /** Set by `close`: a load still queued builds nothing. */
+  #closed = false;
 
   constructor(options: ExtensionRuntimeOptions) {
     this.#options = options;
@@ -79,6 +83,7 @@ export class ExtensionRuntime {
   }
 
   async #loadNow(): Promise<void> {
+    if (this.#closed) return;
     const definitions = await this.#definitions();
     const next = new Map<string, LoadedExtension>();
     for (const definition of definitions) {
@@ -89,7 +94,9 @@ export class ExtensionRuntime {
     this.#byId = next;
     this.#applying = new Map();
     for (const [id, loaded] of previous) {
-      if (next.get(id)?.sandbox !== loaded.sandbox) loaded.sandbox.dispose();
+      if (next.get(id)?.sandbox !== loaded.sandbox) {
+        this.#retired = Promise.all([this.#retired, loaded.sandbox.dispose()]);
+      }
     }
   }
 
@@ -185,12 +192,16 @@ export class ExtensionRuntime {
     return this.#probe.check();
   }
 
-  close(): void {
+  /** Frees every isolate, once the load under way has ended; resolves when all are freed. */
+  async close(): Promise<void> {
+    this.#closed = true;
     clearInterval(this.#timer);
-    for (const loaded of this.#byId.values()) loaded.sandbox.dispose();
+    await this.#loads;
+    const sandboxes = [...this.#byId.values()].map((loaded) => loaded.sandbox);
     this.#byId = new Map();
     this.#applying = new Map();
-    this.#probe.dispose();
+    const freed = sandboxes.map((sandbox) => sandbox.dispose());
+    await Promise.all([...freed, this.#probe.dispose(), this.#retired]);
   }
 
   async #definitions(): Promise<ExtensionDefinition[]> {

@@ -81,6 +81,23 @@ const MIN_MEMORY_MB = 8;
  */
 const WALL_GRACE_MS = 50;
 
+/** Every isolate built and not known to be freed: what `liveIsolates` counts. */
+const BUILT = new Set<ivm.Isolate>();
+
+/**
+ * The isolates of this process not yet freed. Closing the extensions brings it to zero: an isolate
+ * still alive when the process exits makes isolated-vm abort in its teardown.
+ */
+export function liveIsolates(): number {
+  forgetFreed();
+  return BUILT.size;
+}
+
+/** Drops the isolates freed since (by `dispose`, or by isolated-vm after the memory limit). */
+function forgetFreed(): void {
+  for (const isolate of BUILT) if (isolate.isDisposed) BUILT.delete(isolate);
+}
+
 /** One compiled isolate and the runner bound to the module's hooks. */
 interface Loaded {
   isolate: ivm.Isolate;
@@ -105,6 +122,8 @@ export class ExtensionSandbox {
   readonly #applyOptions: ivm.ReferenceApplyOptions;
   /** Abandons a call still unfinished `WALL_GRACE_MS` after `timeoutMs` (see `#call`). */
   readonly #wall: WallBound;
+  /** Set by `dispose`: a call that still arrives runs on an isolate of its own, freed when it ends. */
+  #disposed = false;
 
   private constructor(
     source: string,
@@ -141,8 +160,12 @@ export class ExtensionSandbox {
   async call(hook: Hook, call: unknown): Promise<unknown> {
     const ready = this.#ready;
     const loaded = ready !== null && !ready.isolate.isDisposed ? ready : await this.#rebuilt();
-    const json = JSON.stringify(call);
-    const text = await this.#call(loaded, hook, json);
+    let text: unknown;
+    try {
+      text = await this.#call(loaded, hook, JSON.stringify(call));
+    } finally {
+      if (this.#disposed) disposeQuietly(loaded.isolate);
+    }
     if (typeof text !== 'string')
       throw new SandboxFailure('malformed', 'the hook returned something JSON cannot carry');
     if (text.length > this.#maxResultChars) {
@@ -151,15 +174,17 @@ export class ExtensionSandbox {
     return text === '' ? undefined : JSON.parse(text);
   }
 
-  /** Frees the isolate. */
-  dispose(): void {
+  /**
+   * Frees the isolate; resolves once it is freed, a build still running included, so a process
+   * that closes the gateway and exits leaves no isolate for isolated-vm to tear down at exit.
+   */
+  async dispose(): Promise<void> {
+    this.#disposed = true;
     const loaded = this.#loaded;
     this.#loaded = null;
     this.#ready = null;
-    void loaded?.then(
-      (it) => disposeQuietly(it.isolate),
-      () => undefined,
-    );
+    const built = await loaded?.catch(() => null);
+    if (built) disposeQuietly(built.isolate);
   }
 
   /**
@@ -179,6 +204,7 @@ export class ExtensionSandbox {
   }
 
   async #isolate(): Promise<Loaded> {
+    if (this.#disposed) return load(this.#source, this.#limits);
     const current = this.#loaded;
     if (current !== null) {
       const loaded = await current;
@@ -219,6 +245,8 @@ export class ExtensionSandbox {
 
 async function load(source: string, limits: SandboxLimits): Promise<Loaded & { hooks: ReadonlySet<Hook> }> {
   const isolate = new ivm.Isolate({ memoryLimit: Math.max(MIN_MEMORY_MB, limits.memoryMb) });
+  forgetFreed();
+  BUILT.add(isolate);
   const timeout = limits.timeoutMs;
   try {
     const context = await isolate.createContext();

@@ -103,7 +103,7 @@ export class ExtensionStore {
 /** A 400 naming the problem when the module does not compile or exports neither hook. */
 async function compileCheck(source: string, limits: SandboxLimits): Promise<void> {
   try {
-    (await ExtensionSandbox.create(source, limits, 1)).dispose();
+    await (await ExtensionSandbox.create(source, limits, 1)).dispose();
   } catch (error) {
     if (!(error instanceof ExtensionCompileError)) throw error;
     throw new GatewayError('invalid_request', {

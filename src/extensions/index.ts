@@ -82,7 +82,7 @@ export async function createExtensions(deps: ExtensionsDeps): Promise<Extensions
   const close = async () => {
     stopDirectory();
     await stopWatching();
-    runtime.close();
+    await runtime.close();
   };
   return {
     runtime,

@@ -9,6 +9,8 @@ const PROBE_LIMITS = Object.freeze({ timeoutMs: 1_000, memoryMb: 8 });
  */
 export class ReadinessProbe {
   #sandbox: Promise<ExtensionSandbox> | null = null;
+  /** Every isolate this probe let go of, freed: `dispose` waits for them all. */
+  #freed: Promise<unknown> = Promise.resolve();
 
   async check(): Promise<void> {
     this.#sandbox ??= ExtensionSandbox.create(PROBE_SOURCE, PROBE_LIMITS, 1_000);
@@ -17,16 +19,20 @@ export class ReadinessProbe {
       const result = (await sandbox.call('beforeUpstream', { a: 2, b: 3 })) as { body?: { sum?: number } };
       if (result?.body?.sum !== 5) throw new Error('the extension runtime probe answered wrong');
     } catch (error) {
-      this.dispose();
+      void this.dispose();
       throw error;
     }
   }
 
-  dispose(): void {
-    void this.#sandbox?.then(
-      (sandbox) => sandbox.dispose(),
+  /** Lets go of the isolate; resolves once it and every one let go of before are freed. */
+  dispose(): Promise<unknown> {
+    const sandbox = this.#sandbox;
+    this.#sandbox = null;
+    const freed = sandbox?.then(
+      (it) => it.dispose(),
       () => undefined,
     );
-    this.#sandbox = null;
+    this.#freed = Promise.all([this.#freed, freed]);
+    return this.#freed;
   }
 }
