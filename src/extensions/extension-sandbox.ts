@@ -85,8 +85,8 @@ const WALL_GRACE_MS = 50;
 const BUILT = new Set<ivm.Isolate>();
 
 /**
- * The isolates of this process not yet freed. Closing the extensions brings it to zero: an isolate
- * still alive when the process exits makes isolated-vm abort in its teardown.
+ * The isolates of this process not yet freed. Closing the extensions brings it to zero, so none is
+ * left to isolated-vm's own teardown at exit, where a test process once aborted in CI.
  */
 export function liveIsolates(): number {
   forgetFreed();

@@ -8,8 +8,8 @@ import { ExtensionSandbox, liveIsolates } from '../../src/extensions/extension-s
 
 // Regression (CI, outage.test.ts): a test process aborted at exit inside isolated-vm
 // (`IsolateEnvironment::GetCurrent(): environment != nullptr`) after the gateway had closed.
-// Closing let go of isolates without waiting for them, and a call or a load still under way
-// built new ones nobody freed.
+// The likely path, not reproduced: closing let go of isolates without waiting for them, and a
+// call or a load still under way built new ones nobody freed, alive at exit.
 const SOURCE = 'export function beforeUpstream(call) { return { body: { seen: call.n } }; }';
 
 function definition(id: string, source = SOURCE): ExtensionDefinition {
