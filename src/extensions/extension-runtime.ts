@@ -4,7 +4,7 @@ import { DIAGNOSTICS } from '../diagnostics/diagnostics-channels.ts';
 import type { Logger } from '../diagnostics/logger.ts';
 import { appliesTo, type ExtensionDefinition, type ExtensionState } from './extension.ts';
 import { type BreakerView, ExtensionBreaker } from './extension-breaker.ts';
-import { ExtensionSandbox, type Hook, type SandboxFailure } from './extension-sandbox.ts';
+import { ExtensionSandbox, type Hook, isolatesTornDown, type SandboxFailure } from './extension-sandbox.ts';
 import { type HookDecision, hookDecisionOf } from './hook-decision.ts';
 import { ReadinessProbe } from './readiness-probe.ts';
 
@@ -192,7 +192,10 @@ export class ExtensionRuntime {
     return this.#probe.check();
   }
 
-  /** Frees every isolate, once the load under way has ended; resolves when all are freed. */
+  /**
+   * Frees every isolate, once the load under way has ended; resolves when all are freed and
+   * isolated-vm has had time to tear them down, so the process may exit.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#timer);
@@ -202,6 +205,8 @@ export class ExtensionRuntime {
     this.#applying = new Map();
     const freed = sandboxes.map((sandbox) => sandbox.dispose());
     await Promise.all([...freed, this.#probe.dispose(), this.#retired]);
+    // The process may exit next: isolated-vm must have torn the isolates down first.
+    await isolatesTornDown();
   }
 
   async #definitions(): Promise<ExtensionDefinition[]> {

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import ivm from 'isolated-vm';
 import { WallBound } from './wall-bound.ts';
 
@@ -91,6 +92,25 @@ const BUILT = new Set<ivm.Isolate>();
 export function liveIsolates(): number {
   forgetFreed();
   return BUILT.size;
+}
+
+/**
+ * How long isolated-vm is given to tear a disposed isolate down. It does that on a thread of its
+ * own, and a `process.exit` meanwhile crashes the process (docs/operations.md, Shutdown, has the
+ * measurement).
+ */
+const TEARDOWN_MS = 100;
+
+/** When `disposeQuietly` last freed an isolate (performance.now()). */
+let lastFreedAt = Number.NEGATIVE_INFINITY;
+
+/**
+ * Resolves once every isolate freed so far has had `TEARDOWN_MS` to be torn down: what a process
+ * about to exit waits for. At once when none was freed lately.
+ */
+export async function isolatesTornDown(): Promise<void> {
+  const wait = lastFreedAt + TEARDOWN_MS - performance.now();
+  if (wait > 0) await delay(wait);
 }
 
 /** Drops the isolates freed since (by `dispose`, or by isolated-vm after the memory limit). */
@@ -321,7 +341,9 @@ function messageOf(error: unknown): string {
 
 function disposeQuietly(isolate: ivm.Isolate): void {
   try {
-    if (!isolate.isDisposed) isolate.dispose();
+    if (isolate.isDisposed) return;
+    isolate.dispose();
+    lastFreedAt = performance.now();
   } catch {
     // Already disposed by the memory limit between the check and the call.
   }
