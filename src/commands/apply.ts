@@ -4,6 +4,7 @@ import { planLines, summary } from '../declarative/plan-text.ts';
 import { readConfigFile } from '../declarative/read-config-file.ts';
 import { catalogFacts } from '../deployments/catalog-facts.ts';
 import { createLogger } from '../diagnostics/logger.ts';
+import { isolatesTornDown } from '../extensions/extension-sandbox.ts';
 import { openRuntime } from '../server/runtime.ts';
 
 /** Steps between two progress lines of a large apply. */
@@ -51,5 +52,7 @@ export async function applyCommand(
     if (result.steps.length > 0) process.stdout.write(`applied: ${summary(result.steps)}\n`);
   } finally {
     await runtime.lifecycle.shutdown();
+    // Each extension's source was compiled in an isolate; the process exits next (docs/operations.md, Shutdown).
+    await isolatesTornDown();
   }
 }
