@@ -63,7 +63,7 @@ export class ExtensionRuntime {
   #loads: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   /** The isolates of replaced extensions, being freed: `close` waits for them. */
-  #retired: Promise<unknown> = Promise.resolve();
+  #retired: Promise<void> = Promise.resolve();
   /** Set by `close`: a load still queued builds nothing. */
   #closed = false;
 
@@ -95,7 +95,8 @@ export class ExtensionRuntime {
     this.#applying = new Map();
     for (const [id, loaded] of previous) {
       if (next.get(id)?.sandbox !== loaded.sandbox) {
-        this.#retired = Promise.all([this.#retired, loaded.sandbox.dispose()]);
+        // Settled to nothing, so a long run of reloads holds no chain of results.
+        this.#retired = Promise.all([this.#retired, loaded.sandbox.dispose()]).then(() => undefined);
       }
     }
   }

@@ -10,7 +10,7 @@ const PROBE_LIMITS = Object.freeze({ timeoutMs: 1_000, memoryMb: 8 });
 export class ReadinessProbe {
   #sandbox: Promise<ExtensionSandbox> | null = null;
   /** Every isolate this probe let go of, freed: `dispose` waits for them all. */
-  #freed: Promise<unknown> = Promise.resolve();
+  #freed: Promise<void> = Promise.resolve();
 
   async check(): Promise<void> {
     this.#sandbox ??= ExtensionSandbox.create(PROBE_SOURCE, PROBE_LIMITS, 1_000);
@@ -25,14 +25,15 @@ export class ReadinessProbe {
   }
 
   /** Lets go of the isolate; resolves once it and every one let go of before are freed. */
-  dispose(): Promise<unknown> {
+  dispose(): Promise<void> {
     const sandbox = this.#sandbox;
     this.#sandbox = null;
     const freed = sandbox?.then(
       (it) => it.dispose(),
       () => undefined,
     );
-    this.#freed = Promise.all([this.#freed, freed]);
+    // Settled to nothing, so a probe that fails again and again holds no chain of results.
+    this.#freed = Promise.all([this.#freed, freed]).then(() => undefined);
     return this.#freed;
   }
 }
